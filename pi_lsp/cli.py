@@ -1,0 +1,75 @@
+"""Command line: ``pi-lsp`` (the language server, stdio by default) and ``pi-lsp run``.
+
+``pi-lsp [--stdio | --tcp HOST:PORT] [--log-file F] [--log-level L] [--version]`` serves LSP.
+``pi-lsp run "PROMPT" ...`` runs one headless agent trace in a directory (see ``pi_lsp.run``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+
+log = logging.getLogger("pi_lsp")
+
+
+def _server_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pi-lsp",
+        description="A coding agent as a language server. Subcommand: `pi-lsp run PROMPT`.",
+    )
+    transport = p.add_mutually_exclusive_group()
+    transport.add_argument(
+        "--stdio", action="store_true", help="serve LSP over stdin/stdout (the default)"
+    )
+    transport.add_argument("--tcp", metavar="HOST:PORT", help="serve LSP over TCP instead")
+    p.add_argument("--log-file", metavar="PATH", help="write logs here (default: stderr)")
+    p.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="log verbosity (default: INFO)",
+    )
+    p.add_argument("--version", action="version", version=f"pi-lsp {__version__}")
+    return p
+
+
+def setup_logging(log_file: str | None, level: str) -> None:
+    handler: logging.Handler = (
+        logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler()
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+
+
+def _parse_tcp(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit():
+        raise SystemExit(f"pi-lsp: --tcp expects HOST:PORT, got {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "run":
+        from .run import main as run_main
+
+        return run_main(args_list[1:])
+
+    args = _server_parser().parse_args(args_list)
+    setup_logging(args.log_file, args.log_level)
+    from .lsp.server import serve_stdio, serve_tcp
+
+    if args.tcp:
+        host, port = _parse_tcp(args.tcp)
+        log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
+        serve_tcp(host, port)
+    else:
+        log.info("pi-lsp %s serving on stdio", __version__)
+        serve_stdio()
+    return 0

@@ -1,0 +1,123 @@
+"""The Workspace seam: everything a tool may do to files goes through this protocol.
+
+Two implementations: ``DiskWorkspace`` (headless CLI, tests) and the LSP layer's
+``EditorWorkspace`` (open buffers first; edits become ``workspace/applyEdit``). Tools never
+touch the editor and never write the disk directly.
+
+Offsets in ``TextEdit`` are Python ``str`` indices into ``Document.text`` (code points); the
+editor layer converts them to LSP positions in the negotiated encoding.
+
+Errors a tool can hit (all ``WorkspaceError``; their message is what the model reads)::
+
+    WorkspaceError
+     ├── OutsideWorkspaceError   path resolves outside every root (``..``, absolute, symlink)
+     ├── StaleDocumentError      the text changed since it was read (edit not applied)
+     └── EditRejectedError       the editor/user refused the edit (nothing written)
+
+Must not import pygls/lsprotocol or anything above tools/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+
+class WorkspaceError(Exception):
+    """A file operation failed; ``str(exc)`` is written for the model to act on."""
+
+
+class OutsideWorkspaceError(WorkspaceError):
+    """The path resolves outside the workspace roots."""
+
+
+class StaleDocumentError(WorkspaceError):
+    """The document changed after it was read; the computed edit was not applied."""
+
+
+class EditRejectedError(WorkspaceError):
+    """The editor or the user rejected the edit; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace ``text[start:end]`` with ``new_text`` (offsets into the original text)."""
+
+    start: int
+    end: int
+    new_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A file's current text as the agent may see it."""
+
+    path: Path
+    """Resolved absolute path inside the workspace."""
+    text: str
+    """Exact text: for disk files the decoded bytes (BOM and CRLF kept)."""
+    version: int | None = None
+    """Editor buffer version when read from an open buffer, else ``None``."""
+    from_buffer: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DirEntry:
+    name: str
+    is_dir: bool
+
+
+@runtime_checkable
+class Workspace(Protocol):
+    @property
+    def roots(self) -> Sequence[Path]:
+        """Absolute, resolved workspace roots (the first one is the cwd)."""
+        ...
+
+    @property
+    def cwd(self) -> Path:
+        """Where relative paths resolve and ``bash`` runs."""
+        ...
+
+    def resolve(self, path: str) -> Path:
+        """Resolve a model-given path (relative, absolute, ``~``, ``@``-prefixed, file:// URL)
+        to an absolute path inside a root; raise ``OutsideWorkspaceError`` otherwise
+        (symlinks are followed for the check)."""
+        ...
+
+    def display_path(self, path: Path) -> str:
+        """How a path is shown to the model (relative to the cwd when inside it)."""
+        ...
+
+    async def read_document(self, path: Path) -> Document:
+        """The open buffer's text when the editor has it open, else the file on disk.
+        Raises ``FileNotFoundError`` / ``IsADirectoryError`` / ``PermissionError``."""
+        ...
+
+    async def read_bytes(self, path: Path) -> bytes:
+        """Raw bytes on disk (image/binary detection)."""
+        ...
+
+    async def write_document(self, path: Path, text: str, *, label: str) -> None:
+        """Create or replace the whole file (parent directories created)."""
+        ...
+
+    async def apply_edits(
+        self, document: Document, edits: Sequence[TextEdit], *, label: str
+    ) -> None:
+        """Apply edits computed against ``document``; raise ``StaleDocumentError`` if the text
+        changed since, ``EditRejectedError`` if refused. On success the disk matches."""
+        ...
+
+    async def exists(self, path: Path) -> bool: ...
+
+    async def is_dir(self, path: Path) -> bool: ...
+
+    async def list_dir(self, path: Path) -> list[DirEntry]: ...
+
+    def mutation_lock(self, path: Path) -> AbstractAsyncContextManager[None]:
+        """FIFO lock per real path: edit/write on one file run one at a time, in call order."""
+        ...

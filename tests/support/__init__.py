@@ -1,0 +1,1 @@
+"""Shared test helpers: the scripted HTTP server, LSP client factories, event recorders."""

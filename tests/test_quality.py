@@ -1,0 +1,33 @@
+"""Lint and type checks are part of the suite, so the one test command covers them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_ruff_clean() -> None:
+    if shutil.which("ruff") is None and _run(sys.executable, "-m", "ruff", "--version").returncode:
+        pytest.fail("ruff is not installed: install the test extra")
+    res = _run(sys.executable, "-m", "ruff", "check", "pi_lsp", "tests", "bench")
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_ruff_format_is_not_required_but_imports_sorted() -> None:
+    res = _run(sys.executable, "-m", "ruff", "check", "--select", "I", "pi_lsp", "tests")
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_mypy_strict() -> None:
+    res = _run(sys.executable, "-m", "mypy", "--no-error-summary", "pi_lsp")
+    assert res.returncode == 0, res.stdout + res.stderr

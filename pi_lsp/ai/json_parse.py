@@ -2,9 +2,9 @@
 
 Order: blank -> ``{}``; strict parse; strict parse of the repaired text; partial parse of the
 raw text; partial parse of the repaired text; ``{}``. Partial parsing is pydantic-core's
-``from_json(..., allow_partial="trailing-strings")`` (an unterminated string
-value is kept, as the partial-json library does). The result is always a dict (a non-object parse gives
-``{}``). Must not import anything of ours above ``ai/``.
+``from_json(..., allow_partial="trailing-strings")`` (an unterminated string value is
+kept, as the partial-json library does). The result is always a dict (a non-object parse
+gives ``{}``). Must not import anything of ours above ``ai/``.
 """
 
 from __future__ import annotations

@@ -28,14 +28,18 @@ async def test_text_and_tool_call_stream_in_order() -> None:
             block = ev.partial.content[ev.content_index]
             partial_args.append(dict(block.arguments))  # type: ignore[union-attr]
     final = await s.result()
-    assert types[0] == "start" and types[-1] == "done"
-    assert types[1] == "text_start" and "text_end" in types
-    assert types.count("toolcall_start") == 1 and types.count("toolcall_end") == 1
+    assert types[0] == "start"
+    assert types[-1] == "done"
+    assert types[1] == "text_start"
+    assert "text_end" in types
+    assert types.count("toolcall_start") == 1
+    assert types.count("toolcall_end") == 1
     text = "".join(b.text for b in final.content if b.type == "text")
     assert text == "Let me look."
     assert final.stop_reason == "toolUse"
     call = final.content[1]
-    assert call.type == "toolCall" and call.arguments == {"path": "a.py", "limit": 10}
+    assert call.type == "toolCall"
+    assert call.arguments == {"path": "a.py", "limit": 10}
     # arguments grow as the JSON streams (partial parsing)
     assert partial_args[0] == {} or len(partial_args[0]) <= 1
     assert any(a.get("path") == "a.py" and "limit" not in a for a in partial_args)
@@ -47,7 +51,8 @@ async def test_error_before_start_and_exhaustion() -> None:
     events = [ev.type async for ev in s]
     assert events == ["error"]
     msg = await s.result()
-    assert msg.stop_reason == "error" and msg.error_message == "429 rate limited"
+    assert msg.stop_reason == "error"
+    assert msg.error_message == "429 rate limited"
     s2 = faux.stream(FAUX_MODEL, _ctx())
     msg2 = await s2.result()
     assert msg2.error_message == "No more faux responses queued"
@@ -98,4 +103,5 @@ async def test_script_from_json_file_and_registry(tmp_path: Path) -> None:
     faux_mod.set_default_faux(FauxProvider(FauxScript.load(path)))
     msg = await stream(FAUX_MODEL, _ctx()).result()
     assert [b.type for b in msg.content] == ["thinking", "text"]
-    assert msg.usage.input > 0 and msg.usage.total_tokens >= msg.usage.input
+    assert msg.usage.input > 0
+    assert msg.usage.total_tokens >= msg.usage.input

@@ -1,0 +1,72 @@
+"""API keys from the environment, and what counts as a secret environment variable.
+
+Keys come only from the environment or an env-var name the user configured (``apiKeyEnv``);
+they are never logged. ``is_secret_env_name`` is shared by the bash tool's environment scrub
+and by session/log redaction. Must not import anything of ours above ``ai/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+
+# provider -> env vars, in order of preference (pi-reference §3.11)
+PROVIDER_ENV_KEYS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+    "openai": ("OPENAI_API_KEY",),
+    "google": ("GEMINI_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "nvidia": ("NVIDIA_API_KEY",),
+    "fireworks": ("FIREWORKS_API_KEY",),
+    "together": ("TOGETHER_API_KEY",),
+    "huggingface": ("HF_TOKEN",),
+    # any OpenAI-compatible server: a key is optional (Ollama, llama.cpp need none)
+    "openai-compatible": ("OPENAI_COMPATIBLE_API_KEY",),
+}
+
+_SECRET_NAME = re.compile(
+    r"(_API_KEY$|^API_KEY$|_TOKEN$|^TOKEN$|_SECRET$|^SECRET$|SECRET_KEY|PASSWORD|PASSWD|"
+    r"_CREDENTIALS?$|^AWS_SECRET|^AWS_SESSION_TOKEN$|_OAUTH_)",
+    re.IGNORECASE,
+)
+
+
+def get_env_api_key(
+    provider: str, env: Mapping[str, str] | None = None, api_key_env: str | None = None
+) -> str | None:
+    """The key for ``provider``: the ``api_key_env`` variable if named, else the provider's
+    default variables in order. Empty or whitespace-only values count as missing."""
+    source = os.environ if env is None else env
+    names = (api_key_env,) if api_key_env else PROVIDER_ENV_KEYS.get(provider, ())
+    for name in names:
+        value = source.get(name)
+        if value and value.strip():
+            return value.strip()
+    return None
+
+
+def is_secret_env_name(name: str) -> bool:
+    """True for variables that look like credentials (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
+    ``*PASSWORD*`` …) and for every provider key variable."""
+    if _SECRET_NAME.search(name):
+        return True
+    return any(name in names for names in PROVIDER_ENV_KEYS.values())
+
+
+def scrub_env(
+    env: Mapping[str, str], *, allow: frozenset[str] | set[str] = frozenset(),
+    extra_secrets: frozenset[str] | set[str] = frozenset(),
+) -> dict[str, str]:
+    """A copy of ``env`` without secret-looking variables (``allow`` keeps named ones;
+    ``extra_secrets`` removes more, e.g. the configured ``apiKeyEnv``)."""
+    return {
+        k: v
+        for k, v in env.items()
+        if k in allow or (k not in extra_secrets and not is_secret_env_name(k))
+    }

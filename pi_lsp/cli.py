@@ -45,6 +45,8 @@ def setup_logging(log_file: str | None, level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    if level != "DEBUG":  # pygls logs every message body at INFO
+        logging.getLogger("pygls").setLevel(logging.WARNING)
 
 
 def _parse_tcp(value: str) -> tuple[str, int]:
@@ -68,8 +70,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tcp:
         host, port = _parse_tcp(args.tcp)
         log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
-        serve_tcp(host, port)
-    else:
-        log.info("pi-lsp %s serving on stdio", __version__)
-        serve_stdio()
-    return 0
+        return serve_tcp(host, port)
+    log.info("pi-lsp %s serving on stdio", __version__)
+    return serve_stdio()

@@ -41,7 +41,9 @@ def delta(text: str, index: int = 0, kind: str = "text_delta") -> dict[str, Any]
     }
 
 
-def make(interval: float = 1 / 60, buffer: int = 100) -> tuple[EventChannel, list[dict[str, Any]], FakeTimers]:
+def make(
+    interval: float = 1 / 60, buffer: int = 100
+) -> tuple[EventChannel, list[dict[str, Any]], FakeTimers]:
     timers = FakeTimers()
     sent: list[dict[str, Any]] = []
     ch = EventChannel(
@@ -117,20 +119,22 @@ def test_budget_holds_under_a_fast_stream() -> None:
 
 
 def test_replay_and_bounded_buffer() -> None:
-    ch, sent, _ = make(buffer=3)
+    ch, _sent, _ = make(buffer=3)
     for _ in range(5):
         ch.publish({"type": "turn_start"})
     events, complete = ch.replay(0)
     assert [e["seq"] for e in events] == [3, 4, 5]
     assert complete is False
     events, complete = ch.replay(2)
-    assert [e["seq"] for e in events] == [3, 4, 5] and complete is True
+    assert [e["seq"] for e in events] == [3, 4, 5]
+    assert complete is True
     events, complete = ch.replay(5)
-    assert events == [] and complete is True
+    assert events == []
+    assert complete is True
 
 
 def test_replay_flushes_pending_delta() -> None:
-    ch, sent, _ = make(interval=0.05)
+    ch, _sent, _ = make(interval=0.05)
     ch.publish(delta("a"))
     ch.publish(delta("b"))
     events, complete = ch.replay(0)

@@ -59,7 +59,8 @@ def test_confirm_mode_annotations() -> None:
     )
     assert we.change_annotations is not None
     ann = we.change_annotations[ANNOTATION_ID]
-    assert ann.needs_confirmation is True and ann.label == "pi: edit a.py"
+    assert ann.needs_confirmation is True
+    assert ann.label == "pi: edit a.py"
     (doc_edit,) = we.document_changes  # type: ignore[misc]
     assert isinstance(doc_edit.edits[0], types.AnnotatedTextEdit)
 
@@ -67,7 +68,8 @@ def test_confirm_mode_annotations() -> None:
 def test_create_file() -> None:
     we = create_file_edit("file:///new.py", "print(1)\n", EditOptions(document_changes=True))
     create, insert = we.document_changes  # type: ignore[misc]
-    assert isinstance(create, types.CreateFile) and create.uri == "file:///new.py"
+    assert isinstance(create, types.CreateFile)
+    assert create.uri == "file:///new.py"
     assert isinstance(insert, types.TextDocumentEdit)
     assert insert.edits[0].new_text == "print(1)\n"
 

@@ -64,9 +64,11 @@ def test_whole_messages_are_camel_case() -> None:
     assert start is not None
     assert start["message"]["role"] == "assistant"
     assert start["message"]["stopReason"] == "stop"
-    assert "usage" in start["message"] and "totalTokens" in start["message"]["usage"]
+    assert "usage" in start["message"]
+    assert "totalTokens" in start["message"]["usage"]
     end = event_wire(MessageEndEvent(msg))
-    assert end is not None and end["message"]["content"] == [{"type": "text", "text": "Hello"}]
+    assert end is not None
+    assert end["message"]["content"] == [{"type": "text", "text": "Hello"}]
 
 
 def test_tool_events() -> None:
@@ -85,7 +87,8 @@ def test_tool_events() -> None:
                                     "details": {"exit_code": 0}}
     end = event_wire(ToolExecutionEndEvent("c1", "bash", AgentToolResult(
         [TextContent(text="boom")], details={}), True))
-    assert end is not None and end["isError"] is True
+    assert end is not None
+    assert end["isError"] is True
     assert end["result"] == {"content": [{"type": "text", "text": "boom"}], "details": {}}
 
 
@@ -97,7 +100,8 @@ def test_turn_and_agent_end() -> None:
     assert turn["toolResults"][0]["toolCallId"] == "c1"
     assert turn["toolResults"][0]["isError"] is False
     agent_end = event_wire(AgentEndEvent([msg, tr]))
-    assert agent_end is not None and len(agent_end["messages"]) == 2
+    assert agent_end is not None
+    assert len(agent_end["messages"]) == 2
     assert event_wire(AgentStartEvent()) == {"type": "agent_start"}
 
 

@@ -25,7 +25,8 @@ def test_camel_case_keys_apply() -> None:
             "steeringMode": "all",
         },
     )
-    assert not r.problems and not r.unknown
+    assert not r.problems
+    assert not r.unknown
     assert r.settings.provider == "faux"
     assert r.settings.faux_script == "/tmp/s.json"
     assert r.settings.thinking_level == "high"
@@ -52,7 +53,8 @@ def test_nested_bad_and_unknown_keys() -> None:
 
 def test_not_an_object() -> None:
     r = merge_settings(Settings(), ["x"])
-    assert r.problems and r.problems[0].key == "pi"
+    assert r.problems
+    assert r.problems[0].key == "pi"
 
 
 def test_effective_recomputes_from_base_but_keeps_previous_for_bad_keys() -> None:
@@ -71,7 +73,8 @@ def test_effective_recomputes_from_base_but_keeps_previous_for_bad_keys() -> Non
 def test_client_features() -> None:
     f, report = client_features({"clientCapabilities": {"saveDocuments": True,
                                                           "maxUpdatesPerSecond": 30}})
-    assert f.save_documents and f.max_updates_per_second == 30
+    assert f.save_documents
+    assert f.max_updates_per_second == 30
     assert abs(f.update_interval - 1 / 30) < 1e-9
     assert not report.problems
     f2, report2 = client_features({"clientCapabilities": {"maxUpdatesPerSecond": 0, "x": 1}})

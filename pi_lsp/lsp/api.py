@@ -19,6 +19,7 @@ from ..ai import ImageContent
 from ..sessions import CompactionError
 from .agent_setup import SetupError
 from .client import ClientBridge
+from .configuration import Configuration
 from .documents import DocumentTracker, real_path
 from .hosted import HostedSession
 from .prompt_context import build_prompt
@@ -71,10 +72,12 @@ class PiApi:
         bridge: ClientBridge,
         tracker: DocumentTracker,
         manager: Callable[[], SessionManager | None],
+        config: Configuration,
     ) -> None:
         self.bridge = bridge
         self.tracker = tracker
         self._manager = manager
+        self.config = config
 
     def methods(self) -> dict[str, Handler]:
         return {
@@ -108,6 +111,7 @@ class PiApi:
 
     async def prompt(self, raw: Any) -> dict[str, Any]:
         p = parse_params(PROMPT, PromptParams, raw)
+        await self.config.wait_loaded()
         hosted = self._session(p.session_id, create=True)
         text = p.text if p.context is None else await self._with_context(p.text, p.context)
         images = [ImageContent(data=i.data, mime_type=i.mime_type) for i in p.images or ()]

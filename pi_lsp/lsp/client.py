@@ -182,6 +182,6 @@ class ClientBridge:
         except JsonRpcException as exc:
             log.info("workspace/configuration failed: %s", exc.message)
             return None
-        if isinstance(result, list) and result:
+        if isinstance(result, list | tuple) and result:  # lsprotocol gives a tuple
             return result[0]
         return None

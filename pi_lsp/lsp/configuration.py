@@ -7,6 +7,8 @@ on ``workspace/didChangeConfiguration``. Bad values are shown to the user with
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -26,6 +28,7 @@ from .settings import (
 log = logging.getLogger(__name__)
 
 SECTION = "pi"
+LOAD_TIMEOUT = 5.0
 
 
 class Configuration:
@@ -35,6 +38,21 @@ class Configuration:
         self.settings = Settings()
         self.features = ClientFeatures()
         self._pending: list[MergeResult] = []
+        self._loaded: asyncio.Event | None = None
+
+    def _event(self) -> asyncio.Event:
+        if self._loaded is None:
+            self._loaded = asyncio.Event()
+        return self._loaded
+
+    def mark_loaded(self) -> None:
+        """The first ``workspace/configuration`` answer is in (or will never come)."""
+        self._event().set()
+
+    async def wait_loaded(self, at_most: float = LOAD_TIMEOUT) -> None:
+        """Let a prompt sent right after start-up see the client's settings."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._event().wait(), at_most)
 
     def current(self) -> Settings:
         return self.settings
@@ -59,6 +77,7 @@ class Configuration:
             raw = pushed.get(SECTION)
         if raw is None:
             return
+        log.info("settings from the client: %s", sorted(raw) if isinstance(raw, dict) else raw)
         result = effective(self.base, self.settings, raw)
         self.settings = result.settings
         self._report(result)

@@ -47,14 +47,18 @@ class PiLanguageServer(LanguageServer):
         self.tracker = DocumentTracker()
         self.config = Configuration(self.bridge)
         self.manager: Any = None  # SessionManager, created at initialize (imports are lazy)
-        self.api = PiApi(self.bridge, self.tracker, lambda: self.manager)
+        self.api = PiApi(self.bridge, self.tracker, lambda: self.manager, self.config)
         self._stopped = False
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log instead of pygls' "Error in server" popups: request errors are already in the
         response; anything else goes to the client's log, not in the user's face."""
-        log.error("server error (%s): %s", getattr(source, "__name__", source), error)
-        if getattr(source, "__name__", "") != "FeatureRequestError":
+        kind = getattr(source, "__name__", str(source))
+        if kind == "FeatureRequestError":  # already answered with an error response
+            log.info("request failed: %s", error)
+            return
+        log.error("server error (%s): %s", kind, error)
+        if True:
             try:
                 self.bridge.log_message(types.MessageType.Error, f"pi-lsp: {error}")
             except Exception:
@@ -125,9 +129,12 @@ def _register(server: PiLanguageServer) -> None:
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:
         ls.config.report_pending()
+        try:
+            await ls.config.refresh()
+        finally:
+            ls.config.mark_loaded()
         if ls.bridge.cap("workspace.did_change_configuration.dynamic_registration", False):
             await _register_configuration(ls)
-        await ls.config.refresh()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest_lsp
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from pi_lsp.lsp.converter import dict_converter
 
@@ -99,6 +99,10 @@ class Harness:
                 raise answer
             return None if answer is None else types.MessageActionItem(title=answer)
 
+        # pytest-lsp's recorders, plus a wake-up for tests waiting on what they record
+        for method in RECORDED:
+            client.feature(method)(self._recorder(DEFAULT_CLIENT_FEATURES[method]))
+
         @client.feature(types.CLIENT_REGISTER_CAPABILITY)
         def on_register(params: types.RegistrationParams) -> None:
             self.registrations.append(params)
@@ -113,6 +117,14 @@ class Harness:
                     saved.append(uri)
             self._bump()
             return {"saved": saved}
+
+    def _recorder(self, default: Callable[..., Any]) -> Callable[..., Any]:
+        def record(ls: LanguageClient, params: Any) -> Any:
+            result = default(ls, params)
+            self._bump()
+            return result
+
+        return record
 
     def apply(self, edit: types.WorkspaceEdit) -> None:
         """Apply an edit like an editor: open the target if needed, change, send didChange."""
@@ -160,6 +172,18 @@ class Harness:
         )
 
     # ----------------------------------------------------------------- test helpers
+
+    async def raw_call(self, method: str, params: Any = None) -> Any:
+        """A request whose result is left as plain JSON (no lsprotocol structuring)."""
+        protocol = self.client.protocol
+        typed, result_typed = protocol.get_message_type, protocol.get_result_type
+        protocol.get_message_type = lambda m: None  # type: ignore[method-assign]
+        protocol.get_result_type = lambda m: None  # type: ignore[method-assign]
+        try:
+            return await asyncio.wait_for(protocol.send_request_async(method, params), TIMEOUT)
+        finally:
+            protocol.get_message_type = typed  # type: ignore[method-assign]
+            protocol.get_result_type = result_typed  # type: ignore[method-assign]
 
     async def call(self, method: str, params: Any = None) -> Any:
         return await asyncio.wait_for(
@@ -224,9 +248,22 @@ def apply_lsp_edits(text: str, edits: list[Any]) -> str:
     return text
 
 
-def make_client() -> LanguageClient:
+RECORDED = (
+    types.WINDOW_SHOW_MESSAGE,
+    types.WINDOW_LOG_MESSAGE,
+    types.PROGRESS,
+    types.WINDOW_SHOW_DOCUMENT,
+)
+
+
+def make_client(*, recorders: bool = True) -> LanguageClient:
+    """A test client with pytest-lsp's default handlers (``recorders=False`` leaves out the
+    ones ``Harness`` wraps)."""
     client = LanguageClient(converter_factory=dict_converter)
-    pytest_lsp.client.register_lsp_features(client)  # type: ignore[attr-defined]
+    features = {
+        m: f for m, f in DEFAULT_CLIENT_FEATURES.items() if recorders or m not in RECORDED
+    }
+    register_lsp_features(client, features)
     return client
 
 
@@ -234,12 +271,12 @@ async def start(
     root: Path,
     data_dir: Path,
     *,
-    capabilities: str = VSCODE,
+    capabilities: str | types.ClientCapabilities = VSCODE,
     pi: dict[str, Any] | None = None,
     configuration: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
 ) -> Harness:
-    client = make_client()
+    client = make_client(recorders=False)
     if configuration is not None:
         client.set_configuration(configuration)
     harness = Harness(client, root)
@@ -252,7 +289,9 @@ async def start(
     await client.start_io(sys.executable, "-m", "pi_lsp", env=full_env)
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(capabilities),
+            capabilities=(
+                client_capabilities(capabilities) if isinstance(capabilities, str) else capabilities
+            ),
             root_uri=uri_of(root),
             workspace_folders=[types.WorkspaceFolder(uri=uri_of(root), name=root.name)],
             initialization_options={"pi": pi or {}},

@@ -3,6 +3,7 @@ event collection."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pi_lsp.ai import (
@@ -17,7 +18,13 @@ from pi_lsp.ai import (
     Tool,
     UserMessage,
 )
-from tests.support.http_server import ScriptedHTTPServer
+from tests.support.http_server import (
+    Pause,
+    ScriptedHTTPServer,
+    ScriptedResponse,
+    Step,
+    sse_bytes,
+)
 
 TEST_KEY = "sk-test-secret-key-0123456789"
 
@@ -191,3 +198,50 @@ def an_end(stop_reason: str = "end_turn", output_tokens: int = 12,
 
 def an_text_events(text: str, stop: str = "end_turn") -> list[dict[str, Any]]:
     return [an_start(), *an_text_block(0, text), *an_end(stop)]
+
+
+# ------------------------------------------------------------------------ lockstep
+
+
+class ArgLockstep:
+    """A response body where every tool-argument delta after the first waits until the test
+    saw the previous ``toolcall_delta``, so the shared partial cannot run ahead of the
+    consumer: each delta's partial shows exactly the arguments streamed so far."""
+
+    def __init__(self, events: list[Any], *, named: bool = False, done: bool = True) -> None:
+        self.gates: list[asyncio.Event] = []
+        self.steps: list[Step] = []
+        first = True
+        for event in events:
+            if _is_arg_delta(event):
+                if not first:
+                    gate = asyncio.Event()
+                    self.gates.append(gate)
+                    self.steps.append(Pause(gate))
+                first = False
+            self.steps.append(sse_bytes([event], done=False, named=named))
+        if done:
+            self.steps.append(b"data: [DONE]\n\n")
+        self._released = 0
+
+    def response(self) -> ScriptedResponse:
+        return ScriptedResponse(headers={"content-type": "text/event-stream"}, body=self.steps)
+
+    def saw_delta(self) -> None:
+        """Call on every ``toolcall_delta``: lets the next argument delta through."""
+        if self._released < len(self.gates):
+            self.gates[self._released].set()
+            self._released += 1
+
+
+def _is_arg_delta(event: Any) -> bool:
+    if not isinstance(event, dict):
+        return False
+    delta = event.get("delta")
+    if event.get("type") == "content_block_delta" and isinstance(delta, dict):
+        return delta.get("type") == "input_json_delta"
+    for choice in event.get("choices") or []:
+        for call in (choice.get("delta") or {}).get("tool_calls") or []:
+            if (call.get("function") or {}).get("arguments"):
+                return True
+    return False

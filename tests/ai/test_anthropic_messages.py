@@ -21,6 +21,7 @@ from pi_lsp.ai import (
 )
 from tests.ai.helpers import (
     TEST_KEY,
+    ArgLockstep,
     RetryLog,
     an_end,
     an_start,
@@ -148,14 +149,17 @@ async def test_parallel_tool_use_with_split_input_json(srv: ScriptedHTTPServer):
               *an_tool_block(1, "toolu_A", "read", a, piece=2),
               *an_tool_block(2, "toolu_B", "bash", b, piece=4),
               *an_end("tool_use")]
-    srv.enqueue(named(events, 17))
+    lockstep = ArgLockstep(events, named=True, done=False)
+    srv.enqueue(lockstep.response())
     s = stream(anthropic_model(srv), context(tools=True), options())
     partials: list[dict] = []
     async for event in s:
-        if event.type == "toolcall_delta" and event.content_index == 1:
-            block = event.partial.content[1]
-            assert isinstance(block, ToolCall)
-            partials.append(dict(block.arguments))
+        if event.type == "toolcall_delta":
+            if event.content_index == 1:
+                block = event.partial.content[1]
+                assert isinstance(block, ToolCall)
+                partials.append(dict(block.arguments))
+            lockstep.saw_delta()
     final = await s.result()
     assert final.stop_reason == "toolUse"
     calls = [b for b in final.content if isinstance(b, ToolCall)]

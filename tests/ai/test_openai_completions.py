@@ -18,6 +18,7 @@ from pi_lsp.ai import (
 from pi_lsp.ai.providers.openai_completions import stream_openai_completions
 from tests.ai.helpers import (
     TEST_KEY,
+    ArgLockstep,
     RetryLog,
     collect,
     context,
@@ -35,6 +36,7 @@ from tests.support.http_server import (
     ScriptedResponse,
     json_response,
     sse,
+    sse_bytes,
     sse_response,
 )
 
@@ -67,6 +69,25 @@ async def test_text_streams_and_decodes_split_utf8(srv: ScriptedHTTPServer, spli
         {"role": "system", "content": "You are terse."},
         {"role": "user", "content": "hi"},
     ]
+
+
+async def test_multibyte_char_split_between_two_sends(srv: ScriptedHTTPServer):
+    """The first send ends inside "☕" (3 bytes); the rest is only sent after the client has
+    parsed the complete event before it, so the character really arrives in two reads."""
+    raw = sse_bytes([oa_chunk({"content": "A"}), oa_chunk({"content": "x☕y"}),
+                     oa_chunk({}, "stop")])
+    cut = raw.index("☕".encode()) + 1
+    gate = asyncio.Event()
+    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
+                                 body=[raw[:cut], Pause(gate), raw[cut:]]))
+    s = stream(openai_model(srv), context(), options())
+    deltas = []
+    async for event in s:
+        if event.type == "text_delta":
+            deltas.append(event.delta)
+            gate.set()
+    assert deltas == ["A", "x☕y"]
+    assert (await s.result()).content == [TextContent(text="Ax☕y")]
 
 
 async def test_reasoning_deltas_become_a_thinking_block(srv: ScriptedHTTPServer):
@@ -125,7 +146,8 @@ def _tool_call_events(interleave: bool) -> list[dict]:
 
 @pytest.mark.parametrize("interleave", [False, True])
 async def test_parallel_tool_calls_assembled_by_index(srv: ScriptedHTTPServer, interleave: bool):
-    srv.enqueue(sse_response(_tool_call_events(interleave), split_every=11))
+    lockstep = ArgLockstep(_tool_call_events(interleave))
+    srv.enqueue(lockstep.response())
     s = stream(openai_model(srv), context(tools=True), options())
     partials: dict[int, list[dict]] = {}
     events = []
@@ -135,6 +157,7 @@ async def test_parallel_tool_calls_assembled_by_index(srv: ScriptedHTTPServer, i
             block = event.partial.content[event.content_index]
             assert isinstance(block, ToolCall)
             partials.setdefault(event.content_index, []).append(dict(block.arguments))
+            lockstep.saw_delta()
     final = await s.result()
     assert final.stop_reason == "toolUse"
     calls = [b for b in final.content if isinstance(b, ToolCall)]

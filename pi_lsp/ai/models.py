@@ -8,6 +8,7 @@ defaults. Must not import anything of ours above ``ai/``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .providers.faux import FAUX_MODEL
@@ -152,7 +153,9 @@ def _guess(provider: str, model_id: str) -> Model:
         reasoning = not any(old in lowered for old in ("claude-3-", "claude-2", "claude-instant"))
         context, max_out = 200_000, 32_000
     elif provider == "openai":
-        reasoning = lowered.startswith(("o1", "o3", "o4", "gpt-5"))
+        series = re.match(r"o(\d)|gpt-(\d+)", lowered)
+        if series is not None:
+            reasoning = series.group(1) is not None or int(series.group(2)) >= 5
     elif provider in ("openai-compatible", "ollama"):
         images = False  # local servers: images only when the user's model says so
     return Model(

@@ -61,9 +61,9 @@ class ProviderError(Exception):
 @dataclass(slots=True)
 class HttpRequest:
     url: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-    secrets: tuple[str, ...] = field(default=())
+    headers: dict[str, str] = field(repr=False)
+    body: dict[str, Any] = field(repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
     """Values that must never appear in an error message (the API key)."""
 
 

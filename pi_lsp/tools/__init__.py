@@ -4,6 +4,10 @@ Tools talk only to the ``Workspace`` protocol. Must not import pygls/lsprotocol,
 ``pi_lsp.lsp`` / ``pi_lsp.sessions``.
 """
 
+from .common import ToolError, ToolParams
+from .disk_workspace import DiskWorkspace
+from .edit import EditParams, EditTool
+from .read import ReadParams, ReadTool
 from .workspace import (
     DirEntry,
     Document,
@@ -13,15 +17,27 @@ from .workspace import (
     TextEdit,
     Workspace,
     WorkspaceError,
+    apply_text_edits,
 )
+from .write import WriteParams, WriteTool
 
 __all__ = [
     "DirEntry",
+    "DiskWorkspace",
     "Document",
+    "EditParams",
     "EditRejectedError",
+    "EditTool",
     "OutsideWorkspaceError",
+    "ReadParams",
+    "ReadTool",
     "StaleDocumentError",
     "TextEdit",
+    "ToolError",
+    "ToolParams",
     "Workspace",
     "WorkspaceError",
+    "WriteParams",
+    "WriteTool",
+    "apply_text_edits",
 ]

@@ -29,15 +29,41 @@ def _drop_null_defaults(schema: dict[str, Any]) -> None:
             del prop["default"]
 
 
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with every ``$ref`` to ``$defs`` replaced by its definition (some providers
+    reject references); the models here are not recursive."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                target = walk(defs[ref.removeprefix("#/$defs/")])
+                extra = {k: walk(v) for k, v in node.items() if k != "$ref"}
+                return {**target, **extra}
+            return {k: walk(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    result: dict[str, Any] = walk(schema)
+    return result
+
+
 class ToolParams(BaseModel):
     """Base of every tool's parameter model.
 
     Declare optional fields as ``int | SkipJsonSchema[None] = Field(default=None, ...)`` so the
     schema shows a plain ``{"type": "integer"}``; give camelCase wire names with ``alias``.
-    Both the alias and the Python name are accepted when validating.
+    Both the alias and the Python name are accepted when validating. The JSON schema has no
+    ``$defs``: nested models are inlined.
     """
 
     model_config = ConfigDict(populate_by_name=True, json_schema_extra=_drop_null_defaults)
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return inline_refs(super().model_json_schema(*args, **kwargs))
 
 
 def text_result(text: str, details: Any = None) -> AgentToolResult:

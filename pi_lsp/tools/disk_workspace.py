@@ -73,13 +73,6 @@ class DiskWorkspace:
         real = Path(os.path.realpath(path))
         return any(is_within(real, root) for root in self._roots)
 
-    def root_of(self, path: Path) -> Path:
-        """The root a (lexical, resolved) path lies under; the cwd if none does."""
-        for root in self._roots:
-            if is_within(path, root):
-                return root
-        return self.cwd
-
     def resolve(self, path: str) -> Path:
         candidate = expand_path(path, self.cwd)
         real = Path(os.path.realpath(candidate))

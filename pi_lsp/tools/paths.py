@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -52,6 +52,14 @@ def macos_variants(path: Path) -> Iterator[Path]:
 
 def is_within(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
+
+
+def root_for(roots: Sequence[Path], path: Path) -> Path:
+    """The root ``path`` lies under (the first root, the cwd, when none does)."""
+    for root in roots:
+        if is_within(path, root):
+            return root
+    return roots[0]
 
 
 def to_posix_relative(path: Path, base: Path) -> str:

@@ -32,8 +32,7 @@ class WriteTool(AgentTool[WriteParams]):
     parameters: ClassVar[type[WriteParams]] = WriteParams
     prompt_snippet: ClassVar[str] = "Create or overwrite files"
     prompt_guidelines: ClassVar[tuple[str, ...]] = (
-        "Use write only for new files or complete rewrites; prefer edit for changes to "
-        "existing files",
+        "Use write only for new files or complete rewrites",
     )
 
     def __init__(self, workspace: Workspace):

@@ -118,6 +118,9 @@ class AgentSession:
         self._retry_attempt = 0
         self._retry_signal: AbortSignal | None = None
         self._compaction_signal: AbortSignal | None = None
+        self._since_compaction: dict[int, AgentMessage] = {}
+        """Messages recorded after the latest compaction (by identity): a reply is never
+        mistaken for a stale pre-compaction one just because both share a millisecond."""
         self.persist_error: str | None = None
         """The last failure to write the session file (the run goes on), for the UI."""
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
@@ -234,6 +237,7 @@ class AgentSession:
             message = event.message
             if message.role in ("user", "assistant", "toolResult", "custom"):
                 self._record(self._tree.append_message, message)
+                self._since_compaction[id(message)] = message
             if isinstance(message, AssistantMessage):
                 self._last_assistant = message
                 if message.stop_reason != "error":
@@ -381,8 +385,8 @@ class AgentSession:
         window = model.context_window
         latest = self._latest_compaction()
         latest_ms = iso_to_ms(latest.timestamp) if latest is not None else None
-        if latest_ms is not None and message.timestamp <= latest_ms:
-            return False  # a stale pre-compaction reply must not retrigger it
+        if self._is_stale(message, latest_ms):
+            return False  # a pre-compaction reply must not retrigger it
         same_model = message.provider == model.provider and message.model == model.id
         if same_model and is_context_overflow(message, window):
             will_retry = message.stop_reason != "stop"
@@ -402,8 +406,7 @@ class AgentSession:
             estimate = estimate_context_tokens(messages)
             if estimate.last_usage_index is None:
                 return False
-            source = messages[estimate.last_usage_index]
-            if latest_ms is not None and source.timestamp <= latest_ms:
+            if self._is_stale(messages[estimate.last_usage_index], latest_ms):
                 return False
             tokens = estimate.tokens
         else:
@@ -411,6 +414,11 @@ class AgentSession:
         if should_compact(tokens, window, settings):
             return await self._auto_compact("threshold", will_retry=False)
         return False
+
+    def _is_stale(self, message: AgentMessage, latest_compaction_ms: int | None) -> bool:
+        if latest_compaction_ms is None or id(message) in self._since_compaction:
+            return False
+        return message.timestamp <= latest_compaction_ms
 
     async def _auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> bool:
         try:
@@ -490,6 +498,7 @@ class AgentSession:
             result.tokens_before,
             result.details,
         )
+        self._since_compaction.clear()
         messages = self._tree.build_context().messages
         self.agent.state.messages = messages
         result.estimated_tokens_after = estimate_messages_tokens(messages)

@@ -172,7 +172,8 @@ def test_cut_point_takes_adjacent_settings_changes_along() -> None:
     cut = find_cut_point(path, 0, len(path), 20_000)
     assert path[cut.first_kept_entry_index].id == change
     # as in Pi, the cut entry is then not a user message, so the turn before counts as split
-    assert cut.is_split_turn and cut.turn_start_index == 0
+    assert cut.is_split_turn
+    assert cut.turn_start_index == 0
 
 
 roles = st.lists(
@@ -281,7 +282,9 @@ def _request(faux: FauxProvider, **kw: Any) -> SummaryRequest:
 def _big_session() -> SessionFile:
     f = memory()
     f.append_message(user("please edit a.py " + chars(60_000)))
-    call = assistant("", calls=[("edit", {"path": "a.py", "edits": []}), ("read", {"path": "b.py"})])
+    call = assistant(
+        "", calls=[("edit", {"path": "a.py", "edits": []}), ("read", {"path": "b.py"})]
+    )
     f.append_message(call)
     f.append_message(tool_result(call, "ok", 0))
     f.append_message(tool_result(call, "b", 1))
@@ -294,7 +297,8 @@ def _big_session() -> SessionFile:
 async def test_compact_with_the_faux_model() -> None:
     f = _big_session()
     prep = prepare_compaction(f.get_branch(), CompactionSettings())
-    assert prep is not None and not prep.is_split_turn
+    assert prep is not None
+    assert not prep.is_split_turn
     faux = FauxProvider([FauxResponse.text("## Goal\nEdit a.py")])
     result = await compact(prep, _request(faux), custom_instructions="focus on a.py")
     assert result.summary == (
@@ -308,8 +312,16 @@ async def test_compact_with_the_faux_model() -> None:
     prompt = context.messages[0].content[0].text
     assert prompt.startswith("<conversation>\n[User]: please edit a.py")
     assert "</conversation>\n\n" in prompt
-    for section in ("## Goal", "## Constraints & Preferences", "### Done", "### In Progress",
-                    "### Blocked", "## Key Decisions", "## Next Steps", "## Critical Context"):
+    for section in (
+        "## Goal",
+        "## Constraints & Preferences",
+        "### Done",
+        "### In Progress",
+        "### Blocked",
+        "## Key Decisions",
+        "## Next Steps",
+        "## Critical Context",
+    ):
         assert section in prompt
     assert prompt.endswith("Additional focus: focus on a.py")
     assert "<previous-summary>" not in prompt
@@ -343,7 +355,8 @@ async def test_split_turn_makes_two_summaries() -> None:
     f.append_message(tool_result(call, chars(100_000)))
     f.append_message(assistant("after " + chars(100)))
     prep = prepare_compaction(f.get_branch(), CompactionSettings())
-    assert prep is not None and prep.is_split_turn
+    assert prep is not None
+    assert prep.is_split_turn
 
     def answer(context: Any, options: Any) -> FauxResponse:
         text = context.messages[0].content[0].text
@@ -360,7 +373,7 @@ async def test_summary_error_raises() -> None:
     prep = prepare_compaction(f.get_branch(), CompactionSettings())
     assert prep is not None
     faux = FauxProvider([FauxResponse.error("503 overloaded")])
-    with pytest.raises(CompactionError, match="^Summarization failed: 503 overloaded$"):
+    with pytest.raises(CompactionError, match=r"^Summarization failed: 503 overloaded$"):
         await compact(prep, _request(faux))
 
 

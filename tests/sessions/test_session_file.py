@@ -56,7 +56,8 @@ def test_item85_header_ids_and_parent_links(store: SessionStore) -> None:
     assert body[1]["message"]["role"] == "assistant"
     assert body[1]["message"]["stopReason"] == "stop"  # camelCase on disk
     # UUIDv7 session id, Pi's file name
-    assert re.match(r"^[0-9a-f-]{36}$", f.session_id) and f.session_id[14] == "7"
+    assert re.match(r"^[0-9a-f-]{36}$", f.session_id)
+    assert f.session_id[14] == "7"
     assert f.path.name.endswith(f"_{f.session_id}.jsonl")
 
 
@@ -122,7 +123,8 @@ def test_list_titles_counts_newest_first(store: SessionStore) -> None:
     assert [i.session_id for i in infos] == [b.session_id, a.session_id]
     assert infos[1].title == "fix the failing test"
     assert infos[1].message_count == 2
-    assert infos[0].title.endswith("…") and len(infos[0].title) == 80
+    assert infos[0].title.endswith("…")
+    assert len(infos[0].title) == 80
     assert infos[0].updated_at >= infos[1].updated_at
     assert infos[0].updated_at_iso.endswith("Z")
     assert unsaved.session_id not in {i.session_id for i in infos}
@@ -143,7 +145,8 @@ def test_sessions_dir_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv(DATA_DIR_ENV, raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     key = workspace_key(cwd)
-    assert key.startswith("My-Project-") and len(key.rsplit("-", 1)[1]) == 16
+    assert key.startswith("My-Project-")
+    assert len(key.rsplit("-", 1)[1]) == 16
     assert sessions_dir(cwd) == tmp_path / "xdg" / "pi-lsp" / "sessions" / key
     assert sessions_dir(cwd, tmp_path / "dh") == tmp_path / "dh" / "pi-lsp" / "sessions" / key
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "override"))

@@ -236,6 +236,7 @@ class Agent:
         images: Sequence[ImageContent] = (),
     ) -> asyncio.Task[None]:
         """Start a run for a prompt; returns its task (``await agent.prompt("hi")`` waits)."""
+        asyncio.get_running_loop()  # fail before touching any state outside an event loop
         if self._active is not None:
             raise AgentBusyError(PROMPT_BUSY)
         if isinstance(input, str):
@@ -247,7 +248,12 @@ class Agent:
         return self._start_prompt_run(messages)
 
     def continue_(self) -> asyncio.Task[None]:
-        """Continue from the transcript (retries); see pi's ``continue()`` rules."""
+        """Continue from the transcript (retries); see pi's ``continue()`` rules.
+
+        Raises ``AgentBusyError`` during a run, ``ValueError`` with pi's texts when there is
+        nothing to continue from; both before any queue is drained.
+        """
+        asyncio.get_running_loop()  # fail before draining a queue outside an event loop
         if self._active is not None:
             raise AgentBusyError(CONTINUE_BUSY)
         history = self.state.messages

@@ -115,7 +115,7 @@ class ReadTool(AgentTool[ReadParams]):
             return path
         for variant in macos_variants(path):
             try:
-                candidate = ws.resolve(str(variant))
+                candidate = ws.confine(variant)
             except WorkspaceError:
                 continue
             if await ws.exists(candidate):

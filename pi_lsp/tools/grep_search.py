@@ -213,11 +213,14 @@ def _candidate_files(query: GrepQuery, stop: threading.Event) -> Iterator[str]:
     def wanted(rel: str) -> bool:
         return all(g.matches(rel) != g.negated for g in globs)
 
-    return (
-        e.path
-        for e in walk(query.root, query.search_path, cancelled=stop.is_set)
-        if not e.is_dir and not e.is_symlink and wanted(e.rel)
+    def forced(rel: str) -> bool:  # like rg: a matching --glob overrides the ignore files
+        return any(not g.negated and g.matches(rel) for g in globs)
+
+    entries = walk(
+        query.root, query.search_path, cancelled=stop.is_set,
+        keep_file=forced if globs else None,
     )
+    return (e.path for e in entries if not e.is_dir and not e.is_symlink and wanted(e.rel))
 
 
 def _search_sync(

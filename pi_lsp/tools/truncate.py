@@ -63,6 +63,8 @@ def format_size(n: int) -> str:
 
 
 def _lines(content: str) -> list[str]:
+    if not content:
+        return []
     lines = content.split("\n")
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()

@@ -3,6 +3,9 @@
 Knows nothing of LSP: must not import pygls/lsprotocol, nor ``pi_lsp.lsp`` / ``pi_lsp.sessions``.
 """
 
+from .agent import Agent, AgentBusyError, AgentListener
+from .event_stream import AgentEventStream, agent_loop, agent_loop_continue
+from .loop import run_agent_loop, run_agent_loop_continue, stream_assistant_response
 from .messages import (
     AgentMessage,
     BranchSummaryMessage,
@@ -14,6 +17,8 @@ from .messages import (
     messages_adapter,
     user_message,
 )
+from .queue import PendingMessageQueue
+from .state import DEFAULT_MODEL, AgentState
 from .types import (
     AfterToolCallContext,
     AfterToolCallResult,
@@ -45,16 +50,22 @@ from .types import (
 )
 
 __all__ = [
+    "DEFAULT_MODEL",
     "AfterToolCallContext",
     "AfterToolCallResult",
+    "Agent",
+    "AgentBusyError",
     "AgentContext",
     "AgentEndEvent",
     "AgentEvent",
     "AgentEventSink",
+    "AgentEventStream",
+    "AgentListener",
     "AgentLoopConfig",
     "AgentLoopTurnUpdate",
     "AgentMessage",
     "AgentStartEvent",
+    "AgentState",
     "AgentThinkingLevel",
     "AgentTool",
     "AgentToolResult",
@@ -66,6 +77,7 @@ __all__ = [
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
+    "PendingMessageQueue",
     "QueueMode",
     "StreamFn",
     "ToolExecutionEndEvent",
@@ -75,10 +87,15 @@ __all__ = [
     "TurnContext",
     "TurnEndEvent",
     "TurnStartEvent",
+    "agent_loop",
+    "agent_loop_continue",
     "agent_message_adapter",
     "convert_to_llm_coding",
     "convert_to_llm_default",
     "messages_adapter",
+    "run_agent_loop",
+    "run_agent_loop_continue",
+    "stream_assistant_response",
     "tool_definitions",
     "user_message",
 ]

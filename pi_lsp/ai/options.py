@@ -23,6 +23,7 @@ CacheRetention = Literal["none", "short", "long"]
 @dataclass(slots=True)
 class StreamOptions:
     api_key: str | None = None
+    """Explicit key; blank counts as missing (then the environment is used)."""
     signal: AbortSignal | None = None
     reasoning: ThinkingLevel | None = None
     """Thinking level; ``None`` means thinking off."""
@@ -39,6 +40,8 @@ class StreamOptions:
     thinking_budgets: Mapping[str, int] | None = None
     env: Mapping[str, str] | None = None
     """Environment used to look up API keys (default: ``os.environ``)."""
+    api_key_env: str | None = None
+    """Name of the variable holding the key (the ``apiKeyEnv`` setting); default per provider."""
     on_retry: Callable[[RetryInfo], object] | None = None
     on_payload: Callable[[dict[str, Any]], object] | None = None
     http_client: httpx.AsyncClient | None = None

@@ -396,3 +396,37 @@ async def test_without_a_file_nothing_is_written(tmp_path: Path) -> None:
     assert session.file is None
     assert len(session.tree.entries) == 3  # model_change, user, assistant (in memory)
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_an_aborted_oversized_reply_compacts_before_the_next_prompt(
+    store: SessionStore,
+) -> None:
+    small = FAUX_MODEL.model_copy(update={"context_window": 20_000})
+    gate = asyncio.Event()
+
+    async def slow(context: Any, options: Any) -> FauxResponse:
+        gate.set()
+        return FauxResponse.text("z" * 2000, usage=Usage(input=5000), delay_ms=20)
+
+    faux = FauxProvider(
+        [
+            FauxResponse.text("early answer " + "e" * 400),
+            slow,
+            FauxResponse.text("SUMMARY BEFORE PROMPT"),
+            FauxResponse.text("fresh answer"),
+        ]
+    )
+    session, events = make(
+        faux, store, model=small, compaction=CompactionSettings(keep_recent_tokens=8)
+    )
+    await session.prompt("early question " + "q" * 400)
+    task = session.prompt("a question that gets aborted")
+    await gate.wait()
+    session.abort()
+    await task
+    assert of_type(events, "compaction_start") == []  # the post-run check skips aborts
+    await session.prompt("next")
+    assert [e.reason for e in of_type(events, "compaction_start")] == ["threshold"]
+    assert "<conversation>" in faux.calls[2].messages[0].content[0].text
+    assert faux.calls[3].messages[0].content[0].text.startswith("The conversation history")
+    assert session.agent.state.messages[-1].content[0].text == "fresh answer"

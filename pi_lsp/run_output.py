@@ -8,6 +8,7 @@ Part of the CLI layer (above ``lsp/``): may use ``pi_lsp.lsp.events`` for the wi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 import threading
@@ -255,7 +256,8 @@ class BashPermission:
                 line = sys.stdin.readline()
             except (OSError, ValueError):
                 line = ""
-            loop.call_soon_threadsafe(_resolve, answer, line.strip().lower())
+            with contextlib.suppress(RuntimeError):  # the loop may be gone by now
+                loop.call_soon_threadsafe(_resolve, answer, line.strip().lower())
 
         self.err.write(question)
         self.err.flush()

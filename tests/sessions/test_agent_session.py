@@ -430,3 +430,22 @@ async def test_an_aborted_oversized_reply_compacts_before_the_next_prompt(
     assert "<conversation>" in faux.calls[2].messages[0].content[0].text
     assert faux.calls[3].messages[0].content[0].text.startswith("The conversation history")
     assert session.agent.state.messages[-1].content[0].text == "fresh answer"
+
+
+async def test_a_failing_disk_never_breaks_the_run_and_nothing_is_lost_after(
+    tmp_path: Path,
+) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the session directory should be")
+    store = SessionStore(blocked / "sessions", tmp_path)
+    faux = FauxProvider([FauxResponse.text("first"), FauxResponse.text("second")])
+    session, events = make(faux, store)
+    await session.prompt("one")
+    assert session.persist_error is not None
+    assert "Could not write the session file" in session.persist_error
+    assert [e.type for e in events].count("message_end") == 2  # events still flowed
+    blocked.unlink()  # the disk comes back
+    await session.prompt("two")
+    assert session.file is not None
+    roles = [m.role for m in store.open(session.session_id).build_context().messages]
+    assert roles == ["user", "assistant", "user", "assistant"]

@@ -7,6 +7,13 @@ or ``error``; provider failures are encoded in the final message, never raised.
 
 from .abort import AbortSignal
 from .cost import calculate_cost, estimate_tokens
+from .env_keys import (
+    get_env_api_key,
+    is_secret_env_name,
+    missing_key_message,
+    requires_api_key,
+    scrub_env,
+)
 from .event_stream import AssistantMessageEventStream
 from .events import (
     AssistantMessageEvent,
@@ -25,8 +32,10 @@ from .events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from .json_parse import parse_streaming_json, repair_json
+from .json_parse import StreamingJsonParser, parse_streaming_json, repair_json
+from .models import PROVIDERS, default_model_id, list_models, resolve_model
 from .options import CacheRetention, StreamOptions
+from .overflow import is_context_overflow, is_request_too_large
 from .registry import (
     ProviderStreamFn,
     UnknownApiError,
@@ -36,7 +45,23 @@ from .registry import (
     registered_apis,
     stream,
 )
+from .retry import (
+    abortable_sleep,
+    backoff_delay_ms,
+    is_quota_error,
+    is_retryable_error_message,
+    is_retryable_status,
+    parse_retry_after_ms,
+)
+from .thinking import (
+    DEFAULT_THINKING_BUDGETS,
+    clamp_thinking_level,
+    supported_thinking_levels,
+    thinking_budget,
+)
+from .transform import transform_messages
 from .types import (
+    AnthropicCompat,
     AssistantContent,
     AssistantMessage,
     Context,
@@ -63,7 +88,10 @@ from .types import (
 )
 
 __all__ = [
+    "DEFAULT_THINKING_BUDGETS",
+    "PROVIDERS",
     "AbortSignal",
+    "AnthropicCompat",
     "AssistantContent",
     "AssistantMessage",
     "AssistantMessageEvent",
@@ -84,6 +112,7 @@ __all__ = [
     "StartEvent",
     "StopReason",
     "StreamOptions",
+    "StreamingJsonParser",
     "TextContent",
     "TextDeltaEvent",
     "TextEndEvent",
@@ -105,15 +134,35 @@ __all__ = [
     "UserContent",
     "UserMessage",
     "WireModel",
+    "abortable_sleep",
+    "backoff_delay_ms",
     "calculate_cost",
+    "clamp_thinking_level",
     "complete",
+    "default_model_id",
     "estimate_tokens",
+    "get_env_api_key",
     "get_provider",
+    "is_context_overflow",
+    "is_quota_error",
+    "is_request_too_large",
+    "is_retryable_error_message",
+    "is_retryable_status",
+    "is_secret_env_name",
+    "list_models",
+    "missing_key_message",
     "now_ms",
+    "parse_retry_after_ms",
     "parse_streaming_json",
     "register_provider",
     "registered_apis",
     "repair_json",
+    "requires_api_key",
+    "resolve_model",
+    "scrub_env",
     "stream",
+    "supported_thinking_levels",
     "text_of",
+    "thinking_budget",
+    "transform_messages",
 ]

@@ -28,7 +28,11 @@ PROVIDER_ENV_KEYS: dict[str, tuple[str, ...]] = {
     "huggingface": ("HF_TOKEN",),
     # any OpenAI-compatible server: a key is optional (Ollama, llama.cpp need none)
     "openai-compatible": ("OPENAI_COMPATIBLE_API_KEY",),
+    "ollama": ("OLLAMA_API_KEY",),
 }
+
+KEY_OPTIONAL_PROVIDERS: frozenset[str] = frozenset({"openai-compatible", "ollama", "faux"})
+"""Providers whose servers usually need no key (a configured one is still sent)."""
 
 _SECRET_NAME = re.compile(
     r"(_API_KEY$|^API_KEY$|_TOKEN$|^TOKEN$|_SECRET$|^SECRET$|SECRET_KEY|PASSWORD|PASSWD|"
@@ -49,6 +53,19 @@ def get_env_api_key(
         if value and value.strip():
             return value.strip()
     return None
+
+
+def requires_api_key(provider: str) -> bool:
+    """False for local / self-hosted servers (and the faux provider)."""
+    return provider not in KEY_OPTIONAL_PROVIDERS
+
+
+def missing_key_message(provider: str, api_key_env: str | None = None) -> str:
+    """The error text for a missing key: names the variable(s) to set, never a value."""
+    names = (api_key_env,) if api_key_env else PROVIDER_ENV_KEYS.get(provider, ())
+    where = " or ".join(names) if names else "an API key variable"
+    hint = "" if api_key_env else " (or name another variable with the apiKeyEnv setting)"
+    return f"No API key for provider '{provider}': set {where}{hint}"
 
 
 def is_secret_env_name(name: str) -> bool:

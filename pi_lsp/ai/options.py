@@ -7,7 +7,7 @@ do not know. Must not import anything of ours above ``ai/``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .abort import AbortSignal
@@ -22,7 +22,8 @@ CacheRetention = Literal["none", "short", "long"]
 
 @dataclass(slots=True)
 class StreamOptions:
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    """Explicit key; blank counts as missing (then the environment is used). Not in repr."""
     signal: AbortSignal | None = None
     reasoning: ThinkingLevel | None = None
     """Thinking level; ``None`` means thinking off."""
@@ -39,6 +40,8 @@ class StreamOptions:
     thinking_budgets: Mapping[str, int] | None = None
     env: Mapping[str, str] | None = None
     """Environment used to look up API keys (default: ``os.environ``)."""
+    api_key_env: str | None = None
+    """Name of the variable holding the key (the ``apiKeyEnv`` setting); default per provider."""
     on_retry: Callable[[RetryInfo], object] | None = None
     on_payload: Callable[[dict[str, Any]], object] | None = None
     http_client: httpx.AsyncClient | None = None

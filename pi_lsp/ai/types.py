@@ -154,6 +154,21 @@ class OpenAICompat(WireModel):
     requires_tool_result_name: bool = False
     requires_assistant_after_tool_result: bool = False
     requires_thinking_as_text: bool = False
+    thinking_format: Literal["openai", "openrouter"] = "openai"
+    """How the thinking level is sent: ``reasoning_effort`` (openai) or
+    ``reasoning: {effort}`` (openrouter). Only with ``supports_reasoning_effort``."""
+
+
+class AnthropicCompat(WireModel):
+    """Switches for Anthropic-compatible endpoints (proxies, gateways)."""
+
+    supports_long_cache_retention: bool | None = None
+    """``ttl: "1h"`` allowed; ``None`` means only on api.anthropic.com."""
+    supports_cache_control_on_tools: bool = True
+    supports_temperature: bool = True
+    force_adaptive_thinking: bool | None = None
+    """Adaptive thinking + ``output_config.effort``; ``None`` means detect from the model id."""
+    allow_empty_signature: bool = False
 
 
 def _text_only() -> list[InputKind]:
@@ -173,6 +188,9 @@ class Model(WireModel):
     max_tokens: int = 16_384
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
+    """Per-api switches (camelCase keys): ``OpenAICompat`` / ``AnthropicCompat`` fields."""
+    thinking_level_map: dict[str, str | None] | None = None
+    """Per-level provider values; ``None`` for a level marks it unsupported (pi §3.7)."""
 
     def same_as(self, other: Model) -> bool:
         """Pi compares models by id and provider."""

@@ -64,6 +64,24 @@ class Document:
     from_buffer: bool = False
 
 
+def apply_text_edits(text: str, edits: Sequence[TextEdit]) -> str:
+    """``text`` with ``edits`` applied (offsets into the original ``text``). Edits must be
+    in range and must not overlap; their order does not matter. Raises ``ValueError``."""
+    ordered = sorted(edits, key=lambda e: (e.start, e.end))
+    parts: list[str] = []
+    pos = 0
+    for edit in ordered:
+        if not 0 <= edit.start <= edit.end <= len(text):
+            raise ValueError(f"edit range {edit.start}..{edit.end} is outside the text")
+        if edit.start < pos:
+            raise ValueError("edits overlap")
+        parts.append(text[pos : edit.start])
+        parts.append(edit.new_text)
+        pos = edit.end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 @dataclass(frozen=True, slots=True)
 class DirEntry:
     name: str
@@ -88,6 +106,11 @@ class Workspace(Protocol):
         (symlinks are followed for the check)."""
         ...
 
+    def confine(self, path: Path) -> Path:
+        """Check an absolute path as it is (no expansion): return it if it resolves inside a
+        root (symlinks followed), else raise ``OutsideWorkspaceError``."""
+        ...
+
     def display_path(self, path: Path) -> str:
         """How a path is shown to the model (relative to the cwd when inside it)."""
         ...
@@ -99,6 +122,15 @@ class Workspace(Protocol):
 
     async def read_bytes(self, path: Path) -> bytes:
         """Raw bytes on disk (image/binary detection)."""
+        ...
+
+    async def read_head(self, path: Path, size: int) -> bytes:
+        """At most the first ``size`` bytes on disk (type sniffing without loading the file).
+        Raises like ``read_bytes``."""
+        ...
+
+    async def file_size(self, path: Path) -> int:
+        """Size in bytes on disk. Raises ``FileNotFoundError`` / ``PermissionError``."""
         ...
 
     async def write_document(self, path: Path, text: str, *, label: str) -> None:

@@ -270,6 +270,10 @@ class ScriptedHTTPServer:
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
+        except asyncio.CancelledError:
+            # close() cancels paused handlers; end quietly (asyncio's stream callback would
+            # otherwise log the cancelled task as an error)
+            pass
         finally:
             self._writers.discard(writer)
             if not writer.is_closing():

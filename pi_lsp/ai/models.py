@@ -1,0 +1,201 @@
+"""The built-in model catalog and ``resolve_model`` for the ``provider`` / ``model`` settings.
+
+A small hand-kept list of current models for the built-in providers, with context window,
+max output tokens and $/M prices. Prices and limits drift: they only feed cost reporting and
+defaults, and an unknown model id on a known provider still resolves with sensible
+defaults. Must not import anything of ours above ``ai/``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .providers.faux import FAUX_MODEL
+from .types import InputKind, Model, ModelCost
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1"
+OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
+GROQ_BASE_URL = "https://api.groq.com/openai/v1"
+
+PROVIDERS: tuple[str, ...] = (
+    "openai", "anthropic", "openai-compatible", "ollama", "openrouter", "groq", "faux",
+)
+_API = {
+    "openai": "openai-completions",
+    "anthropic": "anthropic-messages",
+    "openai-compatible": "openai-completions",
+    "ollama": "openai-completions",
+    "openrouter": "openai-completions",
+    "groq": "openai-completions",
+}
+_BASE_URL = {
+    "openai": OPENAI_BASE_URL,
+    "anthropic": ANTHROPIC_BASE_URL,
+    "ollama": OLLAMA_BASE_URL,
+    "openrouter": OPENROUTER_BASE_URL,
+    "groq": GROQ_BASE_URL,
+}
+_DEFAULT_MODEL = {
+    "openai": "gpt-4.1",
+    "anthropic": "claude-sonnet-4-5",
+    "openai-compatible": "default",
+    "ollama": "llama3.1",
+    "openrouter": "anthropic/claude-sonnet-4.5",
+    "groq": "openai/gpt-oss-120b",
+    "faux": FAUX_MODEL.id,
+}
+# Switches per provider for the openai-completions API (see OpenAICompat)
+_COMPAT: dict[str, dict[str, Any]] = {
+    "openai": {"supportsDeveloperRole": True, "supportsReasoningEffort": True,
+               "supportsStore": True},
+    "openai-compatible": {"maxTokensField": "max_tokens"},
+    "ollama": {"maxTokensField": "max_tokens"},
+    "openrouter": {"maxTokensField": "max_tokens", "supportsReasoningEffort": True,
+                   "thinkingFormat": "openrouter"},
+    "groq": {"supportsReasoningEffort": True},
+}
+_TEXT_IMAGE: list[InputKind] = ["text", "image"]
+_TEXT: list[InputKind] = ["text"]
+
+
+def _m(provider: str, model_id: str, name: str, *, context: int, max_out: int,
+       price: tuple[float, float, float, float], reasoning: bool = False,
+       images: bool = True, levels: dict[str, str | None] | None = None) -> Model:
+    """A catalog entry; ``price`` is (input, output, cache read, cache write) in $/M tokens."""
+    return Model(
+        id=model_id,
+        name=name,
+        api=_API[provider],
+        provider=provider,
+        base_url=_BASE_URL.get(provider, ""),
+        reasoning=reasoning,
+        input=list(_TEXT_IMAGE if images else _TEXT),
+        cost=ModelCost(input=price[0], output=price[1], cache_read=price[2], cache_write=price[3]),
+        context_window=context,
+        max_tokens=max_out,
+        compat=dict(_COMPAT[provider]) if provider in _COMPAT else None,
+        thinking_level_map=levels,
+    )
+
+
+_NO_MINIMAL: dict[str, str | None] = {"minimal": None}
+
+# Prices in $ per million tokens as published by the vendors in late 2025; they drift.
+CATALOG: tuple[Model, ...] = (
+    _m("openai", "gpt-4.1", "GPT-4.1", context=1_047_576, max_out=32_768,
+       price=(2.0, 8.0, 0.5, 0.0)),
+    _m("openai", "gpt-4.1-mini", "GPT-4.1 mini", context=1_047_576, max_out=32_768,
+       price=(0.4, 1.6, 0.1, 0.0)),
+    _m("openai", "gpt-4.1-nano", "GPT-4.1 nano", context=1_047_576, max_out=32_768,
+       price=(0.1, 0.4, 0.025, 0.0)),
+    _m("openai", "gpt-4o", "GPT-4o", context=128_000, max_out=16_384,
+       price=(2.5, 10.0, 1.25, 0.0)),
+    _m("openai", "gpt-4o-mini", "GPT-4o mini", context=128_000, max_out=16_384,
+       price=(0.15, 0.6, 0.075, 0.0)),
+    _m("openai", "o4-mini", "o4-mini", context=200_000, max_out=100_000,
+       price=(1.1, 4.4, 0.275, 0.0), reasoning=True, levels=_NO_MINIMAL),
+    _m("openai", "o3", "o3", context=200_000, max_out=100_000,
+       price=(2.0, 8.0, 0.5, 0.0), reasoning=True, levels=_NO_MINIMAL),
+    _m("openai", "gpt-5", "GPT-5", context=400_000, max_out=128_000,
+       price=(1.25, 10.0, 0.125, 0.0), reasoning=True),
+    _m("openai", "gpt-5-mini", "GPT-5 mini", context=400_000, max_out=128_000,
+       price=(0.25, 2.0, 0.025, 0.0), reasoning=True),
+    _m("anthropic", "claude-sonnet-4-5", "Claude Sonnet 4.5", context=200_000, max_out=64_000,
+       price=(3.0, 15.0, 0.3, 3.75), reasoning=True),
+    _m("anthropic", "claude-haiku-4-5", "Claude Haiku 4.5", context=200_000, max_out=64_000,
+       price=(1.0, 5.0, 0.1, 1.25), reasoning=True),
+    _m("anthropic", "claude-opus-4-5", "Claude Opus 4.5", context=200_000, max_out=64_000,
+       price=(5.0, 25.0, 0.5, 6.25), reasoning=True),
+    _m("anthropic", "claude-opus-4-1", "Claude Opus 4.1", context=200_000, max_out=32_000,
+       price=(15.0, 75.0, 1.5, 18.75), reasoning=True),
+    _m("anthropic", "claude-sonnet-4-0", "Claude Sonnet 4", context=200_000, max_out=64_000,
+       price=(3.0, 15.0, 0.3, 3.75), reasoning=True),
+    _m("anthropic", "claude-3-5-haiku-latest", "Claude Haiku 3.5", context=200_000,
+       max_out=8_192, price=(0.8, 4.0, 0.08, 1.0)),
+    _m("groq", "openai/gpt-oss-120b", "GPT-OSS 120B (Groq)", context=131_072, max_out=65_536,
+       price=(0.15, 0.75, 0.0, 0.0), reasoning=True, images=False),
+    _m("groq", "llama-3.3-70b-versatile", "Llama 3.3 70B (Groq)", context=131_072,
+       max_out=32_768, price=(0.59, 0.79, 0.0, 0.0), images=False),
+    _m("openrouter", "anthropic/claude-sonnet-4.5", "Claude Sonnet 4.5 (OpenRouter)",
+       context=1_000_000, max_out=64_000, price=(3.0, 15.0, 0.3, 3.75), reasoning=True),
+    _m("openrouter", "openai/gpt-4.1", "GPT-4.1 (OpenRouter)", context=1_047_576,
+       max_out=32_768, price=(2.0, 8.0, 0.5, 0.0)),
+)
+
+_BY_KEY = {(m.provider, m.id): m for m in CATALOG}
+
+
+def list_models(provider: str | None = None) -> list[Model]:
+    """Catalog entries (copies), optionally for one provider."""
+    return [m.model_copy(deep=True) for m in CATALOG if provider in (None, m.provider)]
+
+
+def default_model_id(provider: str) -> str:
+    """The model used when the ``model`` setting is empty."""
+    _check_provider(provider)
+    return _DEFAULT_MODEL[provider]
+
+
+def _check_provider(provider: str) -> None:
+    if provider not in PROVIDERS:
+        raise ValueError(
+            f"Unknown provider {provider!r}: expected one of {', '.join(PROVIDERS)}"
+        )
+
+
+def _guess(provider: str, model_id: str) -> Model:
+    """Defaults for an id the catalog does not know."""
+    lowered = model_id.lower()
+    reasoning = False
+    images = True
+    context, max_out = 128_000, 16_384
+    if provider == "anthropic":
+        reasoning = not any(old in lowered for old in ("claude-3-", "claude-2", "claude-instant"))
+        context, max_out = 200_000, 32_000
+    elif provider == "openai":
+        series = re.match(r"o(\d)|gpt-(\d+)", lowered)
+        if series is not None:
+            reasoning = series.group(1) is not None or int(series.group(2)) >= 5
+    elif provider in ("openai-compatible", "ollama"):
+        images = False  # local servers: images only when the user's model says so
+    return Model(
+        id=model_id,
+        name=model_id,
+        api=_API[provider],
+        provider=provider,
+        base_url=_BASE_URL.get(provider, ""),
+        reasoning=reasoning,
+        input=list(_TEXT_IMAGE if images else _TEXT),
+        context_window=context,
+        max_tokens=max_out,
+        compat=dict(_COMPAT[provider]) if provider in _COMPAT else None,
+    )
+
+
+def resolve_model(
+    provider: str, model_id: str | None = None, base_url: str | None = None
+) -> Model:
+    """The ``Model`` for the settings ``provider`` / ``model`` / ``baseUrl``.
+
+    ``openai-compatible`` needs a ``base_url``; ``ollama`` defaults to the local server;
+    ``faux`` gives the scripted model. Raises ``ValueError`` for an unknown provider or a
+    missing base URL (messages name the setting to fix).
+    """
+    _check_provider(provider)
+    if provider == "faux":
+        return FAUX_MODEL.model_copy(deep=True)
+    model_id = (model_id or "").strip() or _DEFAULT_MODEL[provider]
+    base_url = (base_url or "").strip() or None
+    if provider == "openai-compatible" and base_url is None:
+        raise ValueError(
+            "Provider 'openai-compatible' needs a baseUrl setting "
+            "(e.g. http://127.0.0.1:8080/v1 for a llama.cpp server)"
+        )
+    known = _BY_KEY.get((provider, model_id))
+    model = known.model_copy(deep=True) if known is not None else _guess(provider, model_id)
+    if base_url is not None:
+        model.base_url = base_url.rstrip("/")
+    return model

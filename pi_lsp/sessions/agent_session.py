@@ -1,0 +1,533 @@
+"""``AgentSession``: an ``Agent`` plus its session file, compaction and retries (Pi §5.2–5.3).
+
+- Persistence is event-driven: each ``message_end`` (user, assistant, toolResult, custom) is
+  appended to the file — fsync'd — *before* listeners see the event; model and thinking-level
+  changes become entries before the next prompt.
+- ``prompt()`` runs ``agent.prompt`` and then, while ``_handle_post_agent_run`` says so,
+  ``agent.continue_()``: retry (session-level, off by default: PROTOCOL §5 retries only before
+  output, at the provider), then compaction (overflow → compact and retry exactly once;
+  threshold → compact), then queued messages.
+- Compaction summaries come from the current model through ``agent.stream_fn``.
+Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from inspect import isawaitable
+from typing import Any, Literal
+
+import anyio
+
+from ..agent import Agent, AgentBusyError
+from ..agent.agent import PROMPT_BUSY
+from ..agent.messages import (
+    AgentMessage,
+    convert_to_llm_coding,
+    convert_to_llm_default,
+    user_message,
+)
+from ..agent.types import AgentEvent, MaybeAwaitable
+from ..ai import AbortSignal, AssistantMessage, ImageContent, Model, StreamOptions
+from .compaction import (
+    CompactionAbortedError,
+    CompactionError,
+    CompactionResult,
+    CompactionSettings,
+    SummaryRequest,
+    calculate_context_tokens,
+    compact,
+    estimate_context_tokens,
+    estimate_messages_tokens,
+    prepare_compaction,
+    should_compact,
+)
+from .entries import CompactionEntry
+from .events import (
+    OVERFLOW_RECOVERY_FAILED,
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    CompactionEndEvent,
+    CompactionReason,
+    CompactionStartEvent,
+    SessionEvent,
+)
+from .overflow import is_context_overflow, is_retryable_error
+from .paths import iso_to_ms
+from .session_file import SessionFile
+
+log = logging.getLogger("pi_lsp.sessions")
+
+SessionListener = Callable[[SessionEvent], MaybeAwaitable[None]]
+ModelResolver = Callable[[str, str], Model | None]
+Sleep = Callable[[float, AbortSignal], Awaitable[None]]
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+@dataclass(frozen=True, slots=True)
+class RetrySettings:
+    """Pi's session-level auto-retry (§3.12): delays ``base × 2^(attempt-1)``.
+
+    Off by default here: PROTOCOL §5 has the provider retry transient errors before any
+    output and treats a later failure as a hard stop."""
+
+    enabled: bool = False
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+
+
+async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
+    """Sleep ``seconds`` or until ``signal`` aborts."""
+    with anyio.move_on_after(seconds):
+        await signal.wait()
+
+
+class AgentSession:
+    """See the module docstring and ``SESSION_API.md``."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        file: SessionFile | None,
+        *,
+        compaction: CompactionSettings | None = None,
+        retry: RetrySettings | None = None,
+        sleep: Sleep = abortable_sleep,
+    ) -> None:
+        self.agent = agent
+        self.file = file
+        self._tree = file if file is not None else SessionFile.in_memory()
+        self.session_id = self._tree.session_id
+        if agent.session_id is None:
+            agent.session_id = self.session_id
+        if agent.convert_to_llm is convert_to_llm_default:
+            agent.convert_to_llm = convert_to_llm_coding  # summaries must reach the model
+        self.compaction_settings = compaction or CompactionSettings()
+        self.retry_settings = retry or RetrySettings()
+        self._sleep = sleep
+        self._listeners: dict[object, SessionListener] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._compacting = False
+        self._abort_requested = False
+        self._last_assistant: AssistantMessage | None = None
+        self._overflow_recovery_attempted = False
+        self._retry_attempt = 0
+        self._retry_signal: AbortSignal | None = None
+        self._compaction_signal: AbortSignal | None = None
+        self._since_compaction: dict[int, AgentMessage] = {}
+        """Messages recorded after the latest compaction (by identity): a reply is never
+        mistaken for a stale pre-compaction one just because both share a millisecond."""
+        self.persist_error: str | None = None
+        """The last failure to write the session file (the run goes on), for the UI."""
+        self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
+
+    @classmethod
+    def resume(
+        cls,
+        agent: Agent,
+        file: SessionFile,
+        *,
+        resolve_model: ModelResolver | None = None,
+        compaction: CompactionSettings | None = None,
+        retry: RetrySettings | None = None,
+        sleep: Sleep = abortable_sleep,
+    ) -> AgentSession:
+        """A session over ``file`` with its messages, model and thinking level restored into
+        ``agent.state`` (the model when ``resolve_model(provider, id)`` finds it)."""
+        context = file.build_context()
+        agent.state.messages = context.messages
+        if context.thinking_level in THINKING_LEVELS:
+            agent.state.thinking_level = context.thinking_level  # type: ignore[assignment]
+        if context.provider and context.model_id:
+            current = agent.state.model
+            if (current.provider, current.id) != (context.provider, context.model_id):
+                found = resolve_model(context.provider, context.model_id) if resolve_model else None
+                if found is not None:
+                    agent.state.model = found
+                else:
+                    log.info(
+                        "session %s used %s/%s; continuing with %s/%s",
+                        file.session_id,
+                        context.provider,
+                        context.model_id,
+                        current.provider,
+                        current.id,
+                    )
+        agent.session_id = file.session_id
+        return cls(agent, file, compaction=compaction, retry=retry, sleep=sleep)
+
+    # ------------------------------------------------------------------ listeners
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        """Awaited, in order, for every agent and session event. Returns the unsubscriber."""
+        token = object()
+        self._listeners[token] = listener
+
+        def unsubscribe() -> None:
+            self._listeners.pop(token, None)
+
+        return unsubscribe
+
+    async def _emit(self, event: SessionEvent) -> None:
+        for listener in tuple(self._listeners.values()):
+            try:
+                result = listener(event)
+                if result is not None and isawaitable(result):
+                    await result
+            except Exception:
+                log.exception("session listener failed on %s", event.type)
+
+    def close(self) -> None:
+        """Detach from the agent (the session stops recording its events)."""
+        self._unsubscribe_agent()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def is_running(self) -> bool:
+        return self._compacting or (self._task is not None and not self._task.done())
+
+    @property
+    def is_compacting(self) -> bool:
+        return self._compaction_signal is not None
+
+    @property
+    def tree(self) -> SessionFile:
+        """The session's entries (the file, or an in-memory tree when there is none)."""
+        return self._tree
+
+    def set_model(self, model: Model) -> None:
+        self.agent.state.model = model
+        self._record(self._tree.append_model_change, model.provider, model.id)
+
+    def set_thinking_level(self, level: str) -> None:
+        if level not in THINKING_LEVELS:
+            raise ValueError(f"Unknown thinking level: {level}")
+        self.agent.state.thinking_level = level  # type: ignore[assignment]
+        self._record(self._tree.append_thinking_level_change, level)
+
+    def _record_settings(self) -> None:
+        """Append model/thinking changes made directly on ``agent.state`` since the last
+        record, so a resumed session gets them back."""
+        context = self._tree.build_context()
+        model = self.agent.state.model
+        if (context.provider, context.model_id) != (model.provider, model.id):
+            self._record(self._tree.append_model_change, model.provider, model.id)
+        if context.thinking_level != self.agent.state.thinking_level:
+            self._record(self._tree.append_thinking_level_change, self.agent.state.thinking_level)
+
+    def _record(self, append: Callable[..., str], *args: Any) -> str | None:
+        try:
+            return append(*args)
+        except Exception as exc:  # never let bookkeeping break the run or its events
+            self.persist_error = f"Could not write the session file: {exc}"
+            log.error("session %s: %s", self.session_id, self.persist_error)
+            return None
+
+    # ------------------------------------------------------------------ agent events
+
+    async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
+        if event.type == "message_start" and event.message.role == "user":
+            self._overflow_recovery_attempted = False
+        if event.type == "message_end":
+            message = event.message
+            if message.role in ("user", "assistant", "toolResult", "custom"):
+                self._record(self._tree.append_message, message)
+                self._since_compaction[id(message)] = message
+            if isinstance(message, AssistantMessage):
+                self._last_assistant = message
+                if message.stop_reason != "error":
+                    self._overflow_recovery_attempted = False
+                    if self._retry_attempt > 0:
+                        attempt, self._retry_attempt = self._retry_attempt, 0
+                        await self._emit(event)
+                        await self._emit(AutoRetryEndEvent(success=True, attempt=attempt))
+                        return
+        await self._emit(event)
+
+    # ------------------------------------------------------------------ prompting
+
+    def prompt(
+        self, input: str | AgentMessage, images: Sequence[ImageContent] = ()
+    ) -> asyncio.Task[None]:
+        """Start a run (with its compaction/retry follow-through); returns its task.
+        Raises ``AgentBusyError`` at once while a run or a compaction is in progress."""
+        if self.is_running or self.agent.is_running:
+            raise AgentBusyError(PROMPT_BUSY)
+        message = user_message(input, images) if isinstance(input, str) else input
+        self._abort_requested = False
+        task = asyncio.get_running_loop().create_task(self._run_prompt([message]))
+        self._task = task
+        return task
+
+    async def _run_prompt(self, messages: list[AgentMessage]) -> None:
+        try:
+            self._record_settings()
+            last = self._last_assistant_in_state()
+            if last is not None and await self._check_compaction(last, skip_aborted=False):
+                await self._continue_loop(first=True)
+            if self._abort_requested:
+                return
+            await self.agent.prompt(messages)
+            await self._continue_loop(first=False)
+        except Exception:
+            log.exception("session %s: run failed", self.session_id)
+
+    async def _continue_loop(self, *, first: bool) -> None:
+        if first and not self._abort_requested:
+            await self.agent.continue_()
+        while not self._abort_requested and await self._handle_post_agent_run():
+            await self.agent.continue_()
+
+    async def _handle_post_agent_run(self) -> bool:
+        message, self._last_assistant = self._last_assistant, None
+        if message is None:
+            return False
+        if self._is_retryable(message) and await self._prepare_retry(message):
+            return True
+        if message.stop_reason == "error" and self._retry_attempt > 0:
+            attempt, self._retry_attempt = self._retry_attempt, 0
+            await self._emit(
+                AutoRetryEndEvent(
+                    success=False, attempt=attempt, final_error=message.error_message
+                )
+            )
+        if await self._check_compaction(message):
+            return True
+        return self.agent.has_queued_messages()
+
+    def _last_assistant_in_state(self) -> AssistantMessage | None:
+        for message in reversed(self.agent.state.messages):
+            if isinstance(message, AssistantMessage):
+                return message
+        return None
+
+    def _drop_trailing_assistant(self, *, only_errors: bool = False) -> None:
+        messages = self.agent.state.messages
+        last = messages[-1] if messages else None
+        if isinstance(last, AssistantMessage) and (not only_errors or last.stop_reason == "error"):
+            self.agent.state.messages = messages[:-1]
+
+    # ------------------------------------------------------------------ abort / idle
+
+    def abort(self) -> None:
+        """Abort the run, a retry wait and a compaction in progress."""
+        self._abort_requested = True
+        for signal in (self._retry_signal, self._compaction_signal):
+            if signal is not None:
+                signal.abort()
+        self.agent.abort()
+
+    async def wait_for_idle(self) -> None:
+        task = self._task
+        if task is not None and not task.done():
+            await asyncio.wait({task})
+        await self.agent.wait_for_idle()
+
+    # ------------------------------------------------------------------ retry
+
+    def _is_retryable(self, message: AssistantMessage) -> bool:
+        return self.retry_settings.enabled and is_retryable_error(
+            message, self.agent.state.model.context_window
+        )
+
+    async def _prepare_retry(self, message: AssistantMessage) -> bool:
+        settings = self.retry_settings
+        self._retry_attempt += 1
+        if self._retry_attempt > settings.max_retries:
+            self._retry_attempt -= 1
+            return False
+        delay_ms = settings.base_delay_ms * 2 ** (self._retry_attempt - 1)
+        await self._emit(
+            AutoRetryStartEvent(
+                attempt=self._retry_attempt,
+                max_attempts=settings.max_retries,
+                delay_ms=delay_ms,
+                error_message=message.error_message or "Unknown error",
+            )
+        )
+        self._drop_trailing_assistant()  # it stays in the file, not in the context
+        signal = AbortSignal()
+        self._retry_signal = signal
+        try:
+            await self._sleep(delay_ms / 1000, signal)
+        finally:
+            self._retry_signal = None
+        if signal.aborted or self._abort_requested:
+            attempt, self._retry_attempt = self._retry_attempt, 0
+            await self._emit(
+                AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled")
+            )
+            return False
+        return True
+
+    # ------------------------------------------------------------------ compaction
+
+    def _latest_compaction(self) -> CompactionEntry | None:
+        for entry in reversed(self._tree.get_branch()):
+            if isinstance(entry, CompactionEntry):
+                return entry
+        return None
+
+    async def _check_compaction(
+        self, message: AssistantMessage, *, skip_aborted: bool = True
+    ) -> bool:
+        settings = self.compaction_settings
+        if not settings.enabled:
+            return False
+        if skip_aborted and message.stop_reason == "aborted":
+            return False
+        model = self.agent.state.model
+        window = model.context_window
+        latest = self._latest_compaction()
+        latest_ms = iso_to_ms(latest.timestamp) if latest is not None else None
+        if self._is_stale(message, latest_ms):
+            return False  # a pre-compaction reply must not retrigger it
+        same_model = message.provider == model.provider and message.model == model.id
+        if same_model and is_context_overflow(message, window):
+            will_retry = message.stop_reason != "stop"
+            if not will_retry:
+                return await self._auto_compact("overflow", will_retry=False)
+            if self._overflow_recovery_attempted:
+                await self._emit(
+                    CompactionEndEvent(reason="overflow", error_message=OVERFLOW_RECOVERY_FAILED)
+                )
+                return False
+            self._overflow_recovery_attempted = True
+            self._drop_trailing_assistant()
+            return await self._auto_compact("overflow", will_retry=True)
+        direct = calculate_context_tokens(message.usage)
+        if message.stop_reason == "error" or direct == 0:
+            messages = self.agent.state.messages
+            estimate = estimate_context_tokens(messages)
+            if estimate.last_usage_index is None:
+                return False
+            if self._is_stale(messages[estimate.last_usage_index], latest_ms):
+                return False
+            tokens = estimate.tokens
+        else:
+            tokens = direct
+        if should_compact(tokens, window, settings):
+            return await self._auto_compact("threshold", will_retry=False)
+        return False
+
+    def _is_stale(self, message: AgentMessage, latest_compaction_ms: int | None) -> bool:
+        if latest_compaction_ms is None or id(message) in self._since_compaction:
+            return False
+        return message.timestamp <= latest_compaction_ms
+
+    async def _auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> bool:
+        try:
+            result = await self._compact(reason, will_retry=will_retry, custom_instructions=None)
+        except CompactionError:
+            return False
+        if result is None:
+            return False
+        if will_retry:
+            self._drop_trailing_assistant(only_errors=True)
+            return True
+        return self.agent.has_queued_messages()
+
+    async def compact(
+        self,
+        reason: Literal["manual", "threshold", "overflow"] = "manual",
+        *,
+        custom_instructions: str | None = None,
+    ) -> CompactionResult | None:
+        """Compact now (a run in progress is aborted first). ``None`` when there is nothing
+        to compact; raises ``CompactionError`` when the summary could not be made."""
+        if self._task is not None and not self._task.done():
+            self.abort()
+            await self.wait_for_idle()
+        self._compacting = True
+        try:
+            return await self._compact(
+                reason, will_retry=False, custom_instructions=custom_instructions
+            )
+        finally:
+            self._compacting = False
+
+    async def _compact(
+        self,
+        reason: CompactionReason,
+        *,
+        will_retry: bool,
+        custom_instructions: str | None,
+    ) -> CompactionResult | None:
+        preparation = prepare_compaction(self._tree.get_branch(), self.compaction_settings)
+        if preparation is None:
+            return None
+        await self._emit(CompactionStartEvent(reason=reason))
+        signal = AbortSignal()
+        self._compaction_signal = signal
+        try:
+            request = await self._summary_request(signal)
+            result = await compact(preparation, request, custom_instructions=custom_instructions)
+            if signal.aborted:
+                raise CompactionAbortedError("Compaction cancelled")
+        except CompactionAbortedError:
+            await self._emit(CompactionEndEvent(reason=reason, aborted=True))
+            raise
+        except Exception as exc:
+            text = str(exc) or type(exc).__name__
+            prefix = {
+                "overflow": "Context overflow recovery failed",
+                "threshold": "Auto-compaction failed",
+                "manual": "Compaction failed",
+            }[reason]
+            await self._emit(
+                CompactionEndEvent(
+                    reason=reason,
+                    tokens_before=preparation.tokens_before,
+                    error_message=f"{prefix}: {text}",
+                )
+            )
+            if isinstance(exc, CompactionError):
+                raise
+            raise CompactionError(text) from exc
+        finally:
+            self._compaction_signal = None
+        self._record(
+            self._tree.append_compaction,
+            result.summary,
+            result.first_kept_entry_id,
+            result.tokens_before,
+            result.details,
+        )
+        self._since_compaction.clear()
+        messages = self._tree.build_context().messages
+        self.agent.state.messages = messages
+        result.estimated_tokens_after = estimate_messages_tokens(messages)
+        await self._emit(
+            CompactionEndEvent(
+                reason=reason,
+                tokens_before=result.tokens_before,
+                tokens_after=result.estimated_tokens_after,
+                will_retry=will_retry,
+                result=result,
+            )
+        )
+        return result
+
+    async def _summary_request(self, signal: AbortSignal) -> SummaryRequest:
+        agent = self.agent
+        model = agent.state.model
+        options = agent.stream_options or StreamOptions()
+        if agent.get_api_key is not None:
+            key = agent.get_api_key(model.provider)
+            key = await key if isawaitable(key) else key
+            if key:
+                options = dataclasses.replace(options, api_key=key)
+        if agent.session_id is not None:
+            options = dataclasses.replace(options, session_id=agent.session_id)
+        return SummaryRequest(
+            model=model,
+            stream_fn=agent.stream_fn,
+            options=options,
+            thinking_level=agent.state.thinking_level,
+            signal=signal,
+        )

@@ -1,0 +1,64 @@
+"""Session-level events, emitted by ``AgentSession`` alongside the agent's own events.
+
+``compaction_start{reason}`` / ``compaction_end{reason, tokensBefore, tokensAfter, result,
+aborted, willRetry, errorMessage?}`` (reason: ``manual`` | ``threshold`` | ``overflow``), and
+Pi's session-level ``auto_retry_start`` / ``auto_retry_end``. Slotted dataclasses like the
+agent events; the LSP layer maps them to the wire.
+Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from ..agent.types import AgentEvent
+from .compaction import CompactionResult
+
+CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
+
+OVERFLOW_RECOVERY_FAILED = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
+
+
+@dataclass(slots=True)
+class CompactionStartEvent:
+    reason: CompactionReason
+    type: Literal["compaction_start"] = "compaction_start"
+
+
+@dataclass(slots=True)
+class CompactionEndEvent:
+    reason: CompactionReason
+    tokens_before: int | None = None
+    tokens_after: int | None = None
+    error_message: str | None = None
+    will_retry: bool = False
+    aborted: bool = False
+    result: CompactionResult | None = None
+    type: Literal["compaction_end"] = "compaction_end"
+
+
+@dataclass(slots=True)
+class AutoRetryStartEvent:
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+    type: Literal["auto_retry_start"] = "auto_retry_start"
+
+
+@dataclass(slots=True)
+class AutoRetryEndEvent:
+    success: bool
+    attempt: int
+    final_error: str | None = None
+    type: Literal["auto_retry_end"] = "auto_retry_end"
+
+
+SessionOnlyEvent: TypeAlias = (
+    CompactionStartEvent | CompactionEndEvent | AutoRetryStartEvent | AutoRetryEndEvent
+)
+SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

@@ -1,0 +1,261 @@
+"""The ``bash`` tool (pi-reference §4.5): run a command in the workspace cwd, stream its output.
+
+The command runs as ``[shell, "-c", command]`` in its own process group with stdin closed,
+stdout and stderr merged, and an environment without secrets. Output streams as throttled
+updates (at most one per 100 ms, the accumulated tail each time); the result keeps the last
+2000 lines / 50 KiB with the full output in a temp file. Timeout and abort SIGKILL the whole
+group. Must not import anything above tools/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from ..ai import AbortSignal, TextContent
+from ..ai.env_keys import scrub_env
+from .common import ToolError, ToolParams, emit_update, format_number, text_result
+from .output import OutputAccumulator, OutputSnapshot
+from .process import ProcessRegistry, ShellProcess, default_registry
+from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from .workspace import Workspace
+
+UPDATE_INTERVAL_SECONDS = 0.1
+MAX_TIMEOUT_SECONDS = 2_147_483_647 / 1000
+
+
+@dataclass(frozen=True, slots=True)
+class BashOptions:
+    shell: str | None = None
+    """Shell binary; default ``/bin/bash``, else ``bash`` on PATH, else ``sh``."""
+    env_allow: frozenset[str] = frozenset()
+    """Secret-looking variables the user allows through to commands."""
+    extra_secret_env: frozenset[str] = frozenset()
+    """More variables to remove (e.g. the configured ``apiKeyEnv``)."""
+    command_prefix: str | None = None
+    """Prepended as ``prefix\\ncommand`` (Pi's ``shellCommandPrefix``)."""
+    process_registry: ProcessRegistry = field(default_factory=default_registry)
+
+
+class BashParams(ToolParams):
+    command: str = Field(description="Bash command to execute")
+    timeout: float | SkipJsonSchema[None] = Field(
+        default=None, description="Timeout in seconds (optional, no default timeout)"
+    )
+
+
+def resolve_shell(configured: str | None) -> str:
+    if configured:
+        return configured
+    if os.access("/bin/bash", os.X_OK):
+        return "/bin/bash"
+    return shutil.which("bash") or "sh"
+
+
+class BashTool(AgentTool[BashParams]):
+    name: ClassVar[str] = "bash"
+    label: ClassVar[str] = "bash"
+    description: ClassVar[str] = (
+        "Execute a bash command in the current working directory. Returns stdout and stderr. "
+        f"Output is truncated to last {DEFAULT_MAX_LINES} lines or "
+        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). If truncated, full output is "
+        "saved to a temp file. Optionally provide a timeout in seconds."
+    )
+    parameters: ClassVar[type[BashParams]] = BashParams
+    prompt_snippet: ClassVar[str] = "Execute bash commands (ls, grep, find, etc.)"
+    prompt_guidelines: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, workspace: Workspace, options: BashOptions | None = None):
+        self.workspace = workspace
+        self.options = options or BashOptions()
+
+    def environment(self) -> dict[str, str]:
+        return scrub_env(
+            os.environ, allow=self.options.env_allow, extra_secrets=self.options.extra_secret_env
+        )
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: BashParams,
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        timeout = params.timeout
+        if timeout is not None:
+            if not math.isfinite(timeout) or timeout <= 0:
+                raise ToolError("Invalid timeout: must be a finite number of seconds")
+            if timeout > MAX_TIMEOUT_SECONDS:
+                raise ToolError(
+                    f"Invalid timeout: maximum is {format_number(MAX_TIMEOUT_SECONDS)} seconds"
+                )
+        prefix = self.options.command_prefix
+        command = f"{prefix}\n{params.command}" if prefix else params.command
+        cwd = self.workspace.cwd
+        output = OutputAccumulator()
+        if signal is not None and signal.aborted:
+            raise ToolError("Command aborted")
+        if not cwd.is_dir():
+            raise ToolError(
+                f"Working directory does not exist: {cwd}\nCannot execute bash commands."
+            )
+        await emit_update(on_update, AgentToolResult(content=[], details=None))
+        try:
+            process = ShellProcess(
+                [resolve_shell(self.options.shell), "-c", command],
+                cwd=cwd,
+                env=self.environment(),
+                registry=self.options.process_registry,
+            )
+        except OSError as exc:
+            raise ToolError(f"Could not start the shell: {exc}") from exc
+        run = _Run(process, output, on_update, timeout)
+        code = await run.wait(signal)
+        output.finish()
+        await run.flush_updates()
+        snapshot = output.snapshot(persist_if_truncated=True)
+        output.close()
+        if run.aborted:
+            raise ToolError(_with_status(_format(snapshot, output, ""), "Command aborted"))
+        if run.timed_out:
+            assert timeout is not None
+            raise ToolError(
+                _with_status(
+                    _format(snapshot, output, ""),
+                    f"Command timed out after {format_number(timeout)} seconds",
+                )
+            )
+        text = _format(snapshot, output, "(no output)")
+        if code > 0:
+            raise ToolError(_with_status(text, f"Command exited with code {code}"))
+        return text_result(text, _details(snapshot))
+
+
+class _Run:
+    """One running command: output pumping, throttled updates, timeout and abort."""
+
+    def __init__(
+        self,
+        process: ShellProcess,
+        output: OutputAccumulator,
+        on_update: ToolUpdateCallback | None,
+        timeout: float | None,
+    ) -> None:
+        self.process = process
+        self.output = output
+        self.on_update = on_update
+        self.timeout = timeout
+        self.aborted = False
+        self.timed_out = False
+        self._dirty = False
+        self._wake = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._last_emit = -math.inf
+        self._pump: asyncio.Task[None] | None = None
+
+    def _on_data(self, data: bytes) -> None:
+        self.output.append(data)
+        self._dirty = True
+        self._wake.set()
+
+    def _on_abort(self) -> None:
+        self.aborted = True
+        self.process.kill()
+
+    def _on_timeout(self) -> None:
+        self.timed_out = True
+        self.process.kill()
+
+    async def wait(self, signal: AbortSignal | None) -> int:
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(self.timeout, self._on_timeout) if self.timeout else None
+        remove = signal.add_callback(self._on_abort) if signal is not None else None
+        if self.on_update is not None:
+            self._pump = asyncio.create_task(self._pump_updates())
+        try:
+            return await self.process.stream(self._on_data)
+        finally:
+            if timer is not None:
+                timer.cancel()
+            if remove is not None:
+                remove()
+
+    async def _pump_updates(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            delay = self._last_emit + UPDATE_INTERVAL_SECONDS - loop.time()
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stop.wait(), delay)
+                if self._stop.is_set():
+                    return
+            await self._emit()
+
+    async def _emit(self) -> None:
+        self._dirty = False
+        self._last_emit = asyncio.get_running_loop().time()
+        snapshot = self.output.snapshot(persist_if_truncated=True)
+        details: dict[str, Any] = {"fullOutputPath": snapshot.full_output_path}
+        if snapshot.truncation.truncated:
+            details["truncation"] = snapshot.truncation.to_dict()
+        await emit_update(
+            self.on_update,
+            AgentToolResult(content=[TextContent(text=snapshot.content)], details=details),
+        )
+
+    async def flush_updates(self) -> None:
+        """Stop the update pump; send the last accumulated output if it was not sent yet."""
+        if self._pump is None:
+            return
+        self._stop.set()
+        self._wake.set()
+        await self._pump
+        if self._dirty:
+            await self._emit()
+
+
+def _format(snapshot: OutputSnapshot, output: OutputAccumulator, empty: str) -> str:
+    text = snapshot.content or empty
+    t = snapshot.truncation
+    if not t.truncated:
+        return text
+    start = t.total_lines - t.output_lines + 1
+    end = t.total_lines
+    where = snapshot.full_output_path
+    if t.last_line_partial:
+        return (
+            f"{text}\n\n[Showing last {format_size(t.output_bytes)} of line {end} "
+            f"(line is {format_size(output.last_line_bytes)}). Full output: {where}]"
+        )
+    if t.truncated_by == "lines":
+        return f"{text}\n\n[Showing lines {start}-{end} of {t.total_lines}. Full output: {where}]"
+    return (
+        f"{text}\n\n[Showing lines {start}-{end} of {t.total_lines} "
+        f"({format_size(DEFAULT_MAX_BYTES)} limit). Full output: {where}]"
+    )
+
+
+def _details(snapshot: OutputSnapshot) -> dict[str, Any] | None:
+    if not snapshot.truncation.truncated:
+        return None
+    return {
+        "truncation": snapshot.truncation.to_dict(),
+        "fullOutputPath": snapshot.full_output_path,
+    }
+
+
+def _with_status(text: str, status: str) -> str:
+    return f"{text}\n\n{status}" if text else status

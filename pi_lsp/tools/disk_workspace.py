@@ -1,0 +1,177 @@
+"""``DiskWorkspace``: the ``Workspace`` protocol on the real filesystem, with confinement.
+
+Owns path resolution and the confinement rule (every path must resolve, symlinks followed,
+inside one of the roots), disk reads/writes, listing, and the per-file mutation queue. The LSP
+layer's ``EditorWorkspace`` subclasses it and overrides only ``read_document``,
+``write_document`` and ``apply_edits``; the ``disk_*`` helpers are there for it to reuse.
+File contents are read and written in a worker thread so the event loop never blocks on disk.
+Must not import pygls/lsprotocol or anything above tools/.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+
+import anyio.to_thread
+
+from .mutation_queue import FileMutationQueue
+from .paths import expand_path, is_within
+from .workspace import (
+    DirEntry,
+    Document,
+    OutsideWorkspaceError,
+    StaleDocumentError,
+    TextEdit,
+    apply_text_edits,
+)
+
+# Non-UTF-8 bytes survive a read/write round trip as lone surrogates (PEP 383).
+TEXT_ERRORS = "surrogateescape"
+
+
+def decode_text(data: bytes) -> str:
+    """Disk bytes to ``Document.text``: UTF-8, BOM and line endings kept, bad bytes kept."""
+    return data.decode("utf-8", TEXT_ERRORS)
+
+
+def encode_text(text: str) -> bytes:
+    return text.encode("utf-8", TEXT_ERRORS)
+
+
+class DiskWorkspace:
+    """A workspace of one or more root directories; the first root is the cwd."""
+
+    def __init__(self, roots: Sequence[Path | str]) -> None:
+        if not roots:
+            raise ValueError("a workspace needs at least one root")
+        resolved: list[Path] = []
+        for root in roots:
+            real = Path(os.path.realpath(Path(root).expanduser()))
+            if real not in resolved:
+                resolved.append(real)
+        self._roots: tuple[Path, ...] = tuple(resolved)
+        self._queue = FileMutationQueue()
+
+    # ------------------------------------------------------------------ paths and rules
+
+    @property
+    def roots(self) -> Sequence[Path]:
+        return self._roots
+
+    @property
+    def cwd(self) -> Path:
+        return self._roots[0]
+
+    def roots_text(self) -> str:
+        return ", ".join(str(r) for r in self._roots)
+
+    def contains(self, path: Path) -> bool:
+        """True when ``path`` (symlinks followed) lies inside a root."""
+        real = Path(os.path.realpath(path))
+        return any(is_within(real, root) for root in self._roots)
+
+    def resolve(self, path: str) -> Path:
+        return self.confine(expand_path(path, self.cwd))
+
+    def confine(self, path: Path) -> Path:
+        candidate = Path(os.path.normpath(path if path.is_absolute() else self.cwd / path))
+        real = Path(os.path.realpath(candidate))
+        if any(is_within(real, root) for root in self._roots):
+            return candidate
+        rule = "Only files inside the workspace can be accessed."
+        if real != candidate and any(is_within(candidate, r) for r in self._roots):
+            raise OutsideWorkspaceError(
+                f"Path {candidate} is a symbolic link to {real}, which is outside the "
+                f"workspace (roots: {self.roots_text()}). {rule}"
+            )
+        raise OutsideWorkspaceError(
+            f"Path {candidate} is outside the workspace (roots: {self.roots_text()}). {rule}"
+        )
+
+    def display_path(self, path: Path) -> str:
+        if is_within(path, self.cwd):
+            return path.relative_to(self.cwd).as_posix() or "."
+        return str(path)
+
+    def mutation_lock(self, path: Path) -> AbstractAsyncContextManager[None]:
+        return self._queue.hold(os.path.realpath(path))
+
+    # ------------------------------------------------------------ the three text seams
+
+    async def read_document(self, path: Path) -> Document:
+        return Document(path=path, text=await self.disk_read_text(path))
+
+    async def write_document(self, path: Path, text: str, *, label: str) -> None:
+        await self.disk_write_text(path, text)
+
+    async def apply_edits(
+        self, document: Document, edits: Sequence[TextEdit], *, label: str
+    ) -> None:
+        def work() -> None:
+            current = decode_text(document.path.read_bytes())
+            if current != document.text:
+                raise StaleDocumentError(
+                    f"{self.display_path(document.path)} changed on disk after it was read; "
+                    "the edit was not applied. Read the file again and retry."
+                )
+            _write_in_place(document.path, encode_text(apply_text_edits(current, edits)))
+
+        await anyio.to_thread.run_sync(work)
+
+    # --------------------------------------------------------------- disk primitives
+
+    async def disk_read_text(self, path: Path) -> str:
+        return decode_text(await self.read_bytes(path))
+
+    async def disk_write_text(self, path: Path, text: str) -> None:
+        data = encode_text(text)
+
+        def work() -> None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _write_in_place(path, data)
+
+        await anyio.to_thread.run_sync(work)
+
+    async def read_bytes(self, path: Path) -> bytes:
+        return await anyio.to_thread.run_sync(path.read_bytes)
+
+    async def read_head(self, path: Path, size: int) -> bytes:
+        def work() -> bytes:
+            with path.open("rb") as fh:
+                return fh.read(size)
+
+        return await anyio.to_thread.run_sync(work)
+
+    async def file_size(self, path: Path) -> int:
+        return (await anyio.to_thread.run_sync(os.stat, path)).st_size
+
+    async def exists(self, path: Path) -> bool:
+        return await anyio.to_thread.run_sync(os.path.exists, path)
+
+    async def is_dir(self, path: Path) -> bool:
+        return await anyio.to_thread.run_sync(os.path.isdir, path)
+
+    async def list_dir(self, path: Path) -> list[DirEntry]:
+        def work() -> list[DirEntry]:
+            entries: list[DirEntry] = []
+            with os.scandir(path) as it:
+                for entry in it:
+                    try:
+                        is_dir = entry.is_dir()  # follows symlinks, like Pi's stat()
+                        if not is_dir:
+                            os.stat(entry.path)  # broken links are skipped, as Pi does
+                    except OSError:
+                        continue
+                    entries.append(DirEntry(entry.name, is_dir))
+            return entries
+
+        return await anyio.to_thread.run_sync(work)
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Overwrite keeping the inode (mode, owner, hard links), as editors and Pi do."""
+    with path.open("wb") as fh:
+        fh.write(data)

@@ -1,0 +1,59 @@
+"""Building the coding tool set for a workspace (``create_coding_tools``).
+
+Owns the tool names, their default order (read, bash, edit, write, grep, find, ls) and the
+wiring of each tool to the workspace and the bash options. Must not import anything above
+tools/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..agent.types import AgentTool
+from .bash import BashOptions, BashTool
+from .edit import EditTool
+from .find import FindTool
+from .grep import GrepTool
+from .grep_search import Backend
+from .ls import LsTool
+from .read import ReadTool
+from .workspace import Workspace
+from .write import WriteTool
+
+ALL_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
+READ_ONLY_TOOL_NAMES: tuple[str, ...] = ("read", "grep", "find", "ls")
+
+
+def create_coding_tools(
+    workspace: Workspace,
+    *,
+    bash: BashOptions | None = None,
+    names: Sequence[str] | None = None,
+    grep_backend: Backend = "auto",
+) -> list[AgentTool[Any]]:
+    """The coding tools over ``workspace``: all seven by default, else ``names`` in the order
+    given. Raises ``ValueError`` for an unknown name."""
+    bash_options = bash or BashOptions()
+    makers: dict[str, Callable[[], AgentTool[Any]]] = {
+        "read": lambda: ReadTool(workspace),
+        "bash": lambda: BashTool(workspace, bash_options),
+        "edit": lambda: EditTool(workspace),
+        "write": lambda: WriteTool(workspace),
+        "grep": lambda: GrepTool(workspace, backend=grep_backend),
+        "find": lambda: FindTool(workspace),
+        "ls": lambda: LsTool(workspace),
+    }
+    wanted = list(ALL_TOOL_NAMES if names is None else names)
+    unknown = [n for n in wanted if n not in makers]
+    if unknown:
+        raise ValueError(
+            f"Unknown tool name(s): {', '.join(unknown)}. Available: {', '.join(ALL_TOOL_NAMES)}"
+        )
+    seen: set[str] = set()
+    tools: list[AgentTool[Any]] = []
+    for name in wanted:
+        if name not in seen:
+            seen.add(name)
+            tools.append(makers[name]())
+    return tools

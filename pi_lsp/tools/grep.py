@@ -1,0 +1,182 @@
+"""The ``grep`` tool (pi-reference §4.6): search file contents, respecting .gitignore.
+
+Resolves and confines the search path, runs a backend from ``grep_search`` (ripgrep when
+installed, else Python; selectable for tests), then formats Pi's output: ``path:LINE: text``
+for matches, ``path-LINE- text`` for context, 500-character line cut, 50 KiB cap and the
+limit notices. Must not import anything above tools/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import Field
+from pydantic.json_schema import SkipJsonSchema
+
+from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
+from ..ai import AbortSignal
+from .common import ToolError, ToolParams, text_result, throw_if_aborted
+from .grep_search import Backend, GrepMatch, GrepQuery, search
+from .paths import root_for
+from .truncate import (
+    DEFAULT_MAX_BYTES,
+    GREP_MAX_LINE_LENGTH,
+    UNLIMITED,
+    format_size,
+    truncate_head,
+    truncate_line,
+)
+from .workspace import Workspace
+
+DEFAULT_LIMIT = 100
+
+
+class GrepParams(ToolParams):
+    pattern: str = Field(description="Search pattern (regex or literal string)")
+    path: str | SkipJsonSchema[None] = Field(
+        default=None, description="Directory or file to search (default: current directory)"
+    )
+    glob: str | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Filter files by glob pattern, e.g. '*.ts' or '**/*.spec.ts'",
+    )
+    ignore_case: bool | SkipJsonSchema[None] = Field(
+        default=None, alias="ignoreCase", description="Case-insensitive search (default: false)"
+    )
+    literal: bool | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Treat pattern as literal string instead of regex (default: false)",
+    )
+    context: int | SkipJsonSchema[None] = Field(
+        default=None,
+        description="Number of lines to show before and after each match (default: 0)",
+    )
+    limit: int | SkipJsonSchema[None] = Field(
+        default=None, description="Maximum number of matches to return (default: 100)"
+    )
+
+
+class GrepTool(AgentTool[GrepParams]):
+    name: ClassVar[str] = "grep"
+    label: ClassVar[str] = "grep"
+    description: ClassVar[str] = (
+        "Search file contents for a pattern. Returns matching lines with file paths and line "
+        f"numbers. Respects .gitignore. Output is truncated to {DEFAULT_LIMIT} matches or "
+        f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). Long lines are truncated to "
+        f"{GREP_MAX_LINE_LENGTH} chars."
+    )
+    parameters: ClassVar[type[GrepParams]] = GrepParams
+    prompt_snippet: ClassVar[str] = "Search file contents for patterns (respects .gitignore)"
+    prompt_guidelines: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, workspace: Workspace, *, backend: Backend = "auto"):
+        self.workspace = workspace
+        self.backend: Backend = backend
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: GrepParams,
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
+        throw_if_aborted(signal)
+        ws = self.workspace
+        search_path = ws.resolve(params.path or ".")
+        if not await ws.exists(search_path):
+            raise ToolError(f"Path not found: {search_path}")
+        is_dir = await ws.is_dir(search_path)
+        context = params.context if params.context and params.context > 0 else 0
+        limit = max(1, DEFAULT_LIMIT if params.limit is None else params.limit)
+        query = GrepQuery(
+            pattern=params.pattern,
+            search_path=search_path,
+            is_dir=is_dir,
+            root=root_for(ws.roots, search_path),
+            glob=params.glob or None,
+            ignore_case=bool(params.ignore_case),
+            literal=bool(params.literal),
+            limit=limit,
+        )
+        outcome = await search(query, self.backend, signal)
+        if not outcome.matches:
+            return text_result("No matches found")
+        formatter = _Formatter(ws, search_path, is_dir, context)
+        lines: list[str] = []
+        for match in outcome.matches:
+            lines.extend(await formatter.block(match))
+        trunc = truncate_head("\n".join(lines), max_lines=UNLIMITED)
+        details: dict[str, Any] = {}
+        notices: list[str] = []
+        if outcome.limit_reached:
+            notices.append(
+                f"{limit} matches limit reached. Use limit={limit * 2} for more, "
+                "or refine pattern"
+            )
+            details["matchLimitReached"] = limit
+        if trunc.truncated:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details["truncation"] = trunc.to_dict()
+        if formatter.lines_truncated:
+            notices.append(
+                f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. "
+                "Use read tool to see full lines"
+            )
+            details["linesTruncated"] = True
+        text = trunc.content
+        if notices:
+            text += f"\n\n[{'. '.join(notices)}]"
+        return text_result(text, details or None)
+
+
+class _Formatter:
+    def __init__(self, workspace: Workspace, search_path: Path, is_dir: bool, context: int):
+        self.workspace = workspace
+        self.search_path = search_path
+        self.is_dir = is_dir
+        self.context = context
+        self.lines_truncated = False
+        self._files: dict[str, list[str]] = {}
+
+    def rel(self, path: str) -> str:
+        if self.is_dir:
+            rel = os.path.relpath(path, self.search_path)
+            if rel and not rel.startswith(".."):
+                return rel.replace(os.sep, "/")
+        return os.path.basename(path)
+
+    def _cut(self, text: str) -> str:
+        cut, was_cut = truncate_line(text)
+        self.lines_truncated = self.lines_truncated or was_cut
+        return cut
+
+    async def _file_lines(self, path: str) -> list[str]:
+        if path not in self._files:
+            try:
+                data = await self.workspace.read_bytes(Path(path))
+                text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+                self._files[path] = text.split("\n")
+            except OSError:
+                self._files[path] = []
+        return self._files[path]
+
+    async def block(self, match: GrepMatch) -> list[str]:
+        rel = self.rel(match.path)
+        if self.context == 0 and match.line_text is not None:
+            text = match.line_text.replace("\r\n", "\n").replace("\r", "")
+            text = text[:-1] if text.endswith("\n") else text
+            return [f"{rel}:{match.line_number}: {self._cut(text)}"]
+        lines = await self._file_lines(match.path)
+        if not lines:
+            return [f"{rel}:{match.line_number}: (unable to read file)"]
+        n = match.line_number
+        start = max(1, n - self.context) if self.context else n
+        end = min(len(lines), n + self.context) if self.context else n
+        out: list[str] = []
+        for current in range(start, end + 1):
+            text = self._cut(lines[current - 1].replace("\r", "") if current <= len(lines) else "")
+            sep = ":" if current == n else "-"
+            out.append(f"{rel}{sep}{current}{sep} {text}")
+        return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..agent import Agent
@@ -21,6 +21,7 @@ from ..ai.models import resolve_model
 from ..ai.providers.faux import FauxProvider, FauxScript
 from ..tools import (
     BashOptions,
+    BashTool,
     ProcessRegistry,
     Workspace,
     build_system_prompt,
@@ -109,10 +110,10 @@ class AgentSetup:
         agent.get_api_key = (
             (lambda provider: get_env_api_key(provider, api_key_env=key_env)) if key_env else None
         )
+        secrets = frozenset({key_env}) if key_env else frozenset()
         for tool in agent.state.tools:
-            options = getattr(tool, "options", None)
-            if isinstance(options, BashOptions):
-                options.extra_secret_env = frozenset({key_env}) if key_env else frozenset()
+            if isinstance(tool, BashTool) and tool.options.extra_secret_env != secrets:
+                tool.options = replace(tool.options, extra_secret_env=secrets)
 
     def _stream_fn(self, settings: Settings, model: Model) -> Any:
         if model.api != "faux" or not settings.faux_script:

@@ -2,8 +2,7 @@
 
 Versioned ``documentChanges`` when the client supports them (``changes`` otherwise — Neovim
 declares none), ``CreateFile`` for a new file, and a change annotation with
-``needsConfirmation`` in confirm mode. Also applies edits to a string, the way the client
-will, to know the resulting text. Pure: lsprotocol types only, no server.
+``needsConfirmation`` in confirm mode. Pure: lsprotocol types only, no server.
 """
 
 from __future__ import annotations
@@ -38,14 +37,6 @@ class EditOptions:
     create_supported: bool = False
     annotation_label: str | None = None
     """Set (confirm mode, with client support): annotate edits with needsConfirmation."""
-
-
-def apply_text_edits(text: str, edits: Sequence[TextEdit]) -> str:
-    """``text`` with non-overlapping offset edits applied (any order given)."""
-    out = text
-    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
-        out = out[: edit.start] + edit.new_text + out[edit.end :]
-    return out
 
 
 def lsp_text_edits(

@@ -8,7 +8,6 @@ from pi_lsp.lsp.edits import (
     ANNOTATION_ID,
     EditOptions,
     EditTarget,
-    apply_text_edits,
     create_file_edit,
     workspace_edit,
 )
@@ -72,7 +71,3 @@ def test_create_file() -> None:
     assert create.uri == "file:///new.py"
     assert isinstance(insert, types.TextDocumentEdit)
     assert insert.edits[0].new_text == "print(1)\n"
-
-
-def test_apply_text_edits_any_order() -> None:
-    assert apply_text_edits("abcdef", [TextEdit(4, 5, "E"), TextEdit(0, 1, "A")]) == "AbcdEf"

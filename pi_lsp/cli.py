@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -65,11 +66,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _server_parser().parse_args(args_list)
     setup_logging(args.log_file, args.log_level)
-    from .lsp.server import serve_stdio, serve_tcp
-
     if args.tcp:
+        from .lsp.server import serve_tcp
+
         host, port = _parse_tcp(args.tcp)
         log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
-        return serve_tcp(host, port)
-    log.info("pi-lsp %s serving on stdio", __version__)
-    return serve_stdio()
+        code = serve_tcp(host, port)
+    else:
+        from .lsp.stdio import serve_stdio  # answers initialize before the heavy imports
+
+        log.info("pi-lsp %s serving on stdio", __version__)
+        code = serve_stdio()
+    # Runs are over, tool processes killed, session files flushed and the outbox drained:
+    # skip the interpreter's slow teardown of every imported module.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

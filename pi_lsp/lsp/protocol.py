@@ -14,28 +14,66 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcInvalidParams
 
-# client -> server requests
-PROMPT = "pi/prompt"
-STEER = "pi/steer"
-FOLLOW_UP = "pi/followUp"
-ABORT = "pi/abort"
-NEW_SESSION = "pi/newSession"
-SESSIONS = "pi/sessions"
-RESUME_SESSION = "pi/resumeSession"
-STATE = "pi/state"
-REPLAY = "pi/replay"
-FORK_SESSION = "pi/forkSession"
-COMPACT = "pi/compact"
-# server -> client
-EVENT = "pi/event"
-SAVE_DOCUMENTS = "pi/saveDocuments"
-# workspace/executeCommand commands (arguments: one object, the request's params)
-CMD_PROMPT = "pi.prompt"
-CMD_STEER = "pi.steer"
-CMD_FOLLOW_UP = "pi.followUp"
-CMD_ABORT = "pi.abort"
-CMD_NEW_SESSION = "pi.newSession"
-COMMANDS = (CMD_PROMPT, CMD_STEER, CMD_FOLLOW_UP, CMD_ABORT, CMD_NEW_SESSION)
+from .methods import (  # re-exported: the names live with their models
+    ABORT as ABORT,
+)
+from .methods import (
+    CMD_ABORT as CMD_ABORT,
+)
+from .methods import (
+    CMD_FOLLOW_UP as CMD_FOLLOW_UP,
+)
+from .methods import (
+    CMD_NEW_SESSION as CMD_NEW_SESSION,
+)
+from .methods import (
+    CMD_PROMPT as CMD_PROMPT,
+)
+from .methods import (
+    CMD_STEER as CMD_STEER,
+)
+from .methods import (
+    COMMANDS as COMMANDS,
+)
+from .methods import (
+    COMPACT as COMPACT,
+)
+from .methods import (
+    EVENT as EVENT,
+)
+from .methods import (
+    FOLLOW_UP as FOLLOW_UP,
+)
+from .methods import (
+    FORK_SESSION as FORK_SESSION,
+)
+from .methods import (
+    NEW_SESSION as NEW_SESSION,
+)
+from .methods import (
+    PROMPT as PROMPT,
+)
+from .methods import (
+    REPLAY as REPLAY,
+)
+from .methods import (
+    REQUESTS as REQUESTS,
+)
+from .methods import (
+    RESUME_SESSION as RESUME_SESSION,
+)
+from .methods import (
+    SAVE_DOCUMENTS as SAVE_DOCUMENTS,
+)
+from .methods import (
+    SESSIONS as SESSIONS,
+)
+from .methods import (
+    STATE as STATE,
+)
+from .methods import (
+    STEER as STEER,
+)
 
 Delivered = Literal["prompt", "steer", "followUp"]
 

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -29,7 +29,7 @@ from .protocol import COMMANDS
 from .transport import (
     PiProtocol,
     StreamWriterAdapter,
-    protocol_stdio,
+    dispatch,
     run_loop,
     stream_frames,
     thread_frames,
@@ -206,19 +206,23 @@ async def _register_configuration(ls: PiLanguageServer) -> None:
 # ------------------------------------------------------------------------------ serving
 
 
-def serve_stdio() -> int:
+def run_stdio(
+    stdin: BinaryIO, outbox: Outbox, first: bytes | None, answered: Any = None
+) -> int:
+    """Serve until ``exit`` / EOF. ``first`` is the frame the start-up path already read;
+    ``answered`` the id of the ``initialize`` it already answered."""
     server = create_server()
-    stdin, stdout = protocol_stdio()
+    protocol = server.protocol
+    assert isinstance(protocol, PiProtocol)
+    protocol.set_writer(outbox)
+    protocol.suppressed_response = answered
 
     async def main() -> int:
-        outbox = Outbox(stdout)
-        server.protocol.set_writer(outbox)
-        try:
-            return await run_loop(
-                server.protocol, thread_frames(stdin), server.stop  # type: ignore[arg-type]
-            )
-        finally:
-            outbox.close(timeout=2.0)
+        if first is None:
+            await server.stop()
+            return 0
+        dispatch(protocol, first)
+        return await run_loop(protocol, thread_frames(stdin), server.stop)
 
     return asyncio.run(main())
 
@@ -233,9 +237,9 @@ def serve_tcp(host: str, port: int) -> int:
             writer.close()
             return
         server.protocol.set_writer(StreamWriterAdapter(writer))
-        code = await run_loop(
-            server.protocol, stream_frames(reader), server.stop  # type: ignore[arg-type]
-        )
+        protocol = server.protocol
+        assert isinstance(protocol, PiProtocol)
+        code = await run_loop(protocol, stream_frames(reader), server.stop)
         await writer.drain()
         writer.close()
         if not done.done():

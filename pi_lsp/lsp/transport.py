@@ -13,9 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import re
-import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from typing import Any, BinaryIO
@@ -29,6 +27,8 @@ from pygls.exceptions import (
     JsonRpcParseError,
 )
 from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from .stdio import frame, read_frame
 
 log = logging.getLogger(__name__)
 
@@ -45,17 +45,22 @@ def encode_body(obj: Any, default: Callable[[Any], Any] | None = None) -> bytes:
         return json.dumps(obj, default=default, separators=(",", ":")).encode("ascii")
 
 
-def frame(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
 class PiProtocol(LanguageServerProtocol):
     """pygls' protocol with compact byte-exact output and an exit hook we control."""
 
     on_exit: Callable[[int], None] | None = None
+    suppressed_response: Any = None
+    """Id of an ``initialize`` already answered by the start-up path (``stdio``)."""
 
     def _send_data(self, data: Any) -> None:
         if not data:
+            return
+        if (
+            self.suppressed_response is not None
+            and getattr(data, "id", None) == self.suppressed_response
+            and getattr(data, "method", None) is None
+        ):
+            self.suppressed_response = None
             return
         writer = self.writer
         if writer is None:
@@ -149,25 +154,9 @@ def dispatch(protocol: PiProtocol, body: bytes) -> None:
 def _read_frames_blocking(
     stream: BinaryIO, deliver: Callable[[bytes | None], None]
 ) -> None:
-    """Reader thread body: parse Content-Length frames, deliver bodies, then ``None`` at EOF."""
+    """Reader thread body: deliver framed bodies, then ``None`` at EOF."""
     try:
-        while True:
-            length: int | None = None
-            while True:
-                line = stream.readline()
-                if not line:
-                    return
-                if line in (b"\r\n", b"\n"):
-                    break
-                m = _CONTENT_LENGTH.match(line.rstrip(b"\r\n"))
-                if m:
-                    length = int(m.group(1))
-            if length is None:
-                log.warning("dropping a frame without Content-Length")
-                continue
-            body = stream.read(length)
-            if len(body) < length:
-                return
+        while (body := read_frame(stream)) is not None:
             deliver(body)
     except (OSError, ValueError) as exc:
         log.warning("client input closed: %s", exc)
@@ -254,19 +243,6 @@ async def run_loop(
     except Exception:
         log.exception("cleanup failed")
     return exit_code[0] if exit_code else 0
-
-
-def protocol_stdio() -> tuple[BinaryIO, BinaryIO]:
-    """Private copies of stdin/stdout for the protocol; fds 0/1 then point at /dev/null and
-    stderr, so a stray print or a child process can never corrupt or steal the stream."""
-    proto_in = os.fdopen(os.dup(sys.stdin.fileno()), "rb")
-    proto_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), 1)
-    return proto_in, proto_out
 
 
 class StreamWriterAdapter:

@@ -2,8 +2,10 @@
 
 ``publish`` takes wire events (``events.event_wire``). Consecutive ``*_delta`` updates of one
 content block are merged so at most ``1/interval`` delta notifications go out per second; the
-first delta after a quiet period goes out at once, and a merge never spans more than one
-interval (≤ 100 ms). Any other event first flushes the merged delta, so order is kept.
+first delta after a quiet period goes out at once. While a fast model keeps the window full,
+the window doubles up to ``MAX_WINDOW`` (100 ms): fewer, larger notifications (each costs
+~230 bytes of envelope) with the answer still visibly growing; a pause resets it. Any other
+event first flushes the merged delta, so order is kept.
 Every sent notification gets the next ``seq`` (from 1) and is kept in a bounded buffer for
 ``pi/replay``. Clock and timer are injectable; no pygls here.
 """
@@ -18,6 +20,8 @@ from typing import Any, Protocol
 from .events import DELTA_TYPES
 
 DEFAULT_BUFFER = 2048
+MAX_WINDOW = 0.1
+"""No merge ever spans more than this (PROTOCOL §3: ~100 ms)."""
 
 
 class TimerHandle(Protocol):
@@ -40,7 +44,9 @@ class EventChannel:
     ) -> None:
         self.session_id = session_id
         self._send = send
-        self.interval = interval
+        self.interval = min(interval, MAX_WINDOW)
+        self.window = self.interval
+        """The current merge window: ``interval`` after a pause, up to ``MAX_WINDOW``."""
         self._buffer: deque[dict[str, Any]] = deque(maxlen=max(1, buffer_size))
         self._clock = clock
         self._call_at = call_at
@@ -63,8 +69,8 @@ class EventChannel:
 
     def _schedule(self, when: float) -> TimerHandle:
         if self._call_at is not None:
-            return self._call_at(when, self.flush)
-        return asyncio.get_running_loop().call_at(when, self.flush)
+            return self._call_at(when, self._on_timer)
+        return asyncio.get_running_loop().call_at(when, self._on_timer)
 
     # ----------------------------------------------------------------------- publish
 
@@ -88,13 +94,23 @@ class EventChannel:
                 return
             self.flush()
         now = self._now()
-        if now - self._last_delta >= self.interval:
+        gap = now - self._last_delta
+        if gap >= self.window:
+            if gap >= 2 * self.window:
+                self.window = self.interval  # the stream paused: back to the quick window
             self._last_delta = now
             self._emit_delta(inner)
             return
         self._pending = {"type": inner["type"], "contentIndex": inner["contentIndex"]}
         self._pending_parts = [inner["delta"]]
-        self._timer = self._schedule(self._last_delta + self.interval)
+        self._timer = self._schedule(self._last_delta + self.window)
+
+    def _on_timer(self) -> None:
+        """A window closed with merged deltas: the model is fast, widen the window."""
+        self._timer = None
+        if self._pending is not None:
+            self.window = min(self.window * 2, MAX_WINDOW)
+        self.flush()
 
     def flush(self) -> None:
         """Send the merged delta now (called by the timer and before any other event)."""

@@ -19,12 +19,14 @@ class FakeTimers:
         return handle
 
     def advance(self, dt: float) -> None:
-        self.now += dt
-        due = [p for p in self.pending if p[0] <= self.now]
-        self.pending = [p for p in self.pending if p[0] > self.now]
-        for _, fn, handle in sorted(due, key=lambda p: p[0]):
+        end = self.now + dt
+        while due := sorted((p for p in self.pending if p[0] <= end), key=lambda p: p[0]):
+            when, fn, handle = due[0]
+            self.pending.remove(due[0])
+            self.now = max(self.now, when)  # a timer runs at its due time
             if not handle.cancelled:
                 fn()
+        self.now = end
 
 
 class FakeHandle:
@@ -46,8 +48,12 @@ def make(
 ) -> tuple[EventChannel, list[dict[str, Any]], FakeTimers]:
     timers = FakeTimers()
     sent: list[dict[str, Any]] = []
+
+    def send(params: dict[str, Any]) -> None:
+        sent.append({**params, "_t": timers.now})
+
     ch = EventChannel(
-        "s1", sent.append, interval=interval, buffer_size=buffer,
+        "s1", send, interval=interval, buffer_size=buffer,
         clock=lambda: timers.now, call_at=timers.call_at,
     )
     return ch, sent, timers
@@ -140,3 +146,25 @@ def test_replay_flushes_pending_delta() -> None:
     events, complete = ch.replay(0)
     assert [e["event"]["assistantMessageEvent"]["delta"] for e in events] == ["a", "b"]
     assert complete
+
+
+def test_window_widens_under_a_fast_stream_and_resets_after_a_pause() -> None:
+    ch, sent, timers = make(interval=1 / 60)
+    for _ in range(400):  # a delta every 2.5 ms for one second
+        ch.publish(delta("x"))
+        timers.advance(0.0025)
+    timers.advance(1)
+    assert ch.window == 0.1  # widened to the 100 ms cap, never beyond
+    assert len(sent) <= 14  # ~10/s once widened
+    gaps = [b - a for a, b in zip(sent_times(sent), sent_times(sent)[1:], strict=False)]
+    assert all(g <= 0.1 + 1e-9 for g in gaps)
+    assert "".join(p["event"]["assistantMessageEvent"]["delta"] for p in sent) == "x" * 400
+    timers.advance(0.5)  # a pause
+    before = len(sent)
+    ch.publish(delta("y"))
+    assert len(sent) == before + 1  # out at once
+    assert ch.window == 1 / 60
+
+
+def sent_times(sent: list[dict[str, Any]]) -> list[float]:
+    return [p["_t"] for p in sent]

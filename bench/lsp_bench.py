@@ -1,0 +1,292 @@
+"""The language-server benchmark: what the editor receives, how fast, and what it costs.
+
+Drives a real ``python -m pi_lsp`` over stdio with a minimal raw JSON-RPC client (no
+pytest-lsp overhead on the measuring side) and prints one JSON object:
+
+- ``stream``: bytes and notifications sent to the editor for a 10,000-token answer (faux
+  provider), from a fast model (~2000 tokens/s, 8 tokens a chunk) and unthrottled:
+  message_update count and rate, the bytes of the streaming notifications and of the whole
+  run, each over the answer's own JSON (the final assistant message as in ``message_end``);
+- ``first_delta``: latency from the model server writing the first text chunk (a scripted
+  OpenAI-compatible server on 127.0.0.1, in this process) to the client receiving that
+  ``text_delta`` — after a quiet period, so coalescing adds nothing;
+- ``cold_start``: process spawn → ``initialize`` answered, and → first ``pi/*`` answered;
+- ``rss``: resident memory of the idle server, and after the 10,000-token run.
+
+Targets (docs/performance.md): bytes ≤ 1.3× the answer's JSON, ≤ 60 notifications/s,
+first-delta p50 ≤ 5 ms, initialize ≤ 0.35 s, idle RSS ≤ 80 MB. ``python bench/lsp_bench.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.support.http_server import Pause, ScriptedHTTPServer, ScriptedResponse, sse  # noqa: E402
+
+TOKENS = 10_000
+
+
+class Client:
+    """Raw LSP over a child's stdio, recording every message with its size and arrival time."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.messages: list[tuple[float, int, dict[str, Any]]] = []
+        self._next = 0
+        self._waiters: list[tuple[Any, asyncio.Future[dict[str, Any]]]] = []
+        self.reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def spawn(cls, data_dir: Path) -> tuple[Client, float]:
+        started = time.perf_counter()
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "pi_lsp", "--log-level", "WARNING",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, cwd=ROOT,
+            env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir)},
+            limit=1 << 24,
+        )
+        return cls(proc), started
+
+    async def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while True:
+            header = await out.readuntil(b"\r\n\r\n")
+            length = int(header.split(b":")[1].split(b"\r\n")[0])
+            body = await out.readexactly(length)
+            message = json.loads(body)
+            self.messages.append((time.perf_counter(), len(header) + length, message))
+            for pred, fut in list(self._waiters):
+                if not fut.done() and pred(message):
+                    fut.set_result(message)
+                    self._waiters.remove((pred, fut))
+
+    def wait(self, pred: Any) -> asyncio.Future[dict[str, Any]]:
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiters.append((pred, fut))
+        return fut
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    async def call(self, method: str, params: Any = None) -> dict[str, Any]:
+        self._next += 1
+        msg_id = self._next
+        fut = self.wait(lambda m: m.get("id") == msg_id and "method" not in m)
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params or {}})
+        return await fut
+
+    async def initialize(self, root: Path, pi: dict[str, Any]) -> None:
+        await self.call("initialize", {
+            "processId": os.getpid(), "rootUri": root.as_uri(),
+            "capabilities": {"window": {"workDoneProgress": False}},
+            "initializationOptions": {"pi": pi},
+        })
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+
+    def rss_mb(self) -> float:
+        status = Path(f"/proc/{self.proc.pid}/status").read_text()
+        kb = next(int(line.split()[1]) for line in status.splitlines()
+                  if line.startswith("VmRSS:"))
+        return round(kb / 1024, 1)
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.call("shutdown"), 10)
+            self.send({"jsonrpc": "2.0", "method": "exit"})
+            await asyncio.wait_for(self.proc.wait(), 10)
+        except (TimeoutError, ConnectionError):
+            self.proc.kill()
+        self.reader.cancel()
+
+
+def is_event(kind: str) -> Any:
+    return lambda m: m.get("method") == "pi/event" and m["params"]["event"]["type"] == kind
+
+
+# ------------------------------------------------------------------------------ stream
+
+
+async def bench_stream(tmp: Path, *, delay_ms: float, chunk: int) -> dict[str, Any]:
+    words = [f"tok{i % 997}" for i in range(TOKENS)]
+    text = " ".join(words)  # ~10,000 tokens of ~4-5 characters
+    script = tmp / f"stream-{delay_ms}.json"
+    script.write_text(json.dumps({"chunkSize": chunk, "delayMs": delay_ms,
+                                  "responses": [{"content": [{"type": "text", "text": text}]}]}))
+    ws = tmp / "ws"
+    ws.mkdir(exist_ok=True)
+    client, _ = await Client.spawn(tmp / "data")
+    try:
+        await client.initialize(ws, {"provider": "faux", "fauxScript": str(script)})
+        await client.call("pi/sessions")
+        idle_rss = client.rss_mb()
+        mark = len(client.messages)
+        done = client.wait(is_event("agent_end"))
+        started = time.perf_counter()
+        await client.call("pi/prompt", {"text": "write"})
+        await done
+        elapsed = time.perf_counter() - started
+        run = client.messages[mark:]
+        events = [(t, size, m["params"]["event"]) for t, size, m in run
+                  if m.get("method") == "pi/event"]
+        updates = [(t, size, e) for t, size, e in events if e["type"] == "message_update"]
+        deltas = [u for u in updates if u[2]["assistantMessageEvent"]["type"] == "text_delta"]
+        final = next(e["message"] for _, _, e in events
+                     if e["type"] == "message_end" and e["message"]["role"] == "assistant")
+        answer_json = len(json.dumps(final, separators=(",", ":"), ensure_ascii=False)
+                          .encode())
+        stream_s = (deltas[-1][0] - deltas[0][0]) if len(deltas) > 1 else 0.0
+        per_second = [0] * (int(stream_s) + 1)
+        for t, _, _ in deltas:
+            per_second[int(t - deltas[0][0])] += 1
+        total_bytes = sum(size for _, size, _ in run)
+        update_bytes = sum(size for _, size, _ in updates)
+        after_rss = client.rss_mb()
+        return {
+            "answer_chars": len(text),
+            "answer_json_bytes": answer_json,
+            "run_seconds": round(elapsed, 3),
+            "stream_seconds": round(stream_s, 3),
+            "model_tokens_per_second": round(TOKENS / stream_s) if stream_s else None,
+            "model_chunks": -(-len(text) // chunk),
+            "update_notifications": len(updates),
+            "delta_notifications": len(deltas),
+            "deltas_per_second_avg": round(len(deltas) / stream_s, 1) if stream_s else None,
+            "deltas_per_second_max": max(per_second),
+            "notifications_total": len(run),
+            "update_bytes": update_bytes,
+            "update_bytes_over_answer": round(update_bytes / answer_json, 3),
+            "run_bytes": total_bytes,
+            "run_bytes_over_answer": round(total_bytes / answer_json, 3),
+            "idle_rss_mb": idle_rss,
+            "rss_after_run_mb": after_rss,
+        }
+    finally:
+        await client.close()
+
+
+# ------------------------------------------------------------------------- first delta
+
+
+def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+async def bench_first_delta(tmp: Path, rounds: int) -> dict[str, Any]:
+    latencies: list[float] = []
+    ws = tmp / "ws"
+    ws.mkdir(exist_ok=True)
+    async with ScriptedHTTPServer() as srv:
+        client, _ = await Client.spawn(tmp / "data-latency")
+        try:
+            await client.initialize(ws, {"provider": "openai-compatible",
+                                         "baseUrl": srv.url + "/v1", "model": "m"})
+            for _ in range(rounds):
+                gate = Pause(asyncio.Event())
+                body = [
+                    *sse([chunk({"role": "assistant", "content": ""})], done=False),
+                    gate,
+                    *sse([chunk({"content": "Hello"}), chunk({}, "stop")]),
+                ]
+                srv.enqueue(ScriptedResponse(
+                    200, {"content-type": "text/event-stream"}, body))
+                before = len(srv.requests)
+                first = client.wait(lambda m: m.get("method") == "pi/event"
+                                    and m["params"]["event"]["type"] == "message_update"
+                                    and m["params"]["event"]["assistantMessageEvent"]["type"]
+                                    == "text_delta")
+                end = client.wait(is_event("agent_end"))
+                await client.call("pi/prompt", {"text": "hi"})
+                await srv.wait_for_requests(before + 1)
+                await asyncio.sleep(0.05)  # quiet period: the role chunk is in, nothing else
+                sent = time.perf_counter()
+                gate.event.set()
+                await first
+                received = next(t for t, _, m in reversed(client.messages)
+                                if m.get("method") == "pi/event"
+                                and m["params"]["event"]["type"] == "message_update"
+                                and m["params"]["event"]["assistantMessageEvent"]["type"]
+                                == "text_delta")
+                latencies.append((received - sent) * 1000)
+                await end
+        finally:
+            await client.close()
+    latencies.sort()
+    return {
+        "rounds": rounds,
+        "p50_ms": round(statistics.median(latencies), 2),
+        "p90_ms": round(latencies[int(len(latencies) * 0.9) - 1], 2),
+        "max_ms": round(latencies[-1], 2),
+    }
+
+
+# -------------------------------------------------------------------------- cold start
+
+
+async def bench_cold_start(tmp: Path, rounds: int) -> dict[str, Any]:
+    init: list[float] = []
+    ready: list[float] = []
+    ws = tmp / "ws"
+    ws.mkdir(exist_ok=True)
+    for i in range(rounds):
+        client, started = await Client.spawn(tmp / f"data-cold-{i}")
+        try:
+            await client.call("initialize", {"processId": os.getpid(),
+                                             "rootUri": ws.as_uri(), "capabilities": {}})
+            init.append(time.perf_counter() - started)
+            client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            await client.call("pi/sessions")
+            ready.append(time.perf_counter() - started)
+        finally:
+            await client.close()
+    return {
+        "rounds": rounds,
+        "initialize_s_median": round(statistics.median(init), 3),
+        "initialize_s_min": round(min(init), 3),
+        "first_request_s_median": round(statistics.median(ready), 3),
+    }
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="pi-lsp-bench-") as raw:
+        tmp = Path(raw)
+        result: dict[str, Any] = {
+            "schema": "pi-lsp-bench/1",
+            "python": platform.python_version(),
+            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cpus",
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+        }
+        result["cold_start"] = await bench_cold_start(tmp, args.cold_rounds)
+        result["stream_fast_model"] = await bench_stream(tmp, delay_ms=2.0, chunk=36)
+        result["stream_unthrottled"] = await bench_stream(tmp, delay_ms=0.0, chunk=18)
+        result["first_delta"] = await bench_first_delta(tmp, args.latency_rounds)
+        return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--cold-rounds", type=int, default=5)
+    parser.add_argument("--latency-rounds", type=int, default=40)
+    args = parser.parse_args(argv)
+    print(json.dumps(asyncio.run(main_async(args)), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

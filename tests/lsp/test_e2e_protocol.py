@@ -228,3 +228,16 @@ async def test_no_progress_without_client_support(pi: Start, tmp_path: Path) -> 
     await h.run("go")
     await h.call("pi/sessions")
     assert h.client.progress_reports == {}
+
+
+async def test_prompt_with_an_image(pi: Start, tmp_path: Path) -> None:
+    h = await pi(pi=faux(tmp_path, text_reply("a red pixel")))
+    pixel = (
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJ"
+        "RU5ErkJggg=="
+    )
+    sid = await h.run("what is this?", images=[{"data": pixel, "mimeType": "image/png"}])
+    end = await h.wait_event(sid, "agent_end")
+    content = end["messages"][0]["content"]
+    assert content[0] == {"type": "text", "text": "what is this?"}
+    assert content[1] == {"type": "image", "data": pixel, "mimeType": "image/png"}

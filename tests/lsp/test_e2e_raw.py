@@ -92,3 +92,59 @@ async def test_a_client_that_stops_reading_does_not_stop_the_server(
         assert b_end["messages"][-1]["content"][0]["text"] == "B is done."
     finally:
         await c.close()
+
+
+async def test_pi_requests_before_initialize_are_refused(data_dir: Path) -> None:
+    c = await RawClient.start(data_dir)
+    try:
+        early = await c.call("pi/sessions", {})
+        assert early["error"]["code"] == -32002
+    finally:
+        c.proc.kill()
+        await c.proc.wait()
+
+
+async def test_eof_mid_run_kills_tool_processes_and_keeps_the_session(
+    tmp_path: Path, workspace: Path, data_dir: Path
+) -> None:
+    import json
+    import os
+
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"responses": [
+        {"content": [{"type": "toolCall", "name": "bash",
+                      "arguments": {"command": "sleep 30 & echo child=$!; wait"}}]},
+        {"content": [{"type": "text", "text": "never"}]}]}))
+    c = await RawClient.start(data_dir)
+    await c.initialize(workspace, {"provider": "faux", "fauxScript": str(script),
+                                   "permissions": {"bash": "allow"}})
+    sid = (await c.call("pi/prompt", {"text": "sleep"}))["result"]["sessionId"]
+
+    def child() -> int | None:
+        for e in c.events(sid):
+            if e["event"]["type"] == "tool_execution_update":
+                text = "".join(b.get("text", "") for b in e["event"]["partialResult"]["content"])
+                if "child=" in text:
+                    return int(text.split("child=")[1].split()[0])
+        return None
+
+    pid = await c.wait_for(child)
+    assert c.proc.stdin is not None
+    c.proc.stdin.close()  # the editor went away
+    await asyncio.wait_for(c.proc.wait(), 10)
+    for _ in range(200):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        await asyncio.sleep(0.01)
+    else:
+        raise AssertionError("the bash child outlived the server")
+    again = await RawClient.start(data_dir)
+    try:
+        await again.initialize(workspace, {"provider": "faux"})
+        resumed = await again.call("pi/resumeSession", {"sessionId": sid})
+        roles = [m["role"] for m in resumed["result"]["messages"]]
+        assert roles[:2] == ["user", "assistant"]
+    finally:
+        await again.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Coroutine
 from typing import Any, Literal
 
 from lsprotocol import types
@@ -57,6 +58,8 @@ class HostedSession:
         )
         self.run_task: asyncio.Task[None] | None = None
         self.progress: RunProgress | None = None
+        self._compaction: asyncio.Event | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
 
     @property
@@ -96,7 +99,11 @@ class HostedSession:
     def submit(
         self, message: AgentMessage, deliver_as: Literal["steer", "followUp"] | None
     ) -> Delivered:
-        """Start a run with ``message``, or queue it when a run is going."""
+        """Start a run with ``message``, or queue it when a run is going. During a manual
+        compaction the run starts as soon as the compaction is over."""
+        if self._compaction is not None and not self.agent.is_running:
+            self._spawn(self._after_compaction(self._compaction, message, deliver_as))
+            return "prompt"
         if self.running:
             if deliver_as == "followUp":
                 self.agent.follow_up(message)
@@ -159,10 +166,32 @@ class HostedSession:
             except OSError as exc:
                 log.error("session %s: could not flush: %s", self.id, exc)
 
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _after_compaction(
+        self,
+        done: asyncio.Event,
+        message: AgentMessage,
+        deliver_as: Literal["steer", "followUp"] | None,
+    ) -> None:
+        await done.wait()
+        try:
+            self.submit(message, deliver_as)
+        except Exception as exc:  # a setting went bad meanwhile: tell the user
+            self.bridge.show_message(types.MessageType.Error, f"pi: {exc}")
+
     async def compact(self) -> dict[str, Any]:
         """Manual compaction (``pi/compact``); raises ``CompactionError`` when it fails."""
         before = estimate_messages_tokens(self.agent.state.messages)
-        result = await self.session.compact("manual")
+        done = self._compaction = asyncio.Event()
+        try:
+            result = await self.session.compact("manual")
+        finally:
+            self._compaction = None
+            done.set()
         if result is None:
             return {"compacted": False, "tokens_before": before, "tokens_after": before}
         after = result.estimated_tokens_after

@@ -58,11 +58,10 @@ class PiLanguageServer(LanguageServer):
             log.info("request failed: %s", error)
             return
         log.error("server error (%s): %s", kind, error)
-        if True:
-            try:
-                self.bridge.log_message(types.MessageType.Error, f"pi-lsp: {error}")
-            except Exception:
-                log.debug("could not log to the client", exc_info=True)
+        try:
+            self.bridge.log_message(types.MessageType.Error, f"pi-lsp: {error}")
+        except Exception:
+            log.debug("could not log to the client", exc_info=True)
 
     # ------------------------------------------------------------------- lifecycle
 

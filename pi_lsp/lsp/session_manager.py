@@ -8,13 +8,14 @@ without a ``sessionId``. Runs of different sessions are independent tasks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
 from ..sessions.agent_session import AgentSession
-from .agent_setup import AgentSetup
+from .agent_setup import AgentSetup, SetupError
 from .client import ClientBridge
 from .hosted import HostedSession
 from .permissions import BashPermissions
@@ -62,6 +63,10 @@ class SessionManager:
             session, setup, permissions, bridge=self.bridge, features=self.features
         )
         holder.append(hosted)
+        # so pi/state shows the configured model before the first run; a bad setting is
+        # reported when a run is asked for
+        with contextlib.suppress(SetupError):
+            setup.configure(agent)
         self.sessions[hosted.id] = hosted
         return hosted
 

@@ -141,3 +141,30 @@ async def test_kill_9_mid_stream_then_resume(
         await stop(h2)
 
 
+
+
+async def test_prompt_during_a_manual_compaction_runs_after_it(
+    pi: Start, srv: ScriptedHTTPServer
+) -> None:
+    big = "word " * 6000
+    for _ in range(5):
+        srv.enqueue(response(text_events(big, 2)))
+    h = await pi(pi=http_settings(srv))
+    sid = await h.run("one " * 3000)
+    for i in range(4):
+        await h.run(f"more {i} " + "x " * 3000, sessionId=sid)
+    gate = Pause(asyncio.Event())
+    summary = text_events("## Goal\nSummary.", 2)
+    srv.enqueue(response(summary, gate=gate, gate_after=1), response(summary))
+    srv.enqueue(response(text_events("after compaction")))
+    before = len(srv.requests)
+    compaction = asyncio.ensure_future(h.call("pi/compact", {"sessionId": sid}))
+    await srv.wait_for_requests(before + 1)  # the summary request is in flight
+    queued = await h.call("pi/prompt", {"text": "and now?", "sessionId": sid})
+    assert queued["delivered"] == "prompt"
+    gate.event.set()
+    result = await compaction
+    assert result["compacted"] is True
+    end = await h.wait_event(sid, "agent_end", 6)
+    assert end["messages"][0]["content"][0]["text"] == "and now?"
+    assert end["messages"][-1]["content"][0]["text"] == "after compaction"

@@ -1,0 +1,78 @@
+"""docs/editors.md's eglot set-up, verbatim, in batch Emacs (a smoke test: stream + edit)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .harness import tool_reply, write_script
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
+
+DRIVER = r"""
+(setq eglot-sync-connect t)
+(find-file (expand-file-name "a.py" (getenv "PI_TEST_ROOT")))
+(python-mode)
+(apply #'eglot (eglot--guess-contact))
+(let ((deadline (+ (float-time) 30)))
+  (while (and (not (eglot-current-server)) (< (float-time) deadline))
+    (accept-process-output nil 0.05)))
+(pi-prompt "change it")
+(let ((deadline (+ (float-time) 30)))
+  (while (and (< (float-time) deadline)
+              (not (with-current-buffer (get-buffer-create "*pi*")
+                     (string-match-p "-- done --" (buffer-string)))))
+    (accept-process-output nil 0.05)))
+(princ (format "PI:[%s]\n" (with-current-buffer "*pi*" (buffer-string))))
+(princ (format "BUF:[%s]\n" (with-current-buffer "a.py" (buffer-string))))
+(kill-emacs 0)
+"""
+
+
+def snippet() -> str:
+    match = re.search(r"<!-- snippet: eglot -->\n```elisp\n(.*?)```", DOCS.read_text(), re.S)
+    assert match
+    return match.group(1)
+
+
+@pytest.mark.editor
+def test_docs_eglot_setup(tmp_path: Path) -> None:
+    emacs = shutil.which("emacs")
+    if emacs is None:
+        pytest.skip("Emacs is not installed (apt-get install emacs-nox elpa-eglot)")
+    probe = subprocess.run([emacs, "--batch", "-q", "--eval", "(require 'eglot)"],
+                           capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        pytest.skip("eglot is not installed")
+    script = write_script(tmp_path / "script.json", [
+        tool_reply("edit", {"path": "a.py", "edits": [{"oldText": "return 1",
+                                                        "newText": "return 2"}]},
+                   text="Changing it."),
+        {"content": [{"type": "text", "text": "Done: f returns 2."}]},
+    ])
+    config = snippet()
+    original = ('("pi-lsp" :initializationOptions\n'
+                '                    (:pi (:provider "anthropic" :model "claude-sonnet-4-5")))')
+    assert original in config
+    config = config.replace(original, (
+        f'("{sys.executable}" "-m" "pi_lsp" :initializationOptions\n'
+        f'  (:pi (:provider "faux" :fauxScript "{script}")))'))
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    test_el = tmp_path / "test.el"
+    test_el.write_text("(require 'eglot)\n(require 'cl-lib)\n" + config + DRIVER)
+    env = {**os.environ, "PI_TEST_ROOT": str(root), "PI_LSP_DATA_DIR": str(tmp_path / "data"),
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.run([emacs, "--batch", "-q", "-l", str(test_el)], cwd=root, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90)
+    out = proc.stdout + proc.stderr
+    assert "PI:[Changing it.Done: f returns 2.\n-- done --\n]" in out, out
+    assert "BUF:[def f():\n    return 2\n]" in out, out
+    assert (root / "a.py").read_text() == "def f():\n    return 2\n"

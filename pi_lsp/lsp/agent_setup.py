@@ -15,7 +15,7 @@ from typing import Any
 
 from ..agent import Agent
 from ..ai import Model, StreamOptions
-from ..ai.env_keys import PROVIDER_ENV_KEYS, get_env_api_key
+from ..ai.env_keys import PROVIDER_ENV_KEYS
 from ..ai.events import RetryInfo
 from ..ai.models import resolve_model
 from ..ai.providers.faux import FauxProvider, FauxScript
@@ -107,9 +107,9 @@ class AgentSetup:
         agent.tool_execution = settings.tool_execution
         agent.stream_fn = self._stream_fn(settings, model)
         key_env = settings.api_key_env
-        agent.get_api_key = (
-            (lambda provider: get_env_api_key(provider, api_key_env=key_env)) if key_env else None
-        )
+        base = agent.stream_options or StreamOptions(on_retry=self._on_retry)
+        if base.api_key_env != key_env:  # the provider reads the key (and names it if missing)
+            agent.stream_options = replace(base, api_key_env=key_env)
         secrets = frozenset({key_env}) if key_env else frozenset()
         for tool in agent.state.tools:
             if isinstance(tool, BashTool) and tool.options.extra_secret_env != secrets:

@@ -91,12 +91,13 @@ class DocumentTracker:
     # --------------------------------------------------------------------- queries
 
     def uri_for(self, path: Path) -> str | None:
-        """The uri of the open buffer showing ``path`` (a resolved path), if any."""
-        key = self._by_path.get(path)
+        """The uri of the open buffer showing ``path`` (symlinks resolved), if any."""
+        real = Path(os.path.realpath(path))
+        key = self._by_path.get(real)
         if key is not None and self.workspace is not None:
             if key in self.workspace.text_documents:
                 return key
-            del self._by_path[path]
+            del self._by_path[real]
         return None
 
     def buffer(self, uri: str) -> Buffer | None:

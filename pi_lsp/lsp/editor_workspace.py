@@ -84,10 +84,14 @@ class EditorWorkspace(DiskWorkspace):
                 return Document(path=path, text=buf.text, version=buf.version, from_buffer=True)
         return await super().read_document(path)
 
+    async def exists(self, path: Path) -> bool:
+        """An open buffer exists even before it is first saved."""
+        return self.tracker.uri_for(path) is not None or await super().exists(path)
+
     # ----------------------------------------------------------------------- writes
 
     async def write_document(self, path: Path, text: str, *, label: str) -> None:
-        if self.tracker.uri_for(path) is not None or await self.exists(path):
+        if await self.exists(path):
             doc = await self.read_document(path)
             await self.apply_edits(doc, [TextEdit(0, len(doc.text), text)], label=label)
             return

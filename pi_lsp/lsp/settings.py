@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
+
+from ..ai.models import PROVIDERS
 
 ThinkingSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 BashPermission = Literal["ask", "allow", "deny"]
@@ -55,6 +57,21 @@ class Settings(_Model):
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str | None) -> str | None:
+        if value is not None and value not in PROVIDERS:
+            raise ValueError(f"unknown provider; expected one of {', '.join(PROVIDERS)}")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("expected an http:// or https:// URL")
+        return value
+
     api_key_env: str | None = None
     thinking_level: ThinkingSetting = "off"
     tool_execution: Literal["parallel", "sequential"] = "parallel"

@@ -76,3 +76,21 @@ async def test_abort_mid_stream(pi: Start, srv: ScriptedHTTPServer) -> None:
     srv.enqueue(response(text_events("fresh")))
     await h.run("again", sessionId=sid)
     assert h.session_events(sid)[-1]["event"]["messages"][-1]["content"][0]["text"] == "fresh"
+
+
+async def test_api_key_comes_from_the_named_variable(pi: Start, srv: ScriptedHTTPServer) -> None:
+    srv.enqueue(response(text_events("keyed")))
+    settings = {"provider": "openai", "baseUrl": srv.url + "/v1", "model": "gpt-test",
+                "apiKeyEnv": "MY_PI_KEY"}
+    h = await pi(pi=settings, env={"MY_PI_KEY": "sk-from-my-var", "OPENAI_API_KEY": "sk-wrong"})
+    await h.run("hi")
+    assert srv.requests[0].headers["authorization"] == "Bearer sk-from-my-var"
+
+
+async def test_a_missing_key_is_named(pi: Start, srv: ScriptedHTTPServer) -> None:
+    settings = {"provider": "openai", "baseUrl": srv.url + "/v1", "apiKeyEnv": "MY_PI_KEY"}
+    h = await pi(pi=settings, env={"MY_PI_KEY": "", "OPENAI_API_KEY": ""})
+    sid = await h.run("hi")
+    end = await h.wait_event(sid, "agent_end")
+    assert "MY_PI_KEY" in end["messages"][-1]["errorMessage"]
+    assert srv.requests == []

@@ -83,3 +83,13 @@ def test_client_features() -> None:
     assert report2.unknown == ["pi.clientCapabilities.x"]
     slow, _ = client_features({"clientCapabilities": {"maxUpdatesPerSecond": 2}})
     assert slow.update_interval == 0.1  # merging never spans more than ~100 ms
+
+
+def test_provider_and_base_url_are_checked() -> None:
+    r = merge_settings(Settings(), {"provider": "openia", "baseUrl": "localhost:8080"})
+    assert sorted(p.key for p in r.problems) == ["pi.baseUrl", "pi.provider"]
+    assert "unknown provider" in next(p.message for p in r.problems if p.key == "pi.provider")
+    assert r.settings.provider is None
+    assert r.settings.base_url is None
+    ok = merge_settings(Settings(), {"provider": "ollama", "baseUrl": "http://127.0.0.1:11434/v1"})
+    assert not ok.problems

@@ -20,7 +20,7 @@ from .workspace import TextEdit
 
 BOM = "\ufeff"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-_TRAILING_SPACE = re.compile(r"[^\S\n]+$", re.MULTILINE)  # what str.rstrip() removes, per line
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines() splits on these too
 _FUZZY_MAP = str.maketrans(
     {
         **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b"), "'"),
@@ -84,7 +84,7 @@ def normalize_for_fuzzy_match(text: str) -> str:
     """Pi's ``normalizeForFuzzyMatch``: NFKC, trailing whitespace off every line, smart quotes,
     Unicode dashes and spaces to ASCII."""
     nfkc = unicodedata.normalize("NFKC", text)
-    return _TRAILING_SPACE.sub("", nfkc).translate(_FUZZY_MAP)
+    return "\n".join([line.rstrip() for line in nfkc.split("\n")]).translate(_FUZZY_MAP)
 
 
 def split_lines(text: str) -> list[str]:
@@ -199,6 +199,8 @@ def _count(haystack: str, needle: str) -> int:
 
 def _lf_lines(text: str) -> list[str]:
     """``text`` split after every ``\\n`` (the last line may lack one)."""
+    if not any(ch in text for ch in _OTHER_BREAKS):
+        return text.splitlines(keepends=True)
     parts = text.split("\n")
     lines = [part + "\n" for part in parts[:-1]]
     if parts[-1]:

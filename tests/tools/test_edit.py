@@ -211,7 +211,7 @@ def _apply_patch(base_lines: list[str], patch: str) -> list[str]:
     return out
 
 
-_LINE = st.text(alphabet=st.sampled_from(list("ab x=\u201c\u2014\t")), max_size=6)
+_LINE = st.text(alphabet=st.sampled_from(list("ab x=\u201c\u2014\t\x0c\u2028")), max_size=6)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

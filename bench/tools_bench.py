@@ -116,7 +116,7 @@ async def run(root: Path, runs: int) -> dict[str, Any]:
             out = await tool.execute("b", P["grep"].model_validate({"pattern": "RARE_MARKER"}))
             text = out.content[0].text  # type: ignore[union-attr]
             assert "ignored" not in text
-            assert text.count("\n") >= 1
+            assert "RARE_MARKER" in text
 
         results[f"grep_full_scan_{backend}"] = await time_call(rare, runs)
         results[f"grep_limit_100_{backend}"] = await time_call(

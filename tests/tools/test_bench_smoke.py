@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_tools_bench_smoke() -> None:
     res = subprocess.run(
         [sys.executable, "bench/tools_bench.py", "--files", "300", "--runs", "1"],

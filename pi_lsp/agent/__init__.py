@@ -5,7 +5,7 @@ Knows nothing of LSP: must not import pygls/lsprotocol, nor ``pi_lsp.lsp`` / ``p
 
 from .agent import Agent, AgentBusyError, AgentListener
 from .event_stream import AgentEventStream, agent_loop, agent_loop_continue
-from .loop import run_agent_loop, run_agent_loop_continue, stream_assistant_response
+from .loop import run_agent_loop, run_agent_loop_continue
 from .messages import (
     AgentMessage,
     BranchSummaryMessage,
@@ -95,7 +95,6 @@ __all__ = [
     "messages_adapter",
     "run_agent_loop",
     "run_agent_loop_continue",
-    "stream_assistant_response",
     "tool_definitions",
     "user_message",
 ]

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from inspect import isawaitable
+from types import CoroutineType
 from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
-
-Emit = Callable[[Any], Awaitable[None]]
 
 
 async def resolve(value: T | Awaitable[T]) -> T:
@@ -23,12 +22,27 @@ async def resolve(value: T | Awaitable[T]) -> T:
     return value
 
 
-def make_emitter(sink: Callable[[Any], object]) -> Emit:
-    """Wrap an event sink (sync or async) into one awaitable ``emit(event)``."""
+def is_awaitable(value: object) -> bool:
+    """``inspect.isawaitable`` with a fast path for coroutines (the common async sink)."""
+    return value.__class__ is CoroutineType or isawaitable(value)
 
-    async def emit(event: Any) -> None:
-        result = sink(event)
-        if result is not None and isawaitable(result):
+
+class Emitter:
+    """``await emit(event)`` for an event sink that may be sync or async.
+
+    ``sink`` is exposed so the streaming hot path can call it inline (one coroutine less per
+    event) with the same semantics.
+    """
+
+    __slots__ = ("sink",)
+
+    def __init__(self, sink: Callable[[Any], object]) -> None:
+        self.sink = sink
+
+    async def __call__(self, event: Any) -> None:
+        result = self.sink(event)
+        if result is not None and is_awaitable(result):
             await cast(Awaitable[object], result)
 
-    return emit
+
+Emit = Emitter

@@ -14,8 +14,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
-from inspect import isawaitable
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 from pydantic import BaseModel
 
@@ -28,7 +27,7 @@ from ..ai import (
     TextContent,
     Usage,
 )
-from ._hooks import resolve
+from ._hooks import is_awaitable, resolve
 from .loop import run_agent_loop, run_agent_loop_continue
 from .messages import AgentMessage, convert_to_llm_default, user_message
 from .queue import PendingMessageQueue
@@ -236,6 +235,7 @@ class Agent:
         images: Sequence[ImageContent] = (),
     ) -> asyncio.Task[None]:
         """Start a run for a prompt; returns its task (``await agent.prompt("hi")`` waits)."""
+        asyncio.get_running_loop()  # fail before touching any state outside an event loop
         if self._active is not None:
             raise AgentBusyError(PROMPT_BUSY)
         if isinstance(input, str):
@@ -247,7 +247,12 @@ class Agent:
         return self._start_prompt_run(messages)
 
     def continue_(self) -> asyncio.Task[None]:
-        """Continue from the transcript (retries); see pi's ``continue()`` rules."""
+        """Continue from the transcript (retries); see pi's ``continue()`` rules.
+
+        Raises ``AgentBusyError`` during a run, ``ValueError`` with pi's texts when there is
+        nothing to continue from; both before any queue is drained.
+        """
+        asyncio.get_running_loop()  # fail before draining a queue outside an event loop
         if self._active is not None:
             raise AgentBusyError(CONTINUE_BUSY)
         history = self.state.messages
@@ -389,11 +394,12 @@ class Agent:
         elif kind == "agent_end":
             state.streaming_message = None
 
-        signal = self._active.signal if self._active is not None else None
+        active = self._active
+        signal = active.signal if active is not None else None
         for listener in self._listener_list:
             try:
                 result = listener(event, signal)
-                if result is not None and isawaitable(result):
-                    await result
+                if result is not None and is_awaitable(result):
+                    await cast(Awaitable[object], result)
             except Exception:
                 logger.exception("agent listener failed on %s", kind)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from inspect import isawaitable
+from types import CoroutineType
 from typing import Any
 
 from ..ai import (
@@ -22,7 +23,8 @@ from ..ai import (
     ToolResultMessage,
 )
 from ..ai import stream as default_stream
-from ._hooks import Emit, make_emitter, resolve
+from ._copy import shallow_copy
+from ._hooks import Emit, Emitter, resolve
 from .messages import AgentMessage
 from .tool_execution import emit_message, execute_tool_calls
 from .types import (
@@ -73,7 +75,7 @@ async def run_agent_loop(
     """
     new_messages: list[AgentMessage] = list(prompts)
     current = replace(context, messages=[*context.messages, *prompts])
-    send = make_emitter(emit)
+    send = Emitter(emit)
     await send(AgentStartEvent())
     await send(TurnStartEvent())
     for prompt in prompts:
@@ -98,7 +100,7 @@ async def run_agent_loop_continue(
     check_can_continue(context)
     new_messages: list[AgentMessage] = []
     current = replace(context)
-    send = make_emitter(emit)
+    send = Emitter(emit)
     await send(AgentStartEvent())
     await send(TurnStartEvent())
     await _run_loop(current, new_messages, config, signal, send, stream_fn)
@@ -213,19 +215,27 @@ async def stream_assistant_response(
     started: Any = (stream_fn or default_stream)(config.model, llm_context, options)
     response: AssistantMessageEventStream = await started if isawaitable(started) else started
 
+    # Hot path: one iteration per streamed chunk. The sink is called inline (no wrapper
+    # coroutine); the semantics are Emitter's.
+    sink = emit.sink
     history = context.messages
+    content_events = _CONTENT_EVENTS
     partial: AssistantMessage | None = None
     async for event in response:
         kind = event.type
-        if kind in _CONTENT_EVENTS:
+        if kind in content_events:
             if partial is not None:
                 partial = event.partial  # type: ignore[union-attr]
                 history[-1] = partial
-                await emit(MessageUpdateEvent(partial.model_copy(), event))
+                result = sink(MessageUpdateEvent(shallow_copy(partial), event))
+                if result is not None and (
+                    result.__class__ is CoroutineType or isawaitable(result)
+                ):
+                    await result
         elif kind == "start":
             partial = event.partial  # type: ignore[union-attr]
             history.append(partial)
-            await emit(MessageStartEvent(partial.model_copy()))
+            await emit(MessageStartEvent(shallow_copy(partial)))
         elif kind == "done" or kind == "error":
             break
     final = await response.result()
@@ -233,6 +243,6 @@ async def stream_assistant_response(
         history[-1] = final
     else:
         history.append(final)
-        await emit(MessageStartEvent(final.model_copy()))
+        await emit(MessageStartEvent(shallow_copy(final)))
     await emit(MessageEndEvent(final))
     return final

@@ -82,9 +82,20 @@ def user_message(text: str, images: Sequence[Any] = ()) -> UserMessage:
     return UserMessage(content=[TextContent(text=text), *images])
 
 
+_LLM_TYPES = frozenset((UserMessage, AssistantMessage, ToolResultMessage))
+
+
 def convert_to_llm_default(messages: Sequence[AgentMessage]) -> list[Message]:
-    """pi-agent-core's default: keep user / assistant / toolResult, drop the rest."""
-    return [m for m in messages if m.role in _LLM_ROLES]  # type: ignore[misc]
+    """pi-agent-core's default: keep user / assistant / toolResult, drop the rest.
+
+    Runs on the whole transcript before every model call, so it checks the exact class first
+    (one pointer per message, cache-friendly) and reads ``role`` only for other classes.
+    """
+    llm_types = _LLM_TYPES
+    return [
+        m for m in messages  # type: ignore[misc]
+        if m.__class__ in llm_types or m.role in _LLM_ROLES
+    ]
 
 
 def convert_to_llm_coding(messages: Sequence[AgentMessage]) -> list[Message]:

@@ -15,8 +15,6 @@ from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-
 from ..ai import AbortSignal, AssistantMessage, TextContent, ToolCall, ToolResultMessage, now_ms
 from ._hooks import Emit, resolve
 from .types import (
@@ -157,10 +155,12 @@ async def _run_parallel(
     if len(runnable) == 1:  # nothing to overlap: skip the task group
         await run(*runnable[0])
     elif runnable:
+        # asyncio.TaskGroup rather than anyio's: the same structured concurrency at ~1/3 of
+        # the per-batch cost, and no lazy backend import (~130 ms) on the first batch.
         try:
-            async with anyio.create_task_group() as group:
+            async with asyncio.TaskGroup() as group:
                 for index, prepared in runnable:
-                    group.start_soon(run, index, prepared)
+                    group.create_task(run(index, prepared))
         except BaseExceptionGroup as group_error:  # a sink raised: surface the first error
             first = group_error.exceptions[0]
             if isinstance(first, Exception) and len(group_error.exceptions) == 1:

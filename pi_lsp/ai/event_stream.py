@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
 from typing import Any
 
 from .events import AssistantMessageEvent
@@ -19,9 +18,17 @@ from .types import AssistantMessage
 
 
 class AssistantMessageEventStream:
+    """One assistant response as an async-iterable queue (a single consumer).
+
+    ``push`` hands an event straight to a waiting consumer (resolving its future with the
+    event) or queues it; ``__anext__`` is a plain method returning that future, so a consumer
+    costs one future per event and no generator frames (the agent loop's hot path).
+    """
+
     __slots__ = (
         "_done",
         "_ended",
+        "_finished",
         "_queue",
         "_result",
         "_result_future",
@@ -32,13 +39,15 @@ class AssistantMessageEventStream:
 
     def __init__(self) -> None:
         self._queue: deque[AssistantMessageEvent] = deque()
-        self._waiter: asyncio.Future[None] | None = None
+        self._waiter: asyncio.Future[AssistantMessageEvent] | None = None
         self._done = False  # a terminal event was pushed
         self._ended = False  # end() was called: iteration finishes when the queue drains
+        self._finished = False  # the consumer was given the terminal event
         self._result: AssistantMessage | None = None
         self._result_future: asyncio.Future[AssistantMessage] | None = None
         self._task: asyncio.Task[Any] | None = None
         self.max_backlog = 0
+        """Most events pushed and not yet taken by the consumer (a benchmark statistic)."""
 
     # ------------------------------------------------------------------ producer side
 
@@ -52,15 +61,20 @@ class AssistantMessageEventStream:
         elif kind == "error":
             self._done = True
             self._set_result(event.error)  # type: ignore[union-attr]
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():  # not cancelled: hand the event over directly
+                if kind == "done" or kind == "error":
+                    self._finished = True
+                waiter.set_result(event)
+                if self.max_backlog < 1:
+                    self.max_backlog = 1
+                return
         queue = self._queue
         queue.append(event)
         if len(queue) > self.max_backlog:
             self.max_backlog = len(queue)
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
 
     def end(self, result: AssistantMessage | None = None) -> None:
         """Close the stream; ``result`` is used when no terminal event carried one."""
@@ -72,7 +86,7 @@ class AssistantMessageEventStream:
         if waiter is not None:
             self._waiter = None
             if not waiter.done():
-                waiter.set_result(None)
+                waiter.set_exception(StopAsyncIteration())
 
     def attach_task(self, task: asyncio.Task[Any]) -> None:
         """Keep a reference to the producer task for the stream's lifetime."""
@@ -86,23 +100,29 @@ class AssistantMessageEventStream:
 
     # ------------------------------------------------------------------ consumer side
 
-    def __aiter__(self) -> AsyncIterator[AssistantMessageEvent]:
-        return self._iterate()
+    def __aiter__(self) -> AssistantMessageEventStream:
+        return self
 
-    async def _iterate(self) -> AsyncIterator[AssistantMessageEvent]:
+    def __anext__(self) -> asyncio.Future[AssistantMessageEvent]:
+        """The next event (iteration stops after ``done`` / ``error`` or at ``end()``)."""
+        future: asyncio.Future[AssistantMessageEvent] = (
+            asyncio.get_running_loop().create_future()
+        )
         queue = self._queue
-        while True:
-            if queue:
-                event = queue.popleft()
-                yield event
-                if event.type == "done" or event.type == "error":
-                    return
-                continue
-            if self._done or self._ended:
-                return
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiter = waiter
-            await waiter
+        if self._finished:
+            future.set_exception(StopAsyncIteration())
+        elif queue:
+            event = queue.popleft()
+            kind = event.type
+            if kind == "done" or kind == "error":
+                self._finished = True
+            future.set_result(event)
+        elif self._done or self._ended:
+            self._finished = True
+            future.set_exception(StopAsyncIteration())
+        else:
+            self._waiter = future
+        return future
 
     async def result(self) -> AssistantMessage:
         """The final message (``done.message`` / ``error.error`` / ``end(result)``)."""

@@ -74,7 +74,10 @@ class DiskWorkspace:
         return any(is_within(real, root) for root in self._roots)
 
     def resolve(self, path: str) -> Path:
-        candidate = expand_path(path, self.cwd)
+        return self.confine(expand_path(path, self.cwd))
+
+    def confine(self, path: Path) -> Path:
+        candidate = Path(os.path.normpath(path if path.is_absolute() else self.cwd / path))
         real = Path(os.path.realpath(candidate))
         if any(is_within(real, root) for root in self._roots):
             return candidate

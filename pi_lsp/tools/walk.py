@@ -87,11 +87,13 @@ def walk(
     start: Path,
     *,
     cancelled: Callable[[], bool] = lambda: False,
+    keep_file: Callable[[str], bool] | None = None,
 ) -> Iterator[WalkEntry]:
     """Every entry under ``start`` that is not ignored, each directory followed by its
-    contents (name order)."""
+    contents (name order). ``keep_file(rel)`` may bring back an ignored file (ripgrep's
+    ``--glob`` overrides ignore files the same way)."""
     prefix = len(str(start).rstrip(os.sep)) + 1
-    yield from _walk_dir(str(start), ancestor_rules(root, start), prefix, cancelled)
+    yield from _walk_dir(str(start), ancestor_rules(root, start), prefix, cancelled, keep_file)
 
 
 def _walk_dir(
@@ -99,6 +101,7 @@ def _walk_dir(
     inherited: list[_Rules],
     prefix: int,
     cancelled: Callable[[], bool],
+    keep_file: Callable[[str], bool] | None,
 ) -> Iterator[WalkEntry]:
     if cancelled():
         return
@@ -117,8 +120,13 @@ def _walk_dir(
             continue
         if is_dir and entry.name in ALWAYS_SKIPPED:
             continue
-        if rules and _ignored(rules, entry.path, is_dir):
+        rel = entry.path[prefix:].replace(os.sep, "/")
+        if (
+            rules
+            and _ignored(rules, entry.path, is_dir)
+            and (is_dir or keep_file is None or not keep_file(rel))
+        ):
             continue
-        yield WalkEntry(entry.path, entry.path[prefix:].replace(os.sep, "/"), is_dir, is_link)
+        yield WalkEntry(entry.path, rel, is_dir, is_link)
         if is_dir:
-            yield from _walk_dir(entry.path, rules, prefix, cancelled)
+            yield from _walk_dir(entry.path, rules, prefix, cancelled, keep_file)

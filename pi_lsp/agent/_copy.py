@@ -1,0 +1,33 @@
+"""A fast shallow copy of a pydantic message (pi's ``{...partial}``) for the streaming path.
+
+``model_copy()`` costs ~3x more; this copies the same four slots (field dict, fields-set,
+extra, private) without validation. Nested objects (the content list) stay shared, exactly
+like the JS spread. Must not import pygls/lsprotocol or anything above agent/.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+M = TypeVar("M", bound=BaseModel)
+
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def shallow_copy(model: M) -> M:
+    """A new instance with a copied field dict; field values are shared (not deep-copied)."""
+    new: Any = _new(model.__class__)
+    _set_dict(new, model.__dict__.copy())
+    _set_fields_set(new, model.__pydantic_fields_set__.copy())
+    extra = model.__pydantic_extra__
+    _set_extra(new, None if extra is None else extra.copy())
+    private = model.__pydantic_private__
+    _set_private(new, None if private is None else private.copy())
+    copied: M = new
+    return copied

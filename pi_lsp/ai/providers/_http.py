@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-import certifi
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
@@ -87,7 +86,7 @@ def encode_json(body: Mapping[str, Any]) -> bytes:
 
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
-    return ssl.create_default_context(cafile=certifi.where())
+    return httpx.create_ssl_context()  # certifi's bundle (or SSL_CERT_FILE), built once
 
 
 def new_client() -> httpx.AsyncClient:

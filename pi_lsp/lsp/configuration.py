@@ -72,7 +72,14 @@ class Configuration:
 
     async def refresh(self, pushed: Any = None) -> None:
         """Re-read ``workspace/configuration`` (or use settings the client pushed)."""
-        raw = await self.bridge.fetch_configuration(SECTION) if self.bridge.configuration else None
+        raw = None
+        if self.bridge.configuration:
+            try:
+                raw = await asyncio.wait_for(
+                    self.bridge.fetch_configuration(SECTION), LOAD_TIMEOUT
+                )
+            except TimeoutError:
+                log.warning("the client did not answer workspace/configuration")
         if raw is None and isinstance(pushed, dict):
             raw = pushed.get(SECTION)
         if raw is None:

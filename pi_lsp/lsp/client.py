@@ -167,10 +167,10 @@ class ClientBridge:
         if not self.show_document_supported:
             return
         params = types.ShowDocumentParams(uri=uri, take_focus=False, selection=selection)
-        try:
-            await self.request(types.WINDOW_SHOW_DOCUMENT, params)
-        except JsonRpcException as exc:
-            log.info("showDocument failed: %s", exc.message)
+        try:  # a courtesy: never let it hold up the tool for long
+            await asyncio.wait_for(self.request(types.WINDOW_SHOW_DOCUMENT, params), 5)
+        except (JsonRpcException, TimeoutError) as exc:
+            log.info("showDocument failed: %s", exc)
 
     async def fetch_configuration(self, section: str) -> Any:
         """``workspace/configuration`` for one section (``None`` when unsupported/failed)."""

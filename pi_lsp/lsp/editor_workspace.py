@@ -204,7 +204,7 @@ class EditorWorkspace(DiskWorkspace):
         if features.save_documents:
             try:
                 result = await self.bridge.request(
-                    SAVE_DOCUMENTS, SaveDocumentsParams(uris=[uri]).to_wire()
+                    SAVE_DOCUMENTS, SaveDocumentsParams(uris=[uri]).to_wire(), _signal()
                 )
             except (JsonRpcException, RequestAborted) as exc:
                 log.warning("pi/saveDocuments failed for %s: %s", uri, exc)

@@ -62,7 +62,7 @@ def build_tree(root: Path, files: int) -> dict[str, int]:
     for name in ("node_modules/lib", "build/out"):
         directory = root / name
         directory.mkdir(parents=True)
-        for i in range(2000):
+        for i in range(min(2000, max(10, files // 25))):
             (directory / f"junk_{i}.py").write_text("RARE_MARKER = 'ignored'\n")
             ignored += 1
     big = root / "data"
@@ -71,7 +71,7 @@ def build_tree(root: Path, files: int) -> dict[str, int]:
     (big / "lines.py").write_text("".join(f"value_{i} = {i}\n" for i in range(50_000)))
     wide = root / "wide"
     wide.mkdir()
-    for i in range(1000):
+    for i in range(min(1000, files)):
         (wide / f"entry_{i:04d}.txt").write_text("")
     return {"source_files": files, "ignored_files": ignored}
 
@@ -116,7 +116,7 @@ async def run(root: Path, runs: int) -> dict[str, Any]:
             out = await tool.execute("b", P["grep"].model_validate({"pattern": "RARE_MARKER"}))
             text = out.content[0].text  # type: ignore[union-attr]
             assert "ignored" not in text
-            assert text.count("\n") >= 1
+            assert "RARE_MARKER" in text
 
         results[f"grep_full_scan_{backend}"] = await time_call(rare, runs)
         results[f"grep_limit_100_{backend}"] = await time_call(

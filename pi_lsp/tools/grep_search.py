@@ -220,7 +220,7 @@ def _candidate_files(query: GrepQuery, stop: threading.Event) -> Iterator[str]:
         query.root, query.search_path, cancelled=stop.is_set,
         keep_file=forced if globs else None,
     )
-    return (e.path for e in entries if not e.is_dir and not e.is_symlink and wanted(e.rel))
+    return (e.path for e in entries if e.is_file and wanted(e.rel))
 
 
 def _file_matches(

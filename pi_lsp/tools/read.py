@@ -76,6 +76,8 @@ class ReadTool(AgentTool[ReadParams]):
             head = None  # maybe an editor buffer that was never saved
         except PermissionError as exc:
             raise ToolError(f"Permission denied: cannot read {path}") from exc
+        except OSError as exc:
+            raise ToolError(f"Cannot read {params.path}: {exc.strerror or exc}.") from exc
         if head is not None:
             mime = sniff_image_mime(head[:SNIFF_BYTES])
             if mime is not None:

@@ -29,6 +29,8 @@ class WalkEntry:
     """Path relative to the walk's start, ``/``-separated."""
     is_dir: bool
     is_symlink: bool
+    is_file: bool
+    """A regular file (not a symlink, FIFO, socket or device)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +118,7 @@ def _walk_dir(
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = entry.is_file(follow_symlinks=False)
         except OSError:
             continue
         if is_dir and entry.name in ALWAYS_SKIPPED:
@@ -127,6 +130,6 @@ def _walk_dir(
             and (is_dir or keep_file is None or not keep_file(rel))
         ):
             continue
-        yield WalkEntry(entry.path, rel, is_dir, is_link)
+        yield WalkEntry(entry.path, rel, is_dir, is_link, is_file)
         if is_dir:
             yield from _walk_dir(entry.path, rules, prefix, cancelled, keep_file)

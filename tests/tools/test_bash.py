@@ -201,3 +201,25 @@ async def test_single_huge_line_keeps_its_tail(ws: DiskWorkspace) -> None:
 async def test_non_utf8_output_is_decoded_with_replacement(ws: DiskWorkspace) -> None:
     tool, _ = _tool(ws)
     assert text(await call(tool, {"command": "printf 'caf\\xe9\\n'"})) == "caf\ufffd\n"
+
+
+async def test_cancelling_the_call_kills_the_group(ws: DiskWorkspace) -> None:
+    tool, registry = _tool(ws)
+    started = asyncio.Event()
+    pgids: list[int] = []
+
+    def on_update(partial: AgentToolResult) -> None:
+        for block in partial.content:
+            if isinstance(block, TextContent) and "pgid=" in block.text:
+                pgids.append(int(block.text.split("pgid=")[1].split()[0]))
+                started.set()
+
+    task = asyncio.create_task(
+        call(tool, {"command": "echo pgid=$$; sleep 30"}, on_update=on_update)
+    )
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await _wait_group_gone(pgids[0])
+    assert registry.live_count() == 0

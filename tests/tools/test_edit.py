@@ -211,7 +211,7 @@ def _apply_patch(base_lines: list[str], patch: str) -> list[str]:
     return out
 
 
-_LINE = st.text(alphabet=st.sampled_from(list("ab x=\u201c\u2014\t")), max_size=6)
+_LINE = st.text(alphabet=st.sampled_from(list("ab x=\u201c\u2014\t\x0c\u2028")), max_size=6)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -285,3 +285,16 @@ def test_fuzzy_plan_keeps_every_other_line(
         assert edit.end == len(content) or content[edit.end - 1] == "\n"
     first_touched = min(c[1] for c in plan.changes)
     assert result.split("\n")[:first_touched] == content.split("\n")[:first_touched]
+
+
+async def test_fifo_is_not_edited_or_written(ws: DiskWorkspace, root: Path) -> None:
+    import os
+
+    from pi_lsp.tools import WriteTool
+
+    os.mkfifo(root / "pipe")
+    with pytest.raises(ToolError) as err:
+        await call(EditTool(ws), {"path": "pipe", "oldText": "a", "newText": "b"})
+    assert str(err.value) == "Could not edit file: pipe. Error code: EINVAL."
+    with pytest.raises(ToolError, match="Not a regular file"):
+        await call(WriteTool(ws), {"path": "pipe", "content": "x"})

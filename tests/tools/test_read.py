@@ -153,3 +153,11 @@ async def test_aborted_before_start(ws: DiskWorkspace, root: Path) -> None:
     signal.abort()
     with pytest.raises(ToolError, match=r"^Operation aborted$"):
         await call(ReadTool(ws), {"path": "a.txt"}, signal=signal)
+
+
+async def test_fifo_is_refused_not_waited_on(ws: DiskWorkspace, root: Path) -> None:
+    import os
+
+    os.mkfifo(root / "pipe")
+    with pytest.raises(ToolError, match=r"^Cannot read pipe: Not a regular file\.$"):
+        await call(ReadTool(ws), {"path": "pipe"})

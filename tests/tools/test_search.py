@@ -218,3 +218,26 @@ async def test_ls_shows_ignored_files(ws: DiskWorkspace, tree: Path) -> None:
     out = text(await call(LsTool(ws), {}))
     assert "debug.log" in out.split("\n")  # ls lists everything, like Pi's
     assert ".git/" in out.split("\n")
+
+
+async def test_grep_skips_fifos(ws: DiskWorkspace, root: Path, grep_backend: str) -> None:
+    import os
+
+    os.mkfifo(root / "pipe")
+    (root / "a.txt").write_text("needle\n")
+    out = text(await call(_grep(ws, grep_backend), {"pattern": "needle"}))
+    assert out == "a.txt:1: needle"
+
+
+async def test_aborted_before_start(ws: DiskWorkspace, root: Path, grep_backend: str) -> None:
+    from pi_lsp.ai import AbortSignal
+
+    signal = AbortSignal()
+    signal.abort()
+    for tool, args in [
+        (_grep(ws, grep_backend), {"pattern": "x"}),
+        (FindTool(ws), {"pattern": "*"}),
+        (LsTool(ws), {}),
+    ]:
+        with pytest.raises(ToolError, match=r"^Operation aborted$"):
+            await call(tool, args, signal=signal)

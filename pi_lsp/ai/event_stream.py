@@ -17,6 +17,10 @@ from .events import AssistantMessageEvent
 from .types import AssistantMessage
 
 
+_Future = asyncio.Future  # direct construction: one Python frame less than loop.create_future()
+_running_loop = asyncio.get_running_loop
+
+
 class AssistantMessageEventStream:
     """One assistant response as an async-iterable queue (a single consumer).
 
@@ -105,9 +109,7 @@ class AssistantMessageEventStream:
 
     def __anext__(self) -> asyncio.Future[AssistantMessageEvent]:
         """The next event (iteration stops after ``done`` / ``error`` or at ``end()``)."""
-        future: asyncio.Future[AssistantMessageEvent] = (
-            asyncio.get_running_loop().create_future()
-        )
+        future: asyncio.Future[AssistantMessageEvent] = _Future(loop=_running_loop())
         queue = self._queue
         if self._finished:
             future.set_exception(StopAsyncIteration())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -45,6 +46,8 @@ def setup_logging(log_file: str | None, level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    if level != "DEBUG":  # pygls logs every message body at INFO
+        logging.getLogger("pygls").setLevel(logging.WARNING)
 
 
 def _parse_tcp(value: str) -> tuple[str, int]:
@@ -63,13 +66,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _server_parser().parse_args(args_list)
     setup_logging(args.log_file, args.log_level)
-    from .lsp.server import serve_stdio, serve_tcp
-
     if args.tcp:
+        from .lsp.server import serve_tcp
+
         host, port = _parse_tcp(args.tcp)
         log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
-        serve_tcp(host, port)
+        code = serve_tcp(host, port)
     else:
+        from .lsp.stdio import serve_stdio  # answers initialize before the heavy imports
+
         log.info("pi-lsp %s serving on stdio", __version__)
-        serve_stdio()
-    return 0
+        code = serve_stdio()
+    # Runs are over, tool processes killed, session files flushed and the outbox drained:
+    # skip the interpreter's slow teardown of every imported module.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -32,7 +32,7 @@ from .events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from .json_parse import parse_streaming_json, repair_json
+from .json_parse import StreamingJsonParser, parse_streaming_json, repair_json
 from .models import PROVIDERS, default_model_id, list_models, resolve_model
 from .options import CacheRetention, StreamOptions
 from .overflow import is_context_overflow, is_request_too_large
@@ -112,6 +112,7 @@ __all__ = [
     "StartEvent",
     "StopReason",
     "StreamOptions",
+    "StreamingJsonParser",
     "TextContent",
     "TextDeltaEvent",
     "TextEndEvent",

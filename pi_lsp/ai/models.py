@@ -63,7 +63,7 @@ _TEXT: list[InputKind] = ["text"]
 
 def _m(provider: str, model_id: str, name: str, *, context: int, max_out: int,
        price: tuple[float, float, float, float], reasoning: bool = False,
-       images: bool = True) -> Model:
+       images: bool = True, levels: dict[str, str | None] | None = None) -> Model:
     """A catalog entry; ``price`` is (input, output, cache read, cache write) in $/M tokens."""
     return Model(
         id=model_id,
@@ -77,8 +77,11 @@ def _m(provider: str, model_id: str, name: str, *, context: int, max_out: int,
         context_window=context,
         max_tokens=max_out,
         compat=dict(_COMPAT[provider]) if provider in _COMPAT else None,
+        thinking_level_map=levels,
     )
 
+
+_NO_MINIMAL: dict[str, str | None] = {"minimal": None}
 
 # Prices in $ per million tokens as published by the vendors in late 2025; they drift.
 CATALOG: tuple[Model, ...] = (
@@ -93,9 +96,9 @@ CATALOG: tuple[Model, ...] = (
     _m("openai", "gpt-4o-mini", "GPT-4o mini", context=128_000, max_out=16_384,
        price=(0.15, 0.6, 0.075, 0.0)),
     _m("openai", "o4-mini", "o4-mini", context=200_000, max_out=100_000,
-       price=(1.1, 4.4, 0.275, 0.0), reasoning=True),
+       price=(1.1, 4.4, 0.275, 0.0), reasoning=True, levels=_NO_MINIMAL),
     _m("openai", "o3", "o3", context=200_000, max_out=100_000,
-       price=(2.0, 8.0, 0.5, 0.0), reasoning=True),
+       price=(2.0, 8.0, 0.5, 0.0), reasoning=True, levels=_NO_MINIMAL),
     _m("openai", "gpt-5", "GPT-5", context=400_000, max_out=128_000,
        price=(1.25, 10.0, 0.125, 0.0), reasoning=True),
     _m("openai", "gpt-5-mini", "GPT-5 mini", context=400_000, max_out=128_000,

@@ -7,7 +7,7 @@ do not know. Must not import anything of ours above ``ai/``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .abort import AbortSignal
@@ -22,8 +22,8 @@ CacheRetention = Literal["none", "short", "long"]
 
 @dataclass(slots=True)
 class StreamOptions:
-    api_key: str | None = None
-    """Explicit key; blank counts as missing (then the environment is used)."""
+    api_key: str | None = field(default=None, repr=False)
+    """Explicit key; blank counts as missing (then the environment is used). Not in repr."""
     signal: AbortSignal | None = None
     reasoning: ThinkingLevel | None = None
     """Thinking level; ``None`` means thinking off."""

@@ -223,7 +223,7 @@ class AgentSession:
     def _record(self, append: Callable[..., str], *args: Any) -> str | None:
         try:
             return append(*args)
-        except OSError as exc:
+        except Exception as exc:  # never let bookkeeping break the run or its events
             self.persist_error = f"Could not write the session file: {exc}"
             log.error("session %s: %s", self.session_id, self.persist_error)
             return None

@@ -119,8 +119,9 @@ class MalformedLineError(ValueError):
 
 def entry_to_dict(entry: SessionHeader | SessionEntry) -> dict[str, Any]:
     """The JSON-ready dict of an entry: camelCase, unset optionals left out, ``parentId``
-    always present on tree entries (``null`` for a root)."""
-    data = entry.model_dump(by_alias=True, exclude_none=True, mode="json")
+    always present on tree entries (``null`` for a root). Values JSON cannot hold (in tool
+    ``details``) are written as their ``repr`` rather than failing the append."""
+    data = entry.model_dump(by_alias=True, exclude_none=True, mode="json", fallback=repr)
     if not isinstance(entry, SessionHeader):
         data["parentId"] = entry.parent_id
     return data

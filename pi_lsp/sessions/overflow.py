@@ -3,7 +3,9 @@
 ``is_context_overflow``: the error text matches a provider's overflow wording (and no
 rate-limit wording), or a ``stop`` whose input exceeded the window, or a ``length`` stop with
 no output and the input filling >= 99% of the window. ``is_retryable_error``: a transient
-failure (overloaded, 5xx, network…) that is neither an overflow nor a quota/billing error.
+failure (overloaded, 5xx, network…; ``ai.retry``'s session rule) that is neither an overflow
+nor a quota/billing error. (``ai.overflow`` has a provider-level variant without the
+rate-limit exclusion and the ``length`` case; the session uses this one, as Pi's.)
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
 
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 
 from ..ai import AssistantMessage
+from ..ai.retry import is_retryable_error_message
 
 _I = re.IGNORECASE
 
@@ -54,23 +57,6 @@ NON_OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     )
 )
 
-QUOTA_PATTERN = re.compile(
-    r"GoUsageLimitError|FreeUsageLimitError|Monthly usage limit reached|available balance|"
-    r"insufficient_quota|out of budget|quota exceeded|billing",
-    _I,
-)
-
-RETRYABLE_PATTERN = re.compile(
-    r"overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|"
-    r"service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|"
-    r"connection.?refused|connection.?lost|websocket.?closed|websocket.?error|"
-    r"other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|"
-    r"ended without|stream ended before message_stop|http2 request did not get a response|"
-    r"timed? out|timeout|terminated|retry delay",
-    _I,
-)
-
-
 def is_overflow_text(text: str) -> bool:
     if any(p.search(text) for p in NON_OVERFLOW_PATTERNS):
         return False
@@ -97,16 +83,10 @@ def is_context_overflow(message: AssistantMessage, context_window: int = 0) -> b
     return False
 
 
-def is_quota_error(text: str) -> bool:
-    return bool(QUOTA_PATTERN.search(text))
-
-
 def is_retryable_error(message: AssistantMessage, context_window: int = 0) -> bool:
     """A transient provider failure worth retrying (never an overflow or a quota error)."""
     if message.stop_reason != "error" or not message.error_message:
         return False
     if is_context_overflow(message, context_window):
         return False
-    if is_quota_error(message.error_message):
-        return False
-    return bool(RETRYABLE_PATTERN.search(message.error_message))
+    return is_retryable_error_message(message.error_message)  # quota/billing excluded

@@ -119,7 +119,12 @@ class BashTool(AgentTool[BashParams]):
         except OSError as exc:
             raise ToolError(f"Could not start the shell: {exc}") from exc
         run = _Run(process, output, on_update, timeout)
-        code = await run.wait(signal)
+        try:
+            code = await run.wait(signal)
+        except BaseException:  # cancelled: the group is already killed by ``stream``
+            run.cancel_updates()
+            output.close()
+            raise
         output.finish()
         await run.flush_updates()
         snapshot = output.snapshot(persist_if_truncated=True)
@@ -215,6 +220,10 @@ class _Run:
             self.on_update,
             AgentToolResult(content=[TextContent(text=snapshot.content)], details=details),
         )
+
+    def cancel_updates(self) -> None:
+        if self._pump is not None:
+            self._pump.cancel()
 
     async def flush_updates(self) -> None:
         """Stop the update pump; send the last accumulated output if it was not sent yet."""

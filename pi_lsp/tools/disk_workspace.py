@@ -10,7 +10,9 @@ Must not import pygls/lsprotocol or anything above tools/.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -74,7 +76,10 @@ class DiskWorkspace:
         return any(is_within(real, root) for root in self._roots)
 
     def resolve(self, path: str) -> Path:
-        candidate = expand_path(path, self.cwd)
+        return self.confine(expand_path(path, self.cwd))
+
+    def confine(self, path: Path) -> Path:
+        candidate = Path(os.path.normpath(path if path.is_absolute() else self.cwd / path))
         real = Path(os.path.realpath(candidate))
         if any(is_within(real, root) for root in self._roots):
             return candidate
@@ -128,15 +133,22 @@ class DiskWorkspace:
 
         def work() -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if path.exists():
+                _require_regular(path)
             _write_in_place(path, data)
 
         await anyio.to_thread.run_sync(work)
 
     async def read_bytes(self, path: Path) -> bytes:
-        return await anyio.to_thread.run_sync(path.read_bytes)
+        def work() -> bytes:
+            _require_regular(path)
+            return path.read_bytes()
+
+        return await anyio.to_thread.run_sync(work)
 
     async def read_head(self, path: Path, size: int) -> bytes:
         def work() -> bytes:
+            _require_regular(path)
             with path.open("rb") as fh:
                 return fh.read(size)
 
@@ -166,6 +178,15 @@ class DiskWorkspace:
             return entries
 
         return await anyio.to_thread.run_sync(work)
+
+
+def _require_regular(path: Path) -> None:
+    """Refuse FIFOs, sockets and devices: reading one could block forever."""
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "Not a regular file", str(path))
 
 
 def _write_in_place(path: Path, data: bytes) -> None:

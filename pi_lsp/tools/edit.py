@@ -8,6 +8,7 @@ Must not import anything above tools/.
 
 from __future__ import annotations
 
+import errno
 import json
 from typing import Any, ClassVar
 
@@ -47,14 +48,6 @@ class EditParams(ToolParams):
             "changes touch the same block or nearby lines, merge them into one edit instead."
         )
     )
-
-
-_ERROR_CODES: dict[type[OSError], str] = {
-    FileNotFoundError: "ENOENT",
-    PermissionError: "EACCES",
-    IsADirectoryError: "EISDIR",
-    NotADirectoryError: "ENOTDIR",
-}
 
 
 class EditTool(AgentTool[EditParams]):
@@ -125,7 +118,7 @@ class EditTool(AgentTool[EditParams]):
             try:
                 document = await ws.read_document(path)
             except OSError as exc:
-                code = _ERROR_CODES.get(type(exc), type(exc).__name__)
+                code = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
                 raise ToolError(f"Could not edit file: {shown}. Error code: {code}.") from exc
             throw_if_aborted(signal)
             if "\x00" in document.text:

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from itertools import pairwise
+from itertools import accumulate, pairwise
 
 from .edit_hint import closest_candidate
 from .workspace import TextEdit
 
 BOM = "\ufeff"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-_LF_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines() splits on these too
 _FUZZY_MAP = str.maketrans(
     {
         **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b"), "'"),
@@ -82,9 +81,10 @@ def normalize_to_lf(text: str) -> str:
 
 
 def normalize_for_fuzzy_match(text: str) -> str:
+    """Pi's ``normalizeForFuzzyMatch``: NFKC, trailing whitespace off every line, smart quotes,
+    Unicode dashes and spaces to ASCII."""
     nfkc = unicodedata.normalize("NFKC", text)
-    stripped = "\n".join(line.rstrip() for line in nfkc.split("\n"))
-    return stripped.translate(_FUZZY_MAP)
+    return "\n".join([line.rstrip() for line in nfkc.split("\n")]).translate(_FUZZY_MAP)
 
 
 def split_lines(text: str) -> list[str]:
@@ -198,44 +198,49 @@ def _count(haystack: str, needle: str) -> int:
 
 
 def _lf_lines(text: str) -> list[str]:
-    return _LF_LINE.findall(text)
+    """``text`` split after every ``\\n`` (the last line may lack one)."""
+    if not any(ch in text for ch in _OTHER_BREAKS):
+        return text.splitlines(keepends=True)
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
 
 
 def _offsets(lines: Sequence[str], shift: int = 0) -> list[int]:
     """Start offset of every line, plus the end of the text as a last entry."""
-    out = [shift]
-    for line in lines:
-        out.append(out[-1] + len(line))
-    return out
+    return list(accumulate(map(len, lines), initial=shift))
 
 
 def _hunks(space: str, matches: Sequence[_Match]) -> list[Hunk]:
     """Widen each replacement to the lines it touches, merge groups that share a line, and
-    rewrite those lines from ``space`` (Pi's applyReplacementsPreservingUnchangedLines)."""
-    lines = _lf_lines(space)
-    starts = _offsets(lines)
-    ends = starts[1:]
-    groups: list[tuple[int, int, list[_Match]]] = []
-    for m in matches:
-        first = bisect_right(starts, m.index) - 1
-        if not lines or first >= len(lines) or m.index >= ends[first]:
+    rewrite those lines from ``space`` (Pi's applyReplacementsPreservingUnchangedLines).
+    Lines are located by counting newlines, so a large file is never split here."""
+    groups: list[tuple[int, int, int, int, list[_Match]]] = []  # first, end, lo, hi, matches
+    line, counted_to = 0, 0
+    for m in matches:  # sorted by position
+        if m.index >= len(space):
             raise EditError("Replacement range is outside the base content.")
-        last = bisect_left(ends, m.index + m.length, lo=first)
-        if last >= len(lines):
-            raise EditError("Replacement range is outside the base content.")
-        if groups and first < groups[-1][1]:
-            g_first, g_end, g_matches = groups[-1]
-            groups[-1] = (g_first, max(g_end, last + 1), [*g_matches, m])
+        line += space.count("\n", counted_to, m.index)
+        counted_to = m.index
+        last_pos = max(m.index, m.index + m.length - 1)
+        last = line + space.count("\n", m.index, last_pos)
+        lo = space.rfind("\n", 0, m.index) + 1
+        newline = space.find("\n", last_pos)
+        hi = len(space) if newline == -1 else newline + 1
+        if groups and line < groups[-1][1]:
+            g_first, g_end, g_lo, g_hi, g_matches = groups[-1]
+            groups[-1] = (g_first, max(g_end, last + 1), g_lo, max(g_hi, hi), [*g_matches, m])
         else:
-            groups.append((first, last + 1, [m]))
+            groups.append((line, last + 1, lo, hi, [m]))
     hunks: list[Hunk] = []
-    for first, end, group in groups:
-        lo, hi = starts[first], ends[end - 1]
+    for first, end, lo, hi, group in groups:
         segment = space[lo:hi]
         for m in reversed(group):
             a, b = m.index - lo, m.index - lo + m.length
             segment = segment[:a] + m.new_text + segment[b:]
-        hunks.append(Hunk(first, end, _lf_lines(segment)))
+        hunks.append(Hunk(first, end, _lf_lines(segment) if segment else []))
     return hunks
 
 
@@ -290,7 +295,7 @@ def plan_edits(text: str, edits: Sequence[Replacement], path: str) -> EditPlan:
     new = "".join(parts)
     if new == base:
         raise _no_change(path, len(edits))
-    original_lines = split_lines(content)
+    original_lines = split_lines(content) if "\r" in content else base_lines
     if len(original_lines) != len(base_lines):  # cannot happen: both split on every ending
         raise EditError(f"Could not map the edit onto the line structure of {path}.")
     offsets = _offsets(original_lines, len(bom))

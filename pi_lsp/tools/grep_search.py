@@ -213,11 +213,40 @@ def _candidate_files(query: GrepQuery, stop: threading.Event) -> Iterator[str]:
     def wanted(rel: str) -> bool:
         return all(g.matches(rel) != g.negated for g in globs)
 
-    return (
-        e.path
-        for e in walk(query.root, query.search_path, cancelled=stop.is_set)
-        if not e.is_dir and not e.is_symlink and wanted(e.rel)
+    def forced(rel: str) -> bool:  # like rg: a matching --glob overrides the ignore files
+        return any(not g.negated and g.matches(rel) for g in globs)
+
+    entries = walk(
+        query.root, query.search_path, cancelled=stop.is_set,
+        keep_file=forced if globs else None,
     )
+    return (e.path for e in entries if e.is_file and wanted(e.rel))
+
+
+def _file_matches(
+    path: str,
+    regex: re.Pattern[str],
+    file_regex: re.Pattern[str] | None,
+    limit: int,
+) -> list[GrepMatch]:
+    """The first ``limit`` matching lines of one file (binary and unreadable files: none)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return []
+    if looks_binary(data[:8192]):
+        return []
+    text = data.decode("utf-8", "replace")
+    if file_regex is not None and file_regex.search(text) is None:
+        return []  # quick reject of the whole file
+    found: list[GrepMatch] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if regex.search(line) is not None:
+            found.append(GrepMatch(path, number, line + "\n"))
+            if len(found) >= limit:
+                break
+    return found
 
 
 def _search_sync(
@@ -230,21 +259,9 @@ def _search_sync(
     for path in _candidate_files(query, stop):
         if stop.is_set():
             break
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            continue
-        if looks_binary(data[:8192]):
-            continue
-        text = data.decode("utf-8", "replace")
-        if file_regex is not None and file_regex.search(text) is None:
-            continue  # quick reject of the whole file
-        for number, line in enumerate(text.split("\n"), start=1):
-            if regex.search(line) is None:
-                continue
-            outcome.matches.append(GrepMatch(path, number, line + "\n"))
-            if len(outcome.matches) >= query.limit:
-                outcome.limit_reached = True
-                return outcome
+        remaining = query.limit - len(outcome.matches)
+        outcome.matches.extend(_file_matches(path, regex, file_regex, remaining))
+        if len(outcome.matches) >= query.limit:
+            outcome.limit_reached = True
+            break
     return outcome

@@ -56,6 +56,7 @@ class OutputAccumulator:
         self._has_open_line = False
         self._file: BinaryIO | None = None
         self.full_output_path: str | None = None
+        self._spill_failed = False
         self._finished = False
 
     # ------------------------------------------------------------------------ feeding
@@ -67,8 +68,7 @@ class OutputAccumulator:
         self._add_text(self._decoder.decode(data))
         if self._file is not None or self._over_limits():
             self._ensure_file()
-            assert self._file is not None
-            self._file.write(data)
+            self._spill(data)
         elif data:
             self._pending_raw.append(data)
 
@@ -163,14 +163,29 @@ class OutputAccumulator:
         )
 
     def _ensure_file(self) -> None:
-        if self.full_output_path is not None:
+        if self.full_output_path is not None or self._spill_failed:
             return
         path = os.path.join(
             tempfile.gettempdir(), f"{self._prefix}-{secrets.token_hex(8)}.log"
         )
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # output may hold secrets
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
+        except OSError:
+            self._spill_failed = True
+            self._pending_raw = []
+            return
         self._file = os.fdopen(fd, "wb")
         self.full_output_path = path
-        for chunk in self._pending_raw:
-            self._file.write(chunk)
-        self._pending_raw = []
+        pending, self._pending_raw = self._pending_raw, []
+        for chunk in pending:
+            self._spill(chunk)
+
+    def _spill(self, data: bytes) -> None:
+        """Write to the full-output file; a full disk stops spilling, never the command."""
+        if self._file is None:
+            return
+        try:
+            self._file.write(data)
+        except OSError:
+            self._spill_failed = True
+            self.close()

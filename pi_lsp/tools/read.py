@@ -8,7 +8,6 @@ refused with a text that says what to do instead. Must not import anything above
 from __future__ import annotations
 
 import base64
-import re
 from pathlib import Path
 from typing import ClassVar
 
@@ -25,7 +24,6 @@ from .workspace import Workspace, WorkspaceError
 
 BINARY_SNIFF_BYTES = 8192
 MAX_READ_FILE_BYTES = 64 * 1024 * 1024
-_LONE_SURROGATE = re.compile("[\udc80-\udcff]")
 
 
 class ReadParams(ToolParams):
@@ -78,6 +76,8 @@ class ReadTool(AgentTool[ReadParams]):
             head = None  # maybe an editor buffer that was never saved
         except PermissionError as exc:
             raise ToolError(f"Permission denied: cannot read {path}") from exc
+        except OSError as exc:
+            raise ToolError(f"Cannot read {params.path}: {exc.strerror or exc}.") from exc
         if head is not None:
             mime = sniff_image_mime(head[:SNIFF_BYTES])
             if mime is not None:
@@ -103,9 +103,7 @@ class ReadTool(AgentTool[ReadParams]):
         except PermissionError as exc:
             raise ToolError(f"Permission denied: cannot read {path}") from exc
         throw_if_aborted(signal)
-        text = document.text
-        if _LONE_SURROGATE.search(text):  # undecodable bytes: show U+FFFD
-            text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        text = _displayable(document.text)
         return page_text(text, params.path, params.offset, params.limit)
 
     async def _resolve(self, raw: str) -> Path:
@@ -115,7 +113,7 @@ class ReadTool(AgentTool[ReadParams]):
             return path
         for variant in macos_variants(path):
             try:
-                candidate = ws.resolve(str(variant))
+                candidate = ws.confine(variant)
             except WorkspaceError:
                 continue
             if await ws.exists(candidate):
@@ -140,6 +138,17 @@ class ReadTool(AgentTool[ReadParams]):
         )
 
 
+def _displayable(text: str) -> str:
+    """Undecodable bytes (kept as lone surrogates by the workspace) shown as U+FFFD."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
 def page_text(text: str, path: str, offset: int | None, limit: int | None) -> AgentToolResult:
     """Pi's text paging: offset (1-indexed), limit, then head truncation with its hints."""
     all_lines = text.split("\n")
@@ -151,11 +160,12 @@ def page_text(text: str, path: str, offset: int | None, limit: int | None) -> Ag
     user_limited: int | None = None
     if limit is not None:
         end = min(start + limit, total)
-        selected = "\n".join(all_lines[start:end])
         user_limited = max(0, end - start)
     else:
-        selected = "\n".join(all_lines[start:])
-    trunc = truncate_head(selected)
+        end = total
+    selected_lines = all_lines[start:end] if (start, end) != (0, total) else all_lines
+    selected = text if selected_lines is all_lines else "\n".join(selected_lines)
+    trunc = truncate_head(selected, lines=selected_lines)
     if trunc.first_line_exceeds_limit:
         size = format_size(utf8_len(all_lines[start]))
         return text_result(

@@ -51,6 +51,8 @@ class TruncationResult:
 
 
 def utf8_len(text: str) -> int:
+    if text.isascii():
+        return len(text)
     return len(text.encode("utf-8", "surrogatepass"))
 
 
@@ -63,6 +65,8 @@ def format_size(n: int) -> str:
 
 
 def _lines(content: str) -> list[str]:
+    if not content:
+        return []
     lines = content.split("\n")
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
@@ -70,11 +74,19 @@ def _lines(content: str) -> list[str]:
 
 
 def truncate_head(
-    content: str, *, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES
+    content: str,
+    *,
+    max_lines: int = DEFAULT_MAX_LINES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    lines: list[str] | None = None,
 ) -> TruncationResult:
-    """Keep whole lines from the start while both limits hold."""
+    """Keep whole lines from the start while both limits hold. ``lines`` may pass
+    ``content.split("\n")`` when the caller already has it (large files)."""
     total_bytes = utf8_len(content)
-    lines = _lines(content)
+    if lines is None:
+        lines = _lines(content)
+    elif len(lines) > 1 and lines[-1] == "":
+        lines = lines[:-1]
     total = len(lines)
     if total <= max_lines and total_bytes <= max_bytes:
         return TruncationResult(

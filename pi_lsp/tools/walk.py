@@ -29,6 +29,8 @@ class WalkEntry:
     """Path relative to the walk's start, ``/``-separated."""
     is_dir: bool
     is_symlink: bool
+    is_file: bool
+    """A regular file (not a symlink, FIFO, socket or device)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +89,13 @@ def walk(
     start: Path,
     *,
     cancelled: Callable[[], bool] = lambda: False,
+    keep_file: Callable[[str], bool] | None = None,
 ) -> Iterator[WalkEntry]:
     """Every entry under ``start`` that is not ignored, each directory followed by its
-    contents (name order)."""
+    contents (name order). ``keep_file(rel)`` may bring back an ignored file (ripgrep's
+    ``--glob`` overrides ignore files the same way)."""
     prefix = len(str(start).rstrip(os.sep)) + 1
-    yield from _walk_dir(str(start), ancestor_rules(root, start), prefix, cancelled)
+    yield from _walk_dir(str(start), ancestor_rules(root, start), prefix, cancelled, keep_file)
 
 
 def _walk_dir(
@@ -99,6 +103,7 @@ def _walk_dir(
     inherited: list[_Rules],
     prefix: int,
     cancelled: Callable[[], bool],
+    keep_file: Callable[[str], bool] | None,
 ) -> Iterator[WalkEntry]:
     if cancelled():
         return
@@ -113,12 +118,18 @@ def _walk_dir(
         try:
             is_link = entry.is_symlink()
             is_dir = entry.is_dir(follow_symlinks=False)
+            is_file = entry.is_file(follow_symlinks=False)
         except OSError:
             continue
         if is_dir and entry.name in ALWAYS_SKIPPED:
             continue
-        if rules and _ignored(rules, entry.path, is_dir):
+        rel = entry.path[prefix:].replace(os.sep, "/")
+        if (
+            rules
+            and _ignored(rules, entry.path, is_dir)
+            and (is_dir or keep_file is None or not keep_file(rel))
+        ):
             continue
-        yield WalkEntry(entry.path, entry.path[prefix:].replace(os.sep, "/"), is_dir, is_link)
+        yield WalkEntry(entry.path, rel, is_dir, is_link, is_file)
         if is_dir:
-            yield from _walk_dir(entry.path, rules, prefix, cancelled)
+            yield from _walk_dir(entry.path, rules, prefix, cancelled, keep_file)

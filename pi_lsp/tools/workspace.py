@@ -106,6 +106,11 @@ class Workspace(Protocol):
         (symlinks are followed for the check)."""
         ...
 
+    def confine(self, path: Path) -> Path:
+        """Check an absolute path as it is (no expansion): return it if it resolves inside a
+        root (symlinks followed), else raise ``OutsideWorkspaceError``."""
+        ...
+
     def display_path(self, path: Path) -> str:
         """How a path is shown to the model (relative to the cwd when inside it)."""
         ...

@@ -62,6 +62,8 @@ class WriteTool(AgentTool[WriteParams]):
                 raise ToolError(
                     f"Cannot write {params.path}: a parent of it is a file, not a directory."
                 ) from exc
+            except OSError as exc:
+                raise ToolError(f"Cannot write {params.path}: {exc.strerror or exc}.") from exc
         return text_result(
             f"Successfully wrote {utf16_length(params.content)} bytes to {params.path}",
             {"created": created, "path": str(path)},

@@ -229,14 +229,30 @@ async def test_429_retry_after_ms_then_success(srv: ScriptedHTTPServer):
     assert [(c.attempt, c.delay_ms) for c in log.calls] == [(1, 15)]
 
 
-async def test_529_overloaded_then_success(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(529, {"type": "error", "error": {
-        "type": "overloaded_error", "message": "Overloaded"}}))
+@pytest.mark.parametrize(
+    ("status", "kind", "text"),
+    [(529, "overloaded_error", "Overloaded"), (500, "api_error", "Internal server error")],
+)
+async def test_5xx_then_success(srv: ScriptedHTTPServer, status: int, kind: str, text: str):
+    srv.enqueue(json_response(status, {"type": "error", "error": {"type": kind, "message": text}}))
     srv.enqueue(named(an_text_events("made it")))
     log = RetryLog()
-    _, final = await collect(stream(anthropic_model(srv), context(), options(on_retry=log)))
+    _, final = await collect(stream(anthropic_model(srv), context(),
+                                    options(on_retry=log, base_retry_delay_ms=3)))
     assert final.content == [TextContent(text="made it")]
-    assert log.calls[0].error_message == "529 overloaded_error: Overloaded"
+    assert [(c.attempt, c.delay_ms) for c in log.calls] == [(1, 3)]
+    assert log.calls[0].error_message == f"{status} {kind}: {text}"
+
+
+async def test_429_retry_after_seconds(srv: ScriptedHTTPServer):
+    srv.enqueue(json_response(429, {"type": "error", "error": {
+        "type": "rate_limit_error", "message": "slow down"}}, headers={"retry-after": "0"}))
+    srv.enqueue(named(an_text_events("ok")))
+    log = RetryLog()
+    _, final = await collect(stream(anthropic_model(srv), context(),
+                                    options(on_retry=log, base_retry_delay_ms=60_000)))
+    assert final.stop_reason == "stop"
+    assert [(c.attempt, c.delay_ms) for c in log.calls] == [(1, 0)]
 
 
 async def test_overloaded_error_event_before_output_is_retried(srv: ScriptedHTTPServer):

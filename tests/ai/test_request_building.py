@@ -185,3 +185,17 @@ async def test_anthropic_body_and_surrogates():
     assert body["messages"] == [{"role": "user", "content": [
         {"type": "text", "text": "bad  surrogate"},
         {"type": "text", "text": "(image omitted: model does not support images)"}]}]
+
+
+def test_reasoning_effort_is_clamped_to_what_the_model_supports():
+    from pi_lsp.ai import resolve_model
+    from pi_lsp.ai.providers.openai_convert import reasoning_effort
+
+    def effort(model_id: str, level: str | None) -> str | None:
+        return reasoning_effort(resolve_model("openai", model_id), StreamOptions(reasoning=level))
+
+    assert effort("o4-mini", "minimal") == "low"
+    assert effort("gpt-5", "minimal") == "minimal"
+    assert effort("gpt-5", "xhigh") == "high"
+    assert effort("gpt-5", None) is None
+    assert effort("gpt-4.1", "high") is None  # not a reasoning model

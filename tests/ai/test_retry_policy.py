@@ -130,3 +130,12 @@ def test_context_overflow_detection():
     assert not is_context_overflow(silent)
     assert is_request_too_large(_error("413 request_too_large: Request exceeds the maximum size"))
     assert not is_request_too_large(_error("413 status code (no body)"))
+
+
+def test_keys_stay_out_of_reprs():
+    from pi_lsp.ai import StreamOptions
+    from pi_lsp.ai.providers._http import HttpRequest
+
+    assert "sk-hidden" not in repr(StreamOptions(api_key="sk-hidden"))
+    request = HttpRequest("https://x", {"authorization": "Bearer sk-hidden"}, {}, ("sk-hidden",))
+    assert "sk-hidden" not in repr(request)

@@ -396,3 +396,56 @@ async def test_without_a_file_nothing_is_written(tmp_path: Path) -> None:
     assert session.file is None
     assert len(session.tree.entries) == 3  # model_change, user, assistant (in memory)
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_an_aborted_oversized_reply_compacts_before_the_next_prompt(
+    store: SessionStore,
+) -> None:
+    small = FAUX_MODEL.model_copy(update={"context_window": 20_000})
+    gate = asyncio.Event()
+
+    async def slow(context: Any, options: Any) -> FauxResponse:
+        gate.set()
+        return FauxResponse.text("z" * 2000, usage=Usage(input=5000), delay_ms=20)
+
+    faux = FauxProvider(
+        [
+            FauxResponse.text("early answer " + "e" * 400),
+            slow,
+            FauxResponse.text("SUMMARY BEFORE PROMPT"),
+            FauxResponse.text("fresh answer"),
+        ]
+    )
+    session, events = make(
+        faux, store, model=small, compaction=CompactionSettings(keep_recent_tokens=8)
+    )
+    await session.prompt("early question " + "q" * 400)
+    task = session.prompt("a question that gets aborted")
+    await gate.wait()
+    session.abort()
+    await task
+    assert of_type(events, "compaction_start") == []  # the post-run check skips aborts
+    await session.prompt("next")
+    assert [e.reason for e in of_type(events, "compaction_start")] == ["threshold"]
+    assert "<conversation>" in faux.calls[2].messages[0].content[0].text
+    assert faux.calls[3].messages[0].content[0].text.startswith("The conversation history")
+    assert session.agent.state.messages[-1].content[0].text == "fresh answer"
+
+
+async def test_a_failing_disk_never_breaks_the_run_and_nothing_is_lost_after(
+    tmp_path: Path,
+) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the session directory should be")
+    store = SessionStore(blocked / "sessions", tmp_path)
+    faux = FauxProvider([FauxResponse.text("first"), FauxResponse.text("second")])
+    session, events = make(faux, store)
+    await session.prompt("one")
+    assert session.persist_error is not None
+    assert "Could not write the session file" in session.persist_error
+    assert [e.type for e in events].count("message_end") == 2  # events still flowed
+    blocked.unlink()  # the disk comes back
+    await session.prompt("two")
+    assert session.file is not None
+    roles = [m.role for m in store.open(session.session_id).build_context().messages]
+    assert roles == ["user", "assistant", "user", "assistant"]

@@ -19,7 +19,7 @@ from pi_lsp.ai import (
     UserMessage,
 )
 from pi_lsp.ai.providers.faux import FAUX_MODEL, FauxProvider, FauxResponse
-from pi_lsp.sessions import SessionFile
+from pi_lsp.sessions import SessionFile, is_context_overflow, is_retryable_error
 from pi_lsp.sessions.compaction import (
     SPLIT_TURN_SEPARATOR,
     SUMMARIZATION_SYSTEM_PROMPT,
@@ -382,3 +382,47 @@ def test_model_usage_fixture_sanity() -> None:
     assert m.context_window > 0
     assert Usage(input=1).input == 1
     assert TextContent(text="x").text == "x"
+
+
+# ------------------------------------------------------------------ overflow classification
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "prompt is too long: 213462 tokens > 200000 maximum",
+        "Your input exceeds the context window of this model",
+        "This model's maximum context length is 8192 tokens",
+        "error code: context_length_exceeded",
+        "Too many tokens in the request",
+        "the request exceeds the available context size, try increasing it",
+        "413 status code (no body)",
+    ],
+)
+def test_overflow_texts(text: str) -> None:
+    assert is_context_overflow(assistant("", error=text))
+    assert not is_retryable_error(assistant("", error=text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ThrottlingException: Too many tokens, please wait (rate limit)",
+        "429 Too Many Requests: too many tokens per minute",
+        "503 service unavailable",
+    ],
+)
+def test_rate_limits_are_never_overflows(text: str) -> None:
+    assert not is_context_overflow(assistant("", error=text))
+    assert is_retryable_error(assistant("", error=text))
+
+
+def test_silent_overflows() -> None:
+    ok = assistant("fine", tokens=0)
+    ok.usage.input = 150_000
+    assert is_context_overflow(ok, 128_000)
+    assert not is_context_overflow(ok, 200_000)
+    cut = assistant("", stop_reason="length")
+    cut.usage.input = 127_000
+    assert is_context_overflow(cut, 128_000)
+    assert not is_retryable_error(assistant("", error="insufficient_quota"))

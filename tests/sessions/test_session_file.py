@@ -290,3 +290,16 @@ def test_tool_results_round_trip(store: SessionStore) -> None:
     again = store.open(f.session_id).build_context().messages
     assert again[1] == call
     assert again[2] == result
+
+
+def test_unserialisable_tool_details_are_written_as_repr(store: SessionStore) -> None:
+    f = store.create()
+    f.append_message(user("u"))
+    call = assistant("", calls=[("x", {})])
+    result = tool_result(call, "ok")
+    result.details = {"path": Path("/p"), "thing": object(), "ids": {3}}
+    f.append_message(result)
+    details = lines(f.path)[-1]["message"]["details"]
+    assert details["path"] == "/p"
+    assert details["ids"] == [3]
+    assert details["thing"].startswith("<object object")

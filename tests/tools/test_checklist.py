@@ -383,7 +383,7 @@ async def test_80_bash_streams_accumulated_output_at_most_every_100ms(
         assert later.startswith(earlier)  # accumulated, not deltas
     throttled = [t for t, _ in updates[1:-1]]  # the last one is the final flush
     gaps = [b - a for a, b in itertools.pairwise(throttled)]
-    assert all(gap >= 0.095 for gap in gaps), gaps
+    assert all(gap >= 0.09 for gap in gaps), gaps
     assert 2 <= len(updates) <= 12
 
 
@@ -436,8 +436,7 @@ async def test_84_relative_paths_tilde_and_at_prefix(
     monkeypatch.setenv("HOME", str(root))
     read = ReadTool(ws)
     for spelling in ("notes.txt", "./notes.txt", "@notes.txt", "~/notes.txt",
-                     str(root / "notes.txt"), f"file://{root}/notes.txt",
-                     "notes\u00a0.txt".replace("\u00a0", "")):
+                     str(root / "notes.txt"), f"file://{root}/notes.txt", "sub/../notes.txt"):
         assert text(await call(read, {"path": spelling})) == "hello", spelling
     (root / "my notes.txt").write_text("spaced")
     assert text(await call(read, {"path": "my\u202fnotes.txt"})) == "spaced"

@@ -36,7 +36,7 @@ from ..events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from ..json_parse import parse_streaming_json
+from ..json_parse import StreamingJsonParser
 from ..options import StreamOptions
 from ..types import AssistantMessage, Context, Model, TextContent, ThinkingContent, ToolCall
 from ._http import HttpRequest, ProviderError, iter_sse, new_client, redact
@@ -62,7 +62,7 @@ class SSEProviderRun(ABC):
         self.output = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
         self.started = False
         self.secrets: tuple[str, ...] = ()
-        self._partial_json: dict[int, str] = {}
+        self._partial_json: dict[int, StreamingJsonParser] = {}
         self._open: set[int] = set()
 
     def start(self) -> AssistantMessageEventStream:
@@ -105,7 +105,7 @@ class SSEProviderRun(ABC):
     def open_tool_call(self, call_id: str, name: str,
                        arguments: dict[str, Any] | None = None) -> int:
         index = self._append(ToolCall(id=call_id, name=name, arguments=arguments or {}))
-        self._partial_json[index] = ""
+        self._partial_json[index] = StreamingJsonParser()
         self.out.push(ToolCallStartEvent(index, self.output))
         return index
 
@@ -125,9 +125,8 @@ class SSEProviderRun(ABC):
         """Append argument JSON and re-parse it, so the partial shows the arguments so far."""
         block = self.output.content[index]
         assert isinstance(block, ToolCall)
-        scratch = self._partial_json.get(index, "") + delta
-        self._partial_json[index] = scratch
-        block.arguments = parse_streaming_json(scratch)
+        parser = self._partial_json.setdefault(index, StreamingJsonParser())
+        block.arguments = parser.feed(delta)
         self.out.push(ToolCallDeltaEvent(index, delta, self.output))
 
     def close_block(self, index: int) -> None:
@@ -140,9 +139,9 @@ class SSEProviderRun(ABC):
         elif isinstance(block, ThinkingContent):
             self.out.push(ThinkingEndEvent(index, block.thinking, self.output))
         else:
-            scratch = self._partial_json.pop(index, "")
-            if scratch.strip():
-                block.arguments = parse_streaming_json(scratch)
+            parser = self._partial_json.pop(index, None)
+            if parser is not None and parser.text.strip():
+                block.arguments = parser.parse()
             self.out.push(ToolCallEndEvent(index, block, self.output))
 
     def close_all_blocks(self) -> None:

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
-import certifi
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
@@ -61,9 +60,9 @@ class ProviderError(Exception):
 @dataclass(slots=True)
 class HttpRequest:
     url: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-    secrets: tuple[str, ...] = field(default=())
+    headers: dict[str, str] = field(repr=False)
+    body: dict[str, Any] = field(repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
     """Values that must never appear in an error message (the API key)."""
 
 
@@ -87,7 +86,7 @@ def encode_json(body: Mapping[str, Any]) -> bytes:
 
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
-    return ssl.create_default_context(cafile=certifi.where())
+    return httpx.create_ssl_context()  # certifi's bundle (or SSL_CERT_FILE), built once
 
 
 def new_client() -> httpx.AsyncClient:

@@ -46,7 +46,7 @@ from ..events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from ..json_parse import parse_streaming_json
+from ..json_parse import StreamingJsonParser
 from ..options import StreamOptions
 from ..registry import register_provider
 from ..types import (
@@ -254,13 +254,12 @@ class FauxProvider:
             output.content.append(call)
             out.push(ToolCallStartEvent(index, output))
             raw = json.dumps(block.arguments, separators=(",", ":"))
-            partial = ""
+            parser = StreamingJsonParser()
             for i in range(0, len(raw), chunk):
                 if not await self._pause(delay, signal):
                     return False
                 piece = raw[i : i + chunk]
-                partial += piece
-                call.arguments = parse_streaming_json(partial)
+                call.arguments = parser.feed(piece)
                 out.push(ToolCallDeltaEvent(index, piece, output))
             call.arguments = dict(block.arguments)
             out.push(ToolCallEndEvent(index, call, output))

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..options import StreamOptions
+from ..thinking import clamp_thinking_level
 from ..transform import transform_messages
 from ..types import (
     AssistantMessage,
@@ -181,15 +182,16 @@ def convert_tools(tools: list[Tool], compat: OpenAICompat) -> list[dict[str, Any
 
 
 def reasoning_effort(model: Model, options: StreamOptions) -> str | None:
-    """The effort string for ``options.reasoning`` (the model's map first; xhigh → high
-    unless mapped), or None when thinking is off or unsupported."""
-    level = options.reasoning
-    if level is None or not model.reasoning:
+    """The effort string for ``options.reasoning``, or None when thinking is off or
+    unsupported. A level the model does not support is clamped first (o3 has no
+    ``minimal``: it gets ``low``); the model's map then names the value."""
+    if options.reasoning is None or not model.reasoning:
         return None
-    mapping = model.thinking_level_map or {}
-    if level in mapping:
-        return mapping[level]
-    return "high" if level == "xhigh" else level
+    level = clamp_thinking_level(model, options.reasoning)
+    if level == "off":
+        return None
+    mapped = (model.thinking_level_map or {}).get(level)
+    return mapped or level
 
 
 def build_params(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:

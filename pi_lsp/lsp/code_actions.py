@@ -1,0 +1,96 @@
+"""Code actions that start a prompt: "Ask pi to fix this" and "Explain this".
+
+Offered on a non-empty selection or where diagnostics are; each runs the ``pi.prompt``
+command with the selection (or the diagnostics' span) as context, so any client with code
+actions gets the agent with no plugin. Pure: lsprotocol types in, out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lsprotocol import types
+
+from .protocol import CMD_PROMPT
+
+FIX_TITLE = "Ask pi to fix this"
+EXPLAIN_TITLE = "Explain this"
+
+
+def _is_empty(rng: types.Range) -> bool:
+    return rng.start == rng.end
+
+
+def _range_wire(rng: types.Range) -> dict[str, Any]:
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }
+
+
+def _span(diagnostics: list[types.Diagnostic]) -> types.Range:
+    start = min((d.range.start for d in diagnostics), key=lambda p: (p.line, p.character))
+    end = max((d.range.end for d in diagnostics), key=lambda p: (p.line, p.character))
+    return types.Range(start=start, end=end)
+
+
+def _describe(diagnostics: list[types.Diagnostic]) -> str:
+    lines = []
+    for d in diagnostics[:10]:
+        source = f"{d.source}: " if d.source else ""
+        lines.append(f"- line {d.range.start.line + 1}: {source}{d.message}")
+    return "\n".join(lines)
+
+
+def _allowed(kind: str | None, only: Sequence[Any] | None) -> bool:
+    if not only:
+        return True
+    if kind is None:
+        return False
+    wanted = [str(getattr(k, "value", k)) for k in only]
+    return any(kind == w or kind.startswith(w + ".") for w in wanted)
+
+
+def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
+    diagnostics = list(params.context.diagnostics or [])
+    rng = params.range
+    if _is_empty(rng) and not diagnostics:
+        return []
+    uri = params.text_document.uri
+    target = rng if not _is_empty(rng) else _span(diagnostics)
+    context = {"uri": uri, "range": _range_wire(target)}
+    if diagnostics:
+        fix_text = "Fix these problems in the selected code:\n" + _describe(diagnostics)
+        explain_text = "Explain these problems in the selected code:\n" + _describe(diagnostics)
+    else:
+        fix_text = "Fix the problems in the selected code."
+        explain_text = "Explain the selected code."
+    only = params.context.only
+    actions: list[types.CodeAction] = []
+    fix_kind = types.CodeActionKind.QuickFix.value
+    if _allowed(fix_kind, only):
+        actions.append(
+            types.CodeAction(
+                title=FIX_TITLE,
+                kind=fix_kind,
+                diagnostics=diagnostics or None,
+                command=types.Command(
+                    title=FIX_TITLE,
+                    command=CMD_PROMPT,
+                    arguments=[{"text": fix_text, "context": context}],
+                ),
+            )
+        )
+    if _allowed(None, only):
+        actions.append(
+            types.CodeAction(
+                title=EXPLAIN_TITLE,
+                command=types.Command(
+                    title=EXPLAIN_TITLE,
+                    command=CMD_PROMPT,
+                    arguments=[{"text": explain_text, "context": context}],
+                ),
+            )
+        )
+    return actions

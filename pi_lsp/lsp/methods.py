@@ -1,0 +1,35 @@
+"""The ``pi/*`` method and ``pi.*`` command names (public API), with no heavy imports.
+
+Re-exported by ``protocol`` (which adds the params/result models); kept separate so the
+start-up path (``stdio``) can name the commands before pygls and pydantic are loaded.
+"""
+
+from __future__ import annotations
+
+# client -> server requests
+PROMPT = "pi/prompt"
+STEER = "pi/steer"
+FOLLOW_UP = "pi/followUp"
+ABORT = "pi/abort"
+NEW_SESSION = "pi/newSession"
+SESSIONS = "pi/sessions"
+RESUME_SESSION = "pi/resumeSession"
+STATE = "pi/state"
+REPLAY = "pi/replay"
+FORK_SESSION = "pi/forkSession"
+COMPACT = "pi/compact"
+REQUESTS = (
+    PROMPT, STEER, FOLLOW_UP, ABORT, NEW_SESSION, SESSIONS, RESUME_SESSION, STATE, REPLAY,
+    FORK_SESSION, COMPACT,
+)
+# server -> client
+EVENT = "pi/event"
+SAVE_DOCUMENTS = "pi/saveDocuments"
+# workspace/executeCommand commands (arguments: one object, the request's params)
+CMD_PROMPT = "pi.prompt"
+CMD_STEER = "pi.steer"
+CMD_FOLLOW_UP = "pi.followUp"
+CMD_ABORT = "pi.abort"
+CMD_NEW_SESSION = "pi.newSession"
+COMMANDS = (CMD_PROMPT, CMD_STEER, CMD_FOLLOW_UP, CMD_ABORT, CMD_NEW_SESSION)
+CODE_ACTION_KINDS = ("quickfix",)

@@ -1,0 +1,231 @@
+"""The ``pi/*`` wire contract: one constant and one params/result model per method.
+
+The names here are public API (docs/protocol.md; the editor plugins mirror them). Params are
+validated at the handler boundary with ``parse_params``, which turns a pydantic error into an
+InvalidParams JSON-RPC error naming the field. Results are built with ``to_wire``.
+Must not import the session or agent modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+from pygls.exceptions import JsonRpcInvalidParams
+
+from .methods import (  # re-exported: the names live with their models
+    ABORT as ABORT,
+)
+from .methods import (
+    CMD_ABORT as CMD_ABORT,
+)
+from .methods import (
+    CMD_FOLLOW_UP as CMD_FOLLOW_UP,
+)
+from .methods import (
+    CMD_NEW_SESSION as CMD_NEW_SESSION,
+)
+from .methods import (
+    CMD_PROMPT as CMD_PROMPT,
+)
+from .methods import (
+    CMD_STEER as CMD_STEER,
+)
+from .methods import (
+    COMMANDS as COMMANDS,
+)
+from .methods import (
+    COMPACT as COMPACT,
+)
+from .methods import (
+    EVENT as EVENT,
+)
+from .methods import (
+    FOLLOW_UP as FOLLOW_UP,
+)
+from .methods import (
+    FORK_SESSION as FORK_SESSION,
+)
+from .methods import (
+    NEW_SESSION as NEW_SESSION,
+)
+from .methods import (
+    PROMPT as PROMPT,
+)
+from .methods import (
+    REPLAY as REPLAY,
+)
+from .methods import (
+    REQUESTS as REQUESTS,
+)
+from .methods import (
+    RESUME_SESSION as RESUME_SESSION,
+)
+from .methods import (
+    SAVE_DOCUMENTS as SAVE_DOCUMENTS,
+)
+from .methods import (
+    SESSIONS as SESSIONS,
+)
+from .methods import (
+    STATE as STATE,
+)
+from .methods import (
+    STEER as STEER,
+)
+
+Delivered = Literal["prompt", "steer", "followUp"]
+
+
+class WireParams(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class Position(WireParams):
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
+
+
+class Range(WireParams):
+    start: Position
+    end: Position
+
+
+class PromptContext(WireParams):
+    uri: str
+    range: Range | None = None
+
+
+class ImageParam(WireParams):
+    data: str
+    """Base64 image data."""
+    mime_type: str
+
+
+class PromptParams(WireParams):
+    text: str
+    session_id: str | None = None
+    images: list[ImageParam] | None = None
+    context: PromptContext | None = None
+    deliver_as: Literal["steer", "followUp"] | None = None
+
+
+class PromptResult(WireParams):
+    session_id: str
+    delivered: Delivered
+
+
+class QueueParams(WireParams):
+    """``pi/steer`` and ``pi/followUp``. Without ``sessionId``: the current session."""
+
+    text: str
+    session_id: str | None = None
+
+
+class SessionParams(WireParams):
+    """Params naming a session. ``pi/abort``, ``pi/state`` and ``pi/compact`` default to the
+    current session when ``sessionId`` is left out (an extension of the contract)."""
+
+    session_id: str | None = None
+
+
+class RequiredSessionParams(WireParams):
+    session_id: str
+
+
+class AbortResult(WireParams):
+    aborted: bool
+
+
+class NewSessionParams(WireParams):
+    pass
+
+
+class SessionIdResult(WireParams):
+    session_id: str
+
+
+class SessionSummary(WireParams):
+    session_id: str
+    title: str
+    updated_at: str
+    message_count: int
+
+
+class SessionsResult(WireParams):
+    sessions: list[SessionSummary]
+
+
+class ResumeResult(WireParams):
+    session_id: str
+    messages: list[dict[str, Any]]
+    entry_ids: list[str | None] | None = None
+    """Session-file entry id of each message (for ``pi/forkSession``); an extension."""
+
+
+class StateResult(WireParams):
+    session_id: str
+    is_streaming: bool
+    model: dict[str, Any] | None
+    message_count: int
+    pending_steering: int
+    pending_follow_up: int
+
+
+class ReplayParams(WireParams):
+    session_id: str
+    after_seq: int = Field(default=0, ge=0)
+
+
+class ReplayResult(WireParams):
+    session_id: str
+    events: list[dict[str, Any]]
+    complete: bool
+
+
+class ForkParams(WireParams):
+    session_id: str
+    entry_id: str
+
+
+class CompactResult(WireParams):
+    compacted: bool
+    tokens_before: int
+    tokens_after: int
+
+
+class SaveDocumentsParams(WireParams):
+    uris: list[str]
+
+
+class SaveDocumentsResult(WireParams):
+    saved: list[str] = Field(default_factory=list)
+
+
+P = TypeVar("P", bound=WireParams)
+
+
+def describe_error(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "params"
+        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def parse_params(method: str, model: type[P], raw: Any) -> P:
+    """Validate ``raw`` into ``model`` or raise InvalidParams naming the field."""
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise JsonRpcInvalidParams(f"Invalid params for {method}: expected an object")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise JsonRpcInvalidParams(
+            f"Invalid params for {method}: {describe_error(exc)}"
+        ) from None

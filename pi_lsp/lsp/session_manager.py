@@ -1,0 +1,152 @@
+"""The sessions of one server: create, find, resume, fork, list, and stop them all.
+
+Every session is an ``AgentSession`` over a session file in the workspace's session
+directory (``PI_LSP_DATA_DIR`` overrides it). ``current`` is the session ``pi/prompt`` uses
+without a ``sessionId``. Runs of different sessions are independent tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ..sessions import SessionFile, SessionNotFoundError, SessionStore
+from ..sessions.agent_session import AgentSession
+from .agent_setup import AgentSetup
+from .client import ClientBridge
+from .hosted import HostedSession
+from .permissions import BashPermissions
+from .protocol import SessionSummary
+from .settings import ClientFeatures, Settings
+
+log = logging.getLogger(__name__)
+
+
+class UnknownSessionError(LookupError):
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"Unknown session: {session_id}")
+        self.session_id = session_id
+
+
+class SessionManager:
+    def __init__(
+        self,
+        *,
+        bridge: ClientBridge,
+        workspace: Any,
+        store: SessionStore,
+        settings: Callable[[], Settings],
+        features: ClientFeatures,
+    ) -> None:
+        self.bridge = bridge
+        self.workspace = workspace
+        self.store = store
+        self.settings = settings
+        self.features = features
+        self.sessions: dict[str, HostedSession] = {}
+        self.current: HostedSession | None = None
+
+    # ------------------------------------------------------------------------ create
+
+    def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
+        holder: list[HostedSession] = []
+        setup = AgentSetup(
+            self.workspace, self.settings, lambda info: holder[0].on_retry(info) if holder else None
+        )
+        permissions = BashPermissions(self.bridge, lambda: self.settings().permissions.bash)
+        agent = setup.new_agent(permissions.before_tool_call)
+        session = AgentSession.resume(agent, file) if resume else AgentSession(agent, file)
+        hosted = HostedSession(
+            session, setup, permissions, bridge=self.bridge, features=self.features
+        )
+        holder.append(hosted)
+        self.sessions[hosted.id] = hosted
+        return hosted
+
+    def create(self) -> HostedSession:
+        hosted = self._host(self.store.create(), resume=False)
+        self.current = hosted
+        return hosted
+
+    def get(self, session_id: str | None, *, create: bool = False) -> HostedSession:
+        """A live session, loading it from its file when needed; ``None`` = current."""
+        if session_id is None:
+            if self.current is not None:
+                return self.current
+            if create:
+                return self.create()
+            raise UnknownSessionError("(none: no current session)")
+        hosted = self.sessions.get(session_id)
+        if hosted is not None:
+            return hosted
+        try:
+            file = self.store.open(session_id)
+        except (SessionNotFoundError, ValueError):
+            raise UnknownSessionError(session_id) from None
+        return self._host(file, resume=True)
+
+    def resume(self, session_id: str) -> HostedSession:
+        hosted = self.get(session_id)
+        self.current = hosted
+        return hosted
+
+    def fork(self, session_id: str, entry_id: str) -> HostedSession:
+        source = self.get(session_id)
+        tree = source.session.tree
+        if tree.get_entry(entry_id) is None:
+            raise KeyError(f"Unknown entry {entry_id} in session {session_id}")
+        file = tree.fork(entry_id, directory=self.store.directory)
+        hosted = self._host(file, resume=True)
+        self.current = hosted
+        return hosted
+
+    # ------------------------------------------------------------------------- views
+
+    def list(self) -> list[SessionSummary]:
+        out: list[SessionSummary] = []
+        seen: set[str] = set()
+        for info in self.store.list():
+            seen.add(info.session_id)
+            live = self.sessions.get(info.session_id)
+            count = len(live.agent.state.messages) if live is not None else info.message_count
+            out.append(
+                SessionSummary(
+                    session_id=info.session_id,
+                    title=info.title,
+                    updated_at=info.updated_at_iso,
+                    message_count=count,
+                )
+            )
+        for hosted in self.sessions.values():
+            if hosted.id not in seen:  # not written yet (no assistant reply so far)
+                out.append(
+                    SessionSummary(
+                        session_id=hosted.id,
+                        title=_title(hosted),
+                        updated_at="",
+                        message_count=len(hosted.agent.state.messages),
+                    )
+                )
+        return out
+
+    # ---------------------------------------------------------------------- shutdown
+
+    async def stop_all(self) -> None:
+        """Abort every run (≤ 2 s), kill tool processes, flush every session file."""
+        sessions = list(self.sessions.values())
+        if sessions:
+            await asyncio.gather(*(h.stop() for h in sessions), return_exceptions=True)
+
+
+def _title(hosted: HostedSession) -> str:
+    for message in hosted.agent.state.messages:
+        if getattr(message, "role", None) == "user":
+            content = message.content  # type: ignore[union-attr]
+            text = content if isinstance(content, str) else " ".join(
+                getattr(b, "text", "") for b in content
+            )
+            flat = " ".join(text.split())
+            return flat[:80] or "(no messages)"
+    return "(no messages)"

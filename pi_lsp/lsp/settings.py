@@ -1,0 +1,191 @@
+"""The ``pi`` settings: model, validation key by key, and the merge order of PROTOCOL §1.
+
+Sources, later wins: defaults ← ``initializationOptions.pi`` ← ``workspace/configuration``
+section ``pi`` (re-read on ``didChangeConfiguration``). Each key is validated on its own: a
+bad value is reported (``SettingProblem``) and the previous value kept; unknown keys are
+listed so the caller can log them. Pure: no pygls, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+ThinkingSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+BashPermission = Literal["ask", "allow", "deny"]
+
+DEFAULT_UPDATES_PER_SECOND = 60
+MIN_UPDATES_PER_SECOND = 10  # so merging never spans more than ~100 ms
+MAX_UPDATES_PER_SECOND = 1000
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        validate_assignment=True,
+        extra="ignore",
+        frozen=False,
+    )
+
+
+class Permissions(_Model):
+    bash: BashPermission = "ask"
+
+
+class ClientFeatures(_Model):
+    """``initializationOptions.pi.clientCapabilities``: ``pi/*`` features the client handles."""
+
+    save_documents: bool = False
+    """The client answers ``pi/saveDocuments {uris}`` (so the server never writes buffers)."""
+    max_updates_per_second: int = Field(
+        default=DEFAULT_UPDATES_PER_SECOND, ge=1, le=MAX_UPDATES_PER_SECOND
+    )
+    """Budget of ``message_update`` notifications per session (clamped to 10…1000)."""
+
+    @property
+    def update_interval(self) -> float:
+        return 1.0 / max(MIN_UPDATES_PER_SECOND, self.max_updates_per_second)
+
+
+class Settings(_Model):
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    thinking_level: ThinkingSetting = "off"
+    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    steering_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
+    permissions: Permissions = Field(default_factory=Permissions)
+    edits: Literal["apply", "confirm"] = "apply"
+    faux_script: str | None = None
+    """Path to a faux provider JSON script (``provider: "faux"``; demos and editor tests)."""
+    follow_edits: bool = False
+    """Show each edited file with ``window/showDocument`` (``takeFocus: false``)."""
+    system_prompt_append: str | None = None
+    """Extra text appended to the coding-agent system prompt."""
+
+
+SETTING_KEYS: frozenset[str] = frozenset(
+    (f.alias or name) for name, f in Settings.model_fields.items()
+)
+_ALIAS_TO_FIELD = {(f.alias or name): name for name, f in Settings.model_fields.items()}
+_PERMISSION_KEYS = {(f.alias or n): n for n, f in Permissions.model_fields.items()}
+_CLIENT_KEYS = {(f.alias or n): n for n, f in ClientFeatures.model_fields.items()}
+
+
+@dataclass(slots=True)
+class SettingProblem:
+    key: str
+    """Dotted key as the user wrote it, e.g. ``pi.permissions.bash``."""
+    message: str
+
+
+@dataclass(slots=True)
+class MergeResult:
+    settings: Settings
+    problems: list[SettingProblem] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    return str(err.get("msg", "invalid value"))
+
+
+def _assign(
+    target: BaseModel, name: str, value: Any, key: str, problems: list[SettingProblem]
+) -> None:
+    try:
+        setattr(target, name, value)
+    except ValidationError as exc:
+        problems.append(SettingProblem(key, f"{_first_error(exc)} (got {value!r})"))
+
+
+def merge_settings(base: Settings, raw: Any, *, prefix: str = "pi") -> MergeResult:
+    """``base`` overlaid with ``raw`` (a ``pi`` settings object), key by key."""
+    result = MergeResult(base.model_copy(deep=True))
+    if raw is None:
+        return result
+    if not isinstance(raw, dict):
+        result.problems.append(SettingProblem(prefix, f"expected an object, got {raw!r}"))
+        return result
+    for key, value in raw.items():
+        if key == "clientCapabilities":
+            continue  # handled by client_features(); not a setting
+        name = _ALIAS_TO_FIELD.get(key)
+        if name is None:
+            result.unknown.append(f"{prefix}.{key}")
+            continue
+        if name == "permissions":
+            _merge_permissions(result, value, f"{prefix}.{key}")
+            continue
+        _assign(result.settings, name, value, f"{prefix}.{key}", result.problems)
+    return result
+
+
+def _merge_permissions(result: MergeResult, value: Any, key: str) -> None:
+    if not isinstance(value, dict):
+        result.problems.append(SettingProblem(key, f"expected an object, got {value!r}"))
+        return
+    perms = result.settings.permissions.model_copy()
+    for sub, sub_value in value.items():
+        name = _PERMISSION_KEYS.get(sub)
+        if name is None:
+            result.unknown.append(f"{key}.{sub}")
+            continue
+        _assign(perms, name, sub_value, f"{key}.{sub}", result.problems)
+    result.settings.permissions = perms
+
+
+def client_features(init_options: Any) -> tuple[ClientFeatures, MergeResult]:
+    """``clientCapabilities`` from ``initializationOptions.pi`` (bad values reported)."""
+    features = ClientFeatures()
+    report = MergeResult(Settings())
+    raw = init_options.get("clientCapabilities") if isinstance(init_options, dict) else None
+    if raw is None:
+        return features, report
+    key = "pi.clientCapabilities"
+    if not isinstance(raw, dict):
+        report.problems.append(SettingProblem(key, f"expected an object, got {raw!r}"))
+        return features, report
+    for sub, value in raw.items():
+        name = _CLIENT_KEYS.get(sub)
+        if name is None:
+            report.unknown.append(f"{key}.{sub}")
+            continue
+        _assign(features, name, value, f"{key}.{sub}", report.problems)
+    return features, report
+
+
+def pi_section(init_options: Any) -> Any:
+    """``initializationOptions.pi`` (``None`` when absent)."""
+    if isinstance(init_options, dict):
+        return init_options.get("pi")
+    return None
+
+
+def effective(base: Settings, previous: Settings, raw: Any) -> MergeResult:
+    """Recompute from ``base`` (defaults + init options) with a new configuration object;
+    a key with a bad value keeps its ``previous`` effective value."""
+    result = merge_settings(base, raw)
+    for problem in result.problems:
+        parts = problem.key.split(".")[1:]
+        if not parts:  # the whole section was not an object
+            result.settings = previous.model_copy(deep=True)
+            return result
+        name = _ALIAS_TO_FIELD.get(parts[0])
+        if name is None:
+            continue
+        if name != "permissions":
+            setattr(result.settings, name, getattr(previous, name))
+        elif len(parts) == 1:
+            result.settings.permissions = previous.permissions.model_copy()
+        elif parts[1] in _PERMISSION_KEYS:
+            sub = _PERMISSION_KEYS[parts[1]]
+            setattr(result.settings.permissions, sub, getattr(previous.permissions, sub))
+    return result

@@ -1,0 +1,259 @@
+"""JSON-RPC over stdio / TCP: framing, compact encoding, and a dispatch loop that never dies.
+
+Replaces pygls' IO loop so that (1) output goes through the non-blocking ``Outbox``;
+(2) malformed JSON gets a Parse error and a request with bad params an InvalidParams error
+naming the field (pygls only logs both); (3) ``exit`` / EOF end the loop after our cleanup.
+Bodies are compact UTF-8 JSON with a byte-exact ``Content-Length`` (no Content-Type header).
+Must not import the session or agent modules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from typing import Any, BinaryIO
+
+import cattrs
+from lsprotocol import types
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+)
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+from .stdio import frame, read_frame
+
+log = logging.getLogger(__name__)
+
+_CONTENT_LENGTH = re.compile(rb"^content-length:\s*(\d+)\s*$", re.IGNORECASE)
+
+
+def encode_body(obj: Any, default: Callable[[Any], Any] | None = None) -> bytes:
+    """Compact JSON as UTF-8; falls back to ASCII escapes for lone surrogates."""
+    try:
+        return json.dumps(obj, default=default, separators=(",", ":"), ensure_ascii=False).encode(
+            "utf-8"
+        )
+    except UnicodeEncodeError:
+        return json.dumps(obj, default=default, separators=(",", ":")).encode("ascii")
+
+
+class PiProtocol(LanguageServerProtocol):
+    """pygls' protocol with compact byte-exact output and an exit hook we control."""
+
+    on_exit: Callable[[int], None] | None = None
+    suppressed_response: Any = None
+    """Id of an ``initialize`` already answered by the start-up path (``stdio``)."""
+
+    def _send_data(self, data: Any) -> None:
+        if not data:
+            return
+        if (
+            self.suppressed_response is not None
+            and getattr(data, "id", None) == self.suppressed_response
+            and getattr(data, "method", None) is None
+        ):
+            self.suppressed_response = None
+            return
+        writer = self.writer
+        if writer is None:
+            log.error("unable to send data: no transport")
+            return
+        try:
+            payload = frame(encode_body(data, self._serialize_message))
+        except Exception:
+            log.exception("could not encode an outgoing message")
+            return
+        writer.write(payload)
+
+    def notify_raw(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification whose params are already JSON-ready (no cattrs pass)."""
+        self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
+        self._send_data(
+            {
+                "jsonrpc": "2.0",
+                "id": msg_id,
+                "error": {"code": error.code, "message": error.message},
+            }
+        )
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """Unlike pygls (close the writer, ``sys.exit``), let the main loop end cleanly."""
+        if (user_handler := self.fm.features.get(types.EXIT)) is not None:
+            yield user_handler, args, None
+        code = 0 if self._shutdown else 1
+        if self.on_exit is not None:
+            self.on_exit(code)
+
+
+def _params_error(exc: BaseException) -> str:
+    cause = exc.__cause__
+    if isinstance(cause, cattrs.BaseValidationError):
+        details = "; ".join(cattrs.transform_error(cause, path="params")[:5])
+        return f"Invalid params: {details}"
+    return f"Invalid params: {cause or exc}"
+
+
+def dispatch(protocol: PiProtocol, body: bytes) -> None:
+    """Handle one framed body; every failure becomes an error response or a log line."""
+    try:
+        raw = json.loads(body)
+    except ValueError as exc:
+        protocol.send_error(None, JsonRpcParseError(f"Parse error: {exc}"))
+        return
+    if not isinstance(raw, dict):
+        protocol.send_error(None, JsonRpcInvalidRequest("Invalid Request: expected an object"))
+        return
+    msg_id = raw.get("id")
+    method = raw.get("method")
+    is_request = "id" in raw and "method" in raw
+    if raw.get("jsonrpc") != "2.0" or ("method" in raw and not isinstance(method, str)):
+        if "id" in raw:
+            protocol.send_error(
+                msg_id if isinstance(msg_id, str | int) else None,
+                JsonRpcInvalidRequest("Invalid Request: not a JSON-RPC 2.0 message"),
+            )
+        else:
+            log.warning("dropping a message that is not JSON-RPC 2.0")
+        return
+    if is_request and not isinstance(msg_id, str | int):
+        protocol.send_error(None, JsonRpcInvalidRequest("Invalid Request: bad id"))
+        return
+    if is_request and protocol._shutdown:
+        protocol.send_error(msg_id, JsonRpcInvalidRequest("Server is shutting down"))
+        return
+    try:
+        message = protocol.structure_message(raw)
+    except JsonRpcException as exc:
+        if is_request:
+            protocol.send_error(msg_id, JsonRpcInvalidParams(_params_error(exc)))
+        else:
+            log.warning("dropping malformed %s: %s", method or "response", _params_error(exc))
+        return
+    try:
+        protocol.handle_message(message)
+    except Exception:
+        log.exception("failed to handle %s", method or "a response")
+        if is_request:
+            protocol.send_error(msg_id, JsonRpcInvalidRequest("Internal error handling request"))
+
+
+# ------------------------------------------------------------------------------- readers
+
+
+def _read_frames_blocking(
+    stream: BinaryIO, deliver: Callable[[bytes | None], None]
+) -> None:
+    """Reader thread body: deliver framed bodies, then ``None`` at EOF."""
+    try:
+        while (body := read_frame(stream)) is not None:
+            deliver(body)
+    except (OSError, ValueError) as exc:
+        log.warning("client input closed: %s", exc)
+    finally:
+        deliver(None)
+
+
+def thread_frames(stream: BinaryIO) -> AsyncIterator[bytes]:
+    """Frames read by a daemon thread (works for pipes, files and ttys alike)."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    def deliver(body: bytes | None) -> None:
+        with contextlib.suppress(RuntimeError):  # loop already closed
+            loop.call_soon_threadsafe(queue.put_nowait, body)
+
+    threading.Thread(
+        target=_read_frames_blocking, args=(stream, deliver), name="pi-lsp-reader", daemon=True
+    ).start()
+
+    async def frames() -> AsyncIterator[bytes]:
+        while (body := await queue.get()) is not None:
+            yield body
+
+    return frames()
+
+
+async def stream_frames(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
+    """Frames from an asyncio stream (TCP)."""
+    while True:
+        length: int | None = None
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            if line in (b"\r\n", b"\n"):
+                break
+            m = _CONTENT_LENGTH.match(line.rstrip(b"\r\n"))
+            if m:
+                length = int(m.group(1))
+        if length is None:
+            continue
+        try:
+            body = await reader.readexactly(length)
+        except asyncio.IncompleteReadError:
+            return
+        yield body
+
+
+# ---------------------------------------------------------------------------- main loop
+
+
+async def run_loop(
+    protocol: PiProtocol,
+    frames: AsyncIterator[bytes],
+    cleanup: Callable[[], Awaitable[None]],
+) -> int:
+    """Dispatch frames until ``exit`` or EOF, then run ``cleanup``; returns the exit code."""
+    exit_code: list[int] = []
+    stop = asyncio.Event()
+
+    def on_exit(code: int) -> None:
+        exit_code.append(code)
+        stop.set()
+
+    protocol.on_exit = on_exit
+    iterator = frames.__aiter__()
+    while not stop.is_set():
+        next_frame = asyncio.ensure_future(iterator.__anext__())
+        stopper = asyncio.ensure_future(stop.wait())
+        done, _ = await asyncio.wait({next_frame, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        if next_frame not in done:
+            next_frame.cancel()
+            break
+        stopper.cancel()
+        try:
+            body = next_frame.result()
+        except StopAsyncIteration:
+            log.info("client input ended")
+            break
+        dispatch(protocol, body)
+    try:
+        await cleanup()
+    except Exception:
+        log.exception("cleanup failed")
+    return exit_code[0] if exit_code else 0
+
+
+class StreamWriterAdapter:
+    """pygls' writer interface over an asyncio ``StreamWriter`` (already non-blocking)."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    def write(self, data: bytes) -> None:
+        if not self._writer.is_closing():
+            self._writer.write(data)
+
+    def close(self) -> None:
+        self._writer.close()

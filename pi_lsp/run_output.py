@@ -1,0 +1,360 @@
+"""What ``pi-lsp run`` prints: the streamed answer, tool calls and results, usage and cost
+(``TerminalPrinter``), or the ``pi/event`` stream as JSON lines (``JsonPrinter``); and the
+terminal y/N question before a ``bash`` command (``BashPermission``).
+
+Part of the CLI layer (above ``lsp/``): may use ``pi_lsp.lsp.events`` for the wire mapping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import importlib
+import json
+import re
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from pydantic_core import to_jsonable_python
+
+from .agent.types import (
+    AgentToolResult,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+    MessageEndEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from .ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
+from .ai.events import (
+    DoneEvent,
+    ErrorEvent,
+    RetryInfo,
+    StartEvent,
+    TextDeltaEvent,
+    ThinkingDeltaEvent,
+    ToolCallDeltaEvent,
+    ToolCallEndEvent,
+)
+from .sessions.events import (
+    AutoRetryStartEvent,
+    CompactionEndEvent,
+    CompactionStartEvent,
+    SessionEvent,
+)
+
+MAX_ARG_CHARS = 160
+RESULT_PREVIEW_LINES = 6
+DIFF_PREVIEW_LINES = 14
+
+
+def _short(text: str, limit: int = MAX_ARG_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def describe_call(name: str, args: Any) -> str:
+    """A one-line view of a tool call: ``bash $ cmd``, ``read a.py``, ``grep "x" src``."""
+    if not isinstance(args, dict):
+        return name
+    if name == "bash":
+        return f"bash $ {_short(str(args.get('command', '')))}"
+    if name in ("read", "write", "edit", "ls") and "path" in args:
+        extra = ""
+        if name == "read" and (args.get("offset") or args.get("limit")):
+            extra = f" (offset {args.get('offset') or 1}, limit {args.get('limit') or '-'})"
+        return f"{name} {args['path']}{extra}"
+    if name in ("grep", "find"):
+        where = f" in {args['path']}" if args.get("path") else ""
+        return f"{name} {json.dumps(args.get('pattern', ''))}{where}"
+    return f"{name} {_short(json.dumps(args, ensure_ascii=False))}"
+
+
+class TerminalPrinter:
+    """Human-readable output: text as it streams, tool lines, a closing usage line."""
+
+    def __init__(self, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> None:
+        self.out = out
+        self.err = err
+        self.color = out.isatty()
+        self._at_line_start = True
+        self._in_thinking = False
+        self.usage = Usage()
+        self.errors: list[str] = []
+
+    def _write(self, text: str) -> None:
+        if text:
+            self.out.write(text)
+            self._at_line_start = text.endswith("\n")
+            self.out.flush()
+
+    def _line(self, text: str) -> None:
+        if not self._at_line_start:
+            self._write("\n")
+        self._write(text + "\n")
+
+    def _dim(self, text: str) -> str:
+        return f"\x1b[2m{text}\x1b[0m" if self.color else text
+
+    def notice(self, text: str) -> None:
+        """A line about the run itself (not the model's output): to stderr."""
+        if not self._at_line_start:
+            self._write("\n")
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def on_retry(self, info: RetryInfo) -> None:
+        self.notice(
+            f"[retry {info.attempt} in {info.delay_ms / 1000:g}s: {_short(info.error_message)}]"
+        )
+
+    def __call__(self, event: SessionEvent) -> None:
+        if isinstance(event, MessageUpdateEvent):
+            inner = event.assistant_message_event
+            if isinstance(inner, TextDeltaEvent):
+                if self._in_thinking:
+                    self._in_thinking = False
+                    self._line("")
+                self._write(inner.delta)
+            elif isinstance(inner, ThinkingDeltaEvent) and self.color:
+                self._in_thinking = True
+                self._write(self._dim(inner.delta))
+        elif isinstance(event, MessageEndEvent):
+            if isinstance(event.message, AssistantMessage):
+                self._finish_assistant(event.message)
+            elif isinstance(event.message, ToolResultMessage):
+                self.tool_result(event.message)
+        elif isinstance(event, ToolExecutionStartEvent):
+            self._line("→ " + describe_call(event.tool_name, event.args))
+        elif isinstance(event, CompactionStartEvent):
+            self.notice(f"[compacting the context ({event.reason})…]")
+        elif isinstance(event, CompactionEndEvent):
+            if event.error_message:
+                self.notice(f"[{event.error_message}]")
+            elif not event.aborted:
+                self.notice(f"[compacted: ~{event.tokens_before} → ~{event.tokens_after} tokens]")
+        elif isinstance(event, AutoRetryStartEvent):
+            self.notice(
+                f"[retry {event.attempt}/{event.max_attempts} in {event.delay_ms / 1000:g}s: "
+                f"{_short(event.error_message)}]"
+            )
+
+    def tool_result(self, message: ToolResultMessage) -> None:
+        text = "".join(b.text for b in message.content if isinstance(b, TextContent))
+        mark = "✗" if message.is_error else "✓"
+        details = message.details if isinstance(message.details, dict) else {}
+        diff = details.get("diff")
+        if not message.is_error and isinstance(diff, str) and diff.strip():
+            lines = diff.rstrip("\n").splitlines()
+            self._line(f"  {mark} {_short(text.splitlines()[0] if text else 'edited', 120)}")
+            for line in lines[:DIFF_PREVIEW_LINES]:
+                self._line("    " + line)
+            if len(lines) > DIFF_PREVIEW_LINES:
+                self._line(f"    … {len(lines) - DIFF_PREVIEW_LINES} more diff lines")
+            return
+        lines = text.rstrip("\n").splitlines() or ["(no output)"]
+        if message.tool_name == "read" and not message.is_error:
+            self._line(f"  {mark} {len(lines)} lines")
+            return
+        self._line(f"  {mark} {lines[0][:200]}")
+        for line in lines[1:RESULT_PREVIEW_LINES]:
+            self._line("    " + line[:200])
+        if len(lines) > RESULT_PREVIEW_LINES:
+            self._line(f"    … {len(lines) - RESULT_PREVIEW_LINES} more lines")
+
+    def _finish_assistant(self, message: AssistantMessage) -> None:
+        self._in_thinking = False
+        u, total = message.usage, self.usage
+        total.input += u.input
+        total.output += u.output
+        total.cache_read += u.cache_read
+        total.cache_write += u.cache_write
+        total.cost.total += u.cost.total
+        if not self._at_line_start:
+            self._write("\n")
+        if message.stop_reason == "error":
+            self.errors.append(message.error_message or "unknown error")
+            self.notice(f"error: {message.error_message or 'the model request failed'}")
+        elif message.stop_reason == "aborted":
+            self.notice("[aborted]")
+
+    def summary(self) -> str:
+        u = self.usage
+        parts = [f"tokens: {u.input:,} in · {u.output:,} out"]
+        if u.cache_read or u.cache_write:
+            parts.append(f"cache {u.cache_read:,} read · {u.cache_write:,} write")
+        parts.append(f"cost ${u.cost.total:.4f}")
+        return " · ".join(parts)
+
+
+class JsonPrinter:
+    """``{"sessionId", "seq", "event"}`` per line, as the LSP's ``pi/event`` notifications."""
+
+    def __init__(self, session_id: str, out: TextIO = sys.stdout) -> None:
+        self._wire = _event_wire()
+        self.session_id = session_id
+        self.out = out
+        self.seq = 0
+
+    def emit(self, event: Any) -> None:
+        wire = self._wire(event)
+        if wire is None:
+            return
+        self.seq += 1
+        line = json.dumps(
+            {"sessionId": self.session_id, "seq": self.seq, "event": wire},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        self.out.write(line + "\n")
+        self.out.flush()
+
+    def __call__(self, event: SessionEvent) -> None:
+        self.emit(event)
+
+    def on_retry(self, info: RetryInfo) -> None:
+        self.emit(info)
+
+
+def _event_wire() -> Callable[[Any], dict[str, Any] | None]:
+    """The LSP layer's mapping when it is installed, else a local one of the same shape
+    (PROTOCOL §3). TEMPORARY: the fallback goes once ``pi_lsp.lsp.events`` is on main."""
+    try:
+        module = importlib.import_module("pi_lsp.lsp.events")
+    except ImportError:
+        return _fallback_wire
+    wire: Callable[[Any], dict[str, Any] | None] = module.event_wire
+    return wire
+
+
+def _dump(value: Any) -> Any:
+    return to_jsonable_python(value, by_alias=True, exclude_none=True, fallback=repr)
+
+
+def _result(result: AgentToolResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"content": _dump(result.content)}
+    if result.details is not None:
+        out["details"] = _dump(result.details)
+    return out
+
+
+def _fallback_wire(event: Any) -> dict[str, Any] | None:
+    if isinstance(event, MessageUpdateEvent):
+        inner = event.assistant_message_event
+        if isinstance(inner, StartEvent | DoneEvent | ErrorEvent):
+            return None
+        data: dict[str, Any] = {"type": inner.type, "contentIndex": inner.content_index}
+        if isinstance(inner, TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent):
+            data["delta"] = inner.delta
+        elif isinstance(inner, ToolCallEndEvent):
+            data["toolCall"] = _dump(inner.tool_call)
+        return {"type": "message_update", "assistantMessageEvent": data}
+    if isinstance(event, RetryInfo):
+        return {
+            "type": "retry",
+            "attempt": event.attempt,
+            "delayMs": event.delay_ms,
+            "errorMessage": event.error_message,
+        }
+    if isinstance(event, ToolExecutionUpdateEvent | ToolExecutionEndEvent):
+        data = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name}
+        if isinstance(event, ToolExecutionUpdateEvent):
+            data["partialResult"] = _result(event.partial_result)
+        else:
+            data["result"] = _result(event.result)
+            data["isError"] = event.is_error
+        return data
+    if isinstance(event, CompactionEndEvent):
+        data = {"type": event.type, "reason": event.reason, "willRetry": event.will_retry,
+                "aborted": event.aborted}
+        for key, value in (("tokensBefore", event.tokens_before),
+                           ("tokensAfter", event.tokens_after),
+                           ("errorMessage", event.error_message)):
+            if value is not None:
+                data[key] = value
+        return data
+    if dataclasses.is_dataclass(event):
+        data = {}
+        for f in dataclasses.fields(event):
+            camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), f.name)
+            data[camel] = _dump(getattr(event, f.name))
+        return data
+    return None
+
+
+class BashPermission:
+    """``before_tool_call``: ask y/N/a on the terminal before each ``bash`` command.
+
+    ``--yes`` (or the scripted demo) allows everything; a non-interactive stdin without it
+    denies, saying so on stderr. Questions are asked one at a time; an abort counts as no."""
+
+    def __init__(self, *, allow_all: bool, interactive: bool, err: TextIO = sys.stderr) -> None:
+        self.allow_all = allow_all
+        self.interactive = interactive
+        self.err = err
+        self._lock = asyncio.Lock()
+
+    async def __call__(
+        self, ctx: BeforeToolCallContext, signal: AbortSignal | None
+    ) -> BeforeToolCallResult | None:
+        if ctx.tool_call.name != "bash" or self._allowed():
+            return None
+        command = str(ctx.tool_call.arguments.get("command", ""))
+        if not self.interactive:
+            self.err.write(
+                f"pi-lsp run: denied `{_short(command, 80)}`: stdin is not a terminal "
+                "(pass --yes to allow shell commands)\n"
+            )
+            self.err.flush()
+            return BeforeToolCallResult(
+                block=True,
+                reason="The user did not allow this command (non-interactive run without --yes).",
+            )
+        async with self._lock:
+            if self._allowed():  # "always" may have been answered while we waited
+                return None
+            answer = await self._ask(f"\nRun `{command}`? [y/N/a=always] ", signal)
+        if answer in ("a", "always"):
+            self.allow_all = True
+            return None
+        if answer in ("y", "yes"):
+            return None
+        return BeforeToolCallResult(block=True, reason="The user denied running this command.")
+
+    def _allowed(self) -> bool:
+        return self.allow_all
+
+    async def _ask(self, question: str, signal: AbortSignal | None) -> str:
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[str] = loop.create_future()
+
+        def read() -> None:  # a daemon thread: an unanswered question never blocks exit
+            try:
+                line = sys.stdin.readline()
+            except (OSError, ValueError):
+                line = ""
+            with contextlib.suppress(RuntimeError):  # the loop may be gone by now
+                loop.call_soon_threadsafe(_resolve, answer, line.strip().lower())
+
+        self.err.write(question)
+        self.err.flush()
+        threading.Thread(target=read, daemon=True, name="pi-lsp-ask").start()
+        if signal is None:
+            return await answer
+        waiter: asyncio.Future[None] = asyncio.ensure_future(signal.wait())
+        try:
+            both: list[asyncio.Future[Any]] = [answer, waiter]
+            await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+        return answer.result() if answer.done() else "n"
+
+
+def _resolve(future: asyncio.Future[str], value: str) -> None:
+    if not future.done():
+        future.set_result(value)

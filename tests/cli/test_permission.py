@@ -1,0 +1,85 @@
+"""The y/N question before bash commands (``BashPermission``), in process."""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any
+
+import pytest
+
+from pi_lsp.agent import AgentContext
+from pi_lsp.agent.types import BeforeToolCallContext
+from pi_lsp.ai import AbortSignal, AssistantMessage, ToolCall
+from pi_lsp.run_output import BashPermission, describe_call
+
+
+def ctx(name: str = "bash", command: str = "rm -rf build") -> BeforeToolCallContext:
+    call = ToolCall(id="c1", name=name, arguments={"command": command})
+    return BeforeToolCallContext(
+        assistant_message=AssistantMessage(content=[call]),
+        tool_call=call,
+        args=None,
+        context=AgentContext(system_prompt="", messages=[]),
+    )
+
+
+async def test_non_interactive_denies_with_a_clear_line() -> None:
+    err = io.StringIO()
+    permission = BashPermission(allow_all=False, interactive=False, err=err)
+    result = await permission(ctx(), None)
+    assert result is not None
+    assert result.block
+    assert "non-interactive" in (result.reason or "")
+    assert "denied `rm -rf build`: stdin is not a terminal (pass --yes" in err.getvalue()
+    assert await permission(ctx("read"), None) is None  # only bash asks
+
+
+async def test_yes_allows_everything() -> None:
+    permission = BashPermission(allow_all=True, interactive=False, err=io.StringIO())
+    assert await permission(ctx(), None) is None
+
+
+@pytest.mark.parametrize(
+    ("typed", "allowed", "always"),
+    [("y\n", True, False), ("\n", False, False), ("no\n", False, False), ("a\n", True, True)],
+)
+async def test_answers(
+    monkeypatch: pytest.MonkeyPatch, typed: str, allowed: bool, always: bool
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO(typed))
+    err = io.StringIO()
+    permission = BashPermission(allow_all=False, interactive=True, err=err)
+    result = await permission(ctx(), AbortSignal())
+    assert (result is None) == allowed
+    assert "Run `rm -rf build`? [y/N/a=always]" in err.getvalue()
+    if always:
+        assert await permission(ctx(command="make"), None) is None  # not asked again
+
+
+async def test_abort_while_asking_counts_as_no(monkeypatch: pytest.MonkeyPatch) -> None:
+    read_end, write_end = os.pipe()
+    stdin = os.fdopen(read_end, "r")
+    monkeypatch.setattr("sys.stdin", stdin)
+    signal = AbortSignal()
+    permission = BashPermission(allow_all=False, interactive=True, err=io.StringIO())
+
+    async def abort_soon() -> Any:
+        signal.abort()
+
+    import asyncio
+
+    question = asyncio.ensure_future(permission(ctx(), signal))
+    await asyncio.sleep(0)
+    await abort_soon()
+    result = await question
+    assert result is not None
+    assert result.block
+    os.close(write_end)  # lets the reader thread finish
+
+
+def test_describe_call() -> None:
+    assert describe_call("bash", {"command": "ls  -la\nfoo"}) == "bash $ ls -la foo"
+    assert describe_call("read", {"path": "a.py", "offset": 3}) == "read a.py (offset 3, limit -)"
+    assert describe_call("grep", {"pattern": "x", "path": "src"}) == 'grep "x" in src'
+    assert describe_call("custom", {"k": 1}) == 'custom {"k": 1}'

@@ -1,0 +1,145 @@
+"""``pi-lsp run`` against the scripted OpenAI-compatible server on 127.0.0.1: a streamed
+answer, keys kept out of the session file, and Ctrl-C in the middle of a bash command."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.http_server import ScriptedHTTPServer, sse_response
+
+from .helpers import ROOT, clean_env, text_chunks, tool_call_chunks
+
+FAKE_KEY = "sk-compat-FAKE-4f3e2d1c0b9a8877"
+
+
+async def start(args: list[str], env: dict[str, str]) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "run",
+        *args,
+        env=env,
+        cwd=ROOT,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in ("Z", "X")
+
+
+async def test_streams_an_answer_from_the_server_and_keeps_the_key_out(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    env = clean_env(tmp_path, OPENAI_COMPATIBLE_API_KEY=FAKE_KEY)
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(sse_response(text_chunks("Hello from the local server."), split_every=9))
+        proc = await start(
+            [
+                "say hello",
+                "--cwd",
+                str(work),
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                srv.url + "/v1",
+                "--model",
+                "test-model",
+            ],
+            env,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    stdout, stderr = out.decode(), err.decode()
+    assert proc.returncode == 0, stderr
+    assert "Hello from the local server." in stdout
+    assert "tokens: 120 in · 30 out" in stderr
+    request = srv.requests[0]
+    assert request.path == "/v1/chat/completions"
+    assert request.json["model"] == "test-model"
+    assert request.json["stream"] is True
+    assert request.headers.get("authorization") == f"Bearer {FAKE_KEY}"
+    sessions = list((tmp_path / "data" / "sessions").rglob("*.jsonl"))
+    assert len(sessions) == 1
+    saved = sessions[0].read_text()
+    assert "Hello from the local server." in saved
+    assert FAKE_KEY not in saved
+    assert FAKE_KEY not in stdout + stderr
+
+
+async def _wait_for_pid(proc: asyncio.subprocess.Process, records: list[dict[str, Any]]) -> int:
+    assert proc.stdout is not None
+    while True:
+        line = await asyncio.wait_for(proc.stdout.readline(), 60)
+        assert line, "the run ended before the command started"
+        record = json.loads(line)
+        records.append(record)
+        event = record["event"]
+        if event["type"] == "tool_execution_update":
+            text = "".join(
+                block.get("text", "") for block in event["partialResult"]["content"]
+            )
+            if "PID=" in text:
+                return int(text.split("PID=")[1].split()[0])
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+async def test_ctrl_c_mid_bash_leaves_no_child_and_exits_130(
+    tmp_path: Path, presses: int
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    command = "echo PID=$$; exec sleep 60"
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(sse_response(tool_call_chunks("bash", {"command": command})))
+        proc = await start(
+            [
+                "wait a minute",
+                "--cwd",
+                str(work),
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                srv.url + "/v1",
+                "--yes",
+                "--json",
+            ],
+            clean_env(tmp_path),
+        )
+        records: list[dict[str, Any]] = []
+        pid = await _wait_for_pid(proc, records)
+        assert alive(pid)
+        for _ in range(presses):
+            proc.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 130, err.decode()
+    assert not alive(pid)
+    assert len(srv.requests) == 1  # no model call after the abort
+    if presses == 1:  # a clean abort: the stream ends properly
+        records += [json.loads(line) for line in out.decode().splitlines()]
+        types = [r["event"]["type"] for r in records]
+        assert types[-1] == "agent_end"
+        end = next(r["event"] for r in records if r["event"]["type"] == "tool_execution_end")
+        assert end["isError"] is True
+        assert "Command aborted" in json.dumps(end["result"])
+        assert "^C aborting" in err.decode()
+    # with two quick presses the signals may coalesce into one: either way the run ends at
+    # once with 130 and leaves no process behind (asserted above)

@@ -1,0 +1,142 @@
+"""EventChannel: seq numbering, delta coalescing under a budget, replay buffer (fake clock)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pi_lsp.lsp.channel import EventChannel
+
+
+class FakeTimers:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.pending: list[tuple[float, Callable[[], None], FakeHandle]] = []
+
+    def call_at(self, when: float, fn: Callable[[], None]) -> FakeHandle:
+        handle = FakeHandle()
+        self.pending.append((when, fn, handle))
+        return handle
+
+    def advance(self, dt: float) -> None:
+        self.now += dt
+        due = [p for p in self.pending if p[0] <= self.now]
+        self.pending = [p for p in self.pending if p[0] > self.now]
+        for _, fn, handle in sorted(due, key=lambda p: p[0]):
+            if not handle.cancelled:
+                fn()
+
+
+class FakeHandle:
+    cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def delta(text: str, index: int = 0, kind: str = "text_delta") -> dict[str, Any]:
+    return {
+        "type": "message_update",
+        "assistantMessageEvent": {"type": kind, "contentIndex": index, "delta": text},
+    }
+
+
+def make(
+    interval: float = 1 / 60, buffer: int = 100
+) -> tuple[EventChannel, list[dict[str, Any]], FakeTimers]:
+    timers = FakeTimers()
+    sent: list[dict[str, Any]] = []
+    ch = EventChannel(
+        "s1", sent.append, interval=interval, buffer_size=buffer,
+        clock=lambda: timers.now, call_at=timers.call_at,
+    )
+    return ch, sent, timers
+
+
+def test_seq_starts_at_one_and_increments() -> None:
+    ch, sent, _ = make()
+    ch.publish({"type": "agent_start"})
+    ch.publish({"type": "turn_start"})
+    assert [p["seq"] for p in sent] == [1, 2]
+    assert all(p["sessionId"] == "s1" for p in sent)
+
+
+def test_first_delta_after_quiet_goes_out_at_once() -> None:
+    ch, sent, timers = make()
+    ch.publish(delta("a"))
+    assert len(sent) == 1
+    timers.advance(1.0)
+    ch.publish(delta("b"))
+    assert len(sent) == 2  # quiet period: no added latency
+
+
+def test_fast_deltas_are_merged_within_the_interval() -> None:
+    ch, sent, timers = make(interval=0.05)
+    ch.publish(delta("a"))
+    for ch_text in "bcdef":
+        ch.publish(delta(ch_text))
+    assert len(sent) == 1
+    timers.advance(0.05)
+    assert len(sent) == 2
+    assert sent[1]["event"]["assistantMessageEvent"]["delta"] == "bcdef"
+    assert "".join(p["event"]["assistantMessageEvent"]["delta"] for p in sent) == "abcdef"
+
+
+def test_other_events_flush_first_and_keep_order() -> None:
+    ch, sent, timers = make(interval=0.05)
+    ch.publish(delta("a"))
+    ch.publish(delta("b"))
+    ch.publish({"type": "message_update",
+                "assistantMessageEvent": {"type": "text_end", "contentIndex": 0}})
+    types = [p["event"]["assistantMessageEvent"]["type"] for p in sent]
+    assert types == ["text_delta", "text_delta", "text_end"]
+    assert [p["seq"] for p in sent] == [1, 2, 3]
+    timers.advance(1)
+    assert len(sent) == 3  # the cancelled timer sends nothing
+
+
+def test_different_blocks_are_not_merged() -> None:
+    ch, sent, timers = make(interval=0.05)
+    ch.publish(delta("a", 0))
+    ch.publish(delta("b", 0))
+    ch.publish(delta("x", 1, "thinking_delta"))
+    timers.advance(0.2)
+    inner = [p["event"]["assistantMessageEvent"] for p in sent]
+    assert [(e["type"], e["contentIndex"], e["delta"]) for e in inner] == [
+        ("text_delta", 0, "a"), ("text_delta", 0, "b"), ("thinking_delta", 1, "x")]
+
+
+def test_budget_holds_under_a_fast_stream() -> None:
+    ch, sent, timers = make(interval=1 / 60)
+    text = []
+    for i in range(2000):  # 2000 deltas/s for one second
+        ch.publish(delta(f"t{i} "))
+        text.append(f"t{i} ")
+        timers.advance(0.0005)
+    timers.advance(1)
+    assert len(sent) <= 61
+    assert "".join(p["event"]["assistantMessageEvent"]["delta"] for p in sent) == "".join(text)
+
+
+def test_replay_and_bounded_buffer() -> None:
+    ch, _sent, _ = make(buffer=3)
+    for _ in range(5):
+        ch.publish({"type": "turn_start"})
+    events, complete = ch.replay(0)
+    assert [e["seq"] for e in events] == [3, 4, 5]
+    assert complete is False
+    events, complete = ch.replay(2)
+    assert [e["seq"] for e in events] == [3, 4, 5]
+    assert complete is True
+    events, complete = ch.replay(5)
+    assert events == []
+    assert complete is True
+
+
+def test_replay_flushes_pending_delta() -> None:
+    ch, _sent, _ = make(interval=0.05)
+    ch.publish(delta("a"))
+    ch.publish(delta("b"))
+    events, complete = ch.replay(0)
+    assert [e["event"]["assistantMessageEvent"]["delta"] for e in events] == ["a", "b"]
+    assert complete

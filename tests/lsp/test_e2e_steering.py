@@ -1,0 +1,85 @@
+"""Input during a run: steering mid-stream, follow-up in the same trace, pi/prompt while running.
+
+Against the scripted OpenAI-compatible server, gated with ``Pause`` so the test acts at a
+known point of the stream."""
+
+from __future__ import annotations
+
+import asyncio
+
+from tests.support.http_server import Pause, ScriptedHTTPServer
+
+from .conftest import Start, http_settings
+from .openai_sse import response, text_events
+
+
+def _user_texts(messages: list[dict]) -> list[str]:
+    out = []
+    for m in messages:
+        if m["role"] == "user":
+            content = m["content"]
+            out.append(content if isinstance(content, str) else content[0]["text"])
+    return out
+
+
+async def test_trace_over_http_and_steering_mid_stream(
+    pi: Start, srv: ScriptedHTTPServer
+) -> None:
+    gate = Pause(asyncio.Event())
+    first = text_events("First answer, streaming slowly.", 6)
+    srv.enqueue(response(first, gate=gate, gate_after=3))
+    srv.enqueue(response(text_events("Second answer, after the steer.")))
+    h = await pi(pi=http_settings(srv))
+    res = await h.call("pi/prompt", {"text": "Tell me something."})
+    sid = res["sessionId"]
+    assert res["delivered"] == "prompt"
+    await h.wait_event(sid, "message_update")  # the model is streaming
+    steer = await h.call("pi/prompt", {"text": "Actually, be brief.", "sessionId": sid})
+    assert steer == {"sessionId": sid, "delivered": "steer"}
+    state = await h.call("pi/state", {"sessionId": sid})
+    assert state["isStreaming"] is True
+    assert state["pendingSteering"] == 1
+    gate.event.set()
+    end = await h.wait_event(sid, "agent_end")
+    assert _user_texts(end["messages"]) == ["Tell me something.", "Actually, be brief."]
+    kinds = h.types_of(sid)
+    assert kinds.count("agent_start") == 1
+    assert kinds.count("turn_start") == 2
+    # the second request carried the steering message after the first answer
+    body = srv.requests[1].json
+    assert body["messages"][-1]["role"] == "user"
+    assert "be brief" in str(body["messages"][-1]["content"])
+
+
+async def test_follow_up_in_the_same_trace(pi: Start, srv: ScriptedHTTPServer) -> None:
+    gate = Pause(asyncio.Event())
+    srv.enqueue(response(text_events("One.", 2), gate=gate, gate_after=2))
+    srv.enqueue(response(text_events("Two.")))
+    h = await pi(pi=http_settings(srv))
+    sid = (await h.call("pi/prompt", {"text": "first"}))["sessionId"]
+    await h.wait_event(sid, "message_update")
+    queued = await h.call("pi/followUp", {"sessionId": sid, "text": "and then?"})
+    assert queued == {"sessionId": sid, "delivered": "followUp"}
+    also = await h.call("pi/prompt", {"text": "x", "sessionId": sid, "deliverAs": "followUp"})
+    assert also["delivered"] == "followUp"
+    srv.enqueue(response(text_events("Three.")))
+    gate.event.set()
+    end = await h.wait_event(sid, "agent_end")
+    assert _user_texts(end["messages"]) == ["first", "and then?", "x"]
+    assert h.types_of(sid).count("agent_start") == 1
+
+
+async def test_steer_on_idle_session_is_injected_into_the_next_run(
+    pi: Start, srv: ScriptedHTTPServer
+) -> None:
+    srv.enqueue(response(text_events("ok")))
+    h = await pi(pi=http_settings(srv))
+    sid = (await h.call("pi/newSession"))["sessionId"]
+    queued = await h.call("pi/steer", {"sessionId": sid, "text": "use tabs"})
+    assert queued["delivered"] == "steer"
+    await h.run("format it", sessionId=sid)
+    first_request = srv.requests[0].json["messages"]
+    texts = [str(m["content"]) for m in first_request if m["role"] == "user"]
+    assert "format it" in texts[0]
+    assert "use tabs" in texts[1]
+    assert len(srv.requests) == 1  # injected in the first turn, before the first model call

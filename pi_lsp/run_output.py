@@ -9,38 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import importlib
 import json
-import re
 import sys
 import threading
-from collections.abc import Callable
 from typing import Any, TextIO
 
-from pydantic_core import to_jsonable_python
-
 from .agent.types import (
-    AgentToolResult,
     BeforeToolCallContext,
     BeforeToolCallResult,
     MessageEndEvent,
     MessageUpdateEvent,
-    ToolExecutionEndEvent,
     ToolExecutionStartEvent,
-    ToolExecutionUpdateEvent,
 )
 from .ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
-from .ai.events import (
-    DoneEvent,
-    ErrorEvent,
-    RetryInfo,
-    StartEvent,
-    TextDeltaEvent,
-    ThinkingDeltaEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-)
+from .ai.events import RetryInfo, TextDeltaEvent, ThinkingDeltaEvent
+from .lsp.events import event_wire
 from .sessions.events import (
     AutoRetryStartEvent,
     CompactionEndEvent,
@@ -196,13 +179,12 @@ class JsonPrinter:
     """``{"sessionId", "seq", "event"}`` per line, as the LSP's ``pi/event`` notifications."""
 
     def __init__(self, session_id: str, out: TextIO = sys.stdout) -> None:
-        self._wire = _event_wire()
         self.session_id = session_id
         self.out = out
         self.seq = 0
 
     def emit(self, event: Any) -> None:
-        wire = self._wire(event)
+        wire = event_wire(event)
         if wire is None:
             return
         self.seq += 1
@@ -219,72 +201,6 @@ class JsonPrinter:
 
     def on_retry(self, info: RetryInfo) -> None:
         self.emit(info)
-
-
-def _event_wire() -> Callable[[Any], dict[str, Any] | None]:
-    """The LSP layer's mapping when it is installed, else a local one of the same shape
-    (PROTOCOL §3). TEMPORARY: the fallback goes once ``pi_lsp.lsp.events`` is on main."""
-    try:
-        module = importlib.import_module("pi_lsp.lsp.events")
-    except ImportError:
-        return _fallback_wire
-    wire: Callable[[Any], dict[str, Any] | None] = module.event_wire
-    return wire
-
-
-def _dump(value: Any) -> Any:
-    return to_jsonable_python(value, by_alias=True, exclude_none=True, fallback=repr)
-
-
-def _result(result: AgentToolResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"content": _dump(result.content)}
-    if result.details is not None:
-        out["details"] = _dump(result.details)
-    return out
-
-
-def _fallback_wire(event: Any) -> dict[str, Any] | None:
-    if isinstance(event, MessageUpdateEvent):
-        inner = event.assistant_message_event
-        if isinstance(inner, StartEvent | DoneEvent | ErrorEvent):
-            return None
-        data: dict[str, Any] = {"type": inner.type, "contentIndex": inner.content_index}
-        if isinstance(inner, TextDeltaEvent | ThinkingDeltaEvent | ToolCallDeltaEvent):
-            data["delta"] = inner.delta
-        elif isinstance(inner, ToolCallEndEvent):
-            data["toolCall"] = _dump(inner.tool_call)
-        return {"type": "message_update", "assistantMessageEvent": data}
-    if isinstance(event, RetryInfo):
-        return {
-            "type": "retry",
-            "attempt": event.attempt,
-            "delayMs": event.delay_ms,
-            "errorMessage": event.error_message,
-        }
-    if isinstance(event, ToolExecutionUpdateEvent | ToolExecutionEndEvent):
-        data = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name}
-        if isinstance(event, ToolExecutionUpdateEvent):
-            data["partialResult"] = _result(event.partial_result)
-        else:
-            data["result"] = _result(event.result)
-            data["isError"] = event.is_error
-        return data
-    if isinstance(event, CompactionEndEvent):
-        data = {"type": event.type, "reason": event.reason, "willRetry": event.will_retry,
-                "aborted": event.aborted}
-        for key, value in (("tokensBefore", event.tokens_before),
-                           ("tokensAfter", event.tokens_after),
-                           ("errorMessage", event.error_message)):
-            if value is not None:
-                data[key] = value
-        return data
-    if dataclasses.is_dataclass(event):
-        data = {}
-        for f in dataclasses.fields(event):
-            camel = re.sub(r"_([a-z])", lambda m: m.group(1).upper(), f.name)
-            data[camel] = _dump(getattr(event, f.name))
-        return data
-    return None
 
 
 class BashPermission:

@@ -20,6 +20,10 @@ _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
+#: The pieces of ``shallow_copy`` for callers that inline it on a hot path.
+COPY_PARTS = (_new, _set_dict, _set_fields_set, _set_extra, _set_private)
+
+
 def shallow_copy(model: M) -> M:
     """A new instance with a copied field dict; field values are shared (not deep-copied)."""
     new: Any = _new(model.__class__)

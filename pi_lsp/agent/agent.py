@@ -14,7 +14,9 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
-from typing import Any, TypeAlias, cast
+from inspect import isawaitable
+from types import CoroutineType
+from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
@@ -27,7 +29,7 @@ from ..ai import (
     TextContent,
     Usage,
 )
-from ._hooks import is_awaitable, resolve
+from ._hooks import resolve
 from .loop import run_agent_loop, run_agent_loop_continue
 from .messages import AgentMessage, convert_to_llm_default, user_message
 from .queue import PendingMessageQueue
@@ -399,7 +401,9 @@ class Agent:
         for listener in self._listener_list:
             try:
                 result = listener(event, signal)
-                if result is not None and is_awaitable(result):
-                    await cast(Awaitable[object], result)
+                if result is not None and (
+                    result.__class__ is CoroutineType or isawaitable(result)
+                ):
+                    await result
             except Exception:
                 logger.exception("agent listener failed on %s", kind)

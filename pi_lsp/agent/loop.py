@@ -23,6 +23,7 @@ from ..ai import (
     ToolResultMessage,
 )
 from ..ai import stream as default_stream
+from ._copy import COPY_PARTS as _COPY_PARTS
 from ._copy import shallow_copy
 from ._hooks import Emit, Emitter, resolve
 from .messages import AgentMessage
@@ -216,18 +217,28 @@ async def stream_assistant_response(
     response: AssistantMessageEventStream = await started if isawaitable(started) else started
 
     # Hot path: one iteration per streamed chunk. The sink is called inline (no wrapper
-    # coroutine); the semantics are Emitter's.
+    # coroutine; the semantics are Emitter's) and the partial is copied inline (see _copy).
     sink = emit.sink
     history = context.messages
     content_events = _CONTENT_EVENTS
+    new, set_dict, set_fields, set_extra, set_private = _COPY_PARTS
     partial: AssistantMessage | None = None
     async for event in response:
         kind = event.type
         if kind in content_events:
             if partial is not None:
-                partial = event.partial  # type: ignore[union-attr]
-                history[-1] = partial
-                result = sink(MessageUpdateEvent(shallow_copy(partial), event))
+                current = event.partial  # type: ignore[union-attr]
+                if current is not partial:  # providers mutate one object: usually the same
+                    partial = current
+                    history[-1] = current
+                snapshot: Any = new(partial.__class__)  # == shallow_copy(partial), inlined
+                set_dict(snapshot, partial.__dict__.copy())
+                set_fields(snapshot, partial.__pydantic_fields_set__.copy())
+                extra = partial.__pydantic_extra__
+                set_extra(snapshot, None if extra is None else extra.copy())
+                private = partial.__pydantic_private__
+                set_private(snapshot, None if private is None else private.copy())
+                result = sink(MessageUpdateEvent(snapshot, event))
                 if result is not None and (
                     result.__class__ is CoroutineType or isawaitable(result)
                 ):

@@ -16,6 +16,9 @@ from typing import Any
 from .events import AssistantMessageEvent
 from .types import AssistantMessage
 
+_Future = asyncio.Future  # direct construction: one Python frame less than loop.create_future()
+_running_loop = asyncio.get_running_loop
+
 
 class AssistantMessageEventStream:
     """One assistant response as an async-iterable queue (a single consumer).
@@ -105,11 +108,11 @@ class AssistantMessageEventStream:
 
     def __anext__(self) -> asyncio.Future[AssistantMessageEvent]:
         """The next event (iteration stops after ``done`` / ``error`` or at ``end()``)."""
-        future: asyncio.Future[AssistantMessageEvent] = (
-            asyncio.get_running_loop().create_future()
-        )
+        future: asyncio.Future[AssistantMessageEvent] = _Future(loop=_running_loop())
         queue = self._queue
-        if self._finished:
+        if not queue and not self._done and not self._ended:  # the usual case: wait
+            self._waiter = future
+        elif self._finished:
             future.set_exception(StopAsyncIteration())
         elif queue:
             event = queue.popleft()
@@ -117,11 +120,9 @@ class AssistantMessageEventStream:
             if kind == "done" or kind == "error":
                 self._finished = True
             future.set_result(event)
-        elif self._done or self._ended:
+        else:  # ended (or done) with nothing queued
             self._finished = True
             future.set_exception(StopAsyncIteration())
-        else:
-            self._waiter = future
         return future
 
     async def result(self) -> AssistantMessage:

@@ -7,14 +7,14 @@
   ``agent.continue_()``: retry (session-level, off by default: PROTOCOL §5 retries only before
   output, at the provider), then compaction (overflow → compact and retry exactly once;
   threshold → compact), then queued messages.
-- Compaction summaries come from the current model through ``agent.stream_fn``.
+- Compaction (``session_compaction``) summaries come from the current model through
+  ``agent.stream_fn``.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -32,32 +32,11 @@ from ..agent.messages import (
     user_message,
 )
 from ..agent.types import AgentEvent, MaybeAwaitable
-from ..ai import AbortSignal, AssistantMessage, ImageContent, Model, StreamOptions
-from .compaction import (
-    CompactionAbortedError,
-    CompactionError,
-    CompactionResult,
-    CompactionSettings,
-    SummaryRequest,
-    calculate_context_tokens,
-    compact,
-    estimate_context_tokens,
-    estimate_messages_tokens,
-    prepare_compaction,
-    should_compact,
-)
-from .entries import CompactionEntry
-from .events import (
-    OVERFLOW_RECOVERY_FAILED,
-    AutoRetryEndEvent,
-    AutoRetryStartEvent,
-    CompactionEndEvent,
-    CompactionReason,
-    CompactionStartEvent,
-    SessionEvent,
-)
-from .overflow import is_context_overflow, is_retryable_error
-from .paths import iso_to_ms
+from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
+from .compaction import CompactionResult, CompactionSettings
+from .events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent
+from .overflow import is_retryable_error
+from .session_compaction import CompactionMixin
 from .session_file import SessionFile
 
 log = logging.getLogger("pi_lsp.sessions")
@@ -86,7 +65,7 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
         await signal.wait()
 
 
-class AgentSession:
+class AgentSession(CompactionMixin):
     """See the module docstring and ``SESSION_API.md``."""
 
     def __init__(
@@ -365,73 +344,6 @@ class AgentSession:
             return False
         return True
 
-    # ------------------------------------------------------------------ compaction
-
-    def _latest_compaction(self) -> CompactionEntry | None:
-        for entry in reversed(self._tree.get_branch()):
-            if isinstance(entry, CompactionEntry):
-                return entry
-        return None
-
-    async def _check_compaction(
-        self, message: AssistantMessage, *, skip_aborted: bool = True
-    ) -> bool:
-        settings = self.compaction_settings
-        if not settings.enabled:
-            return False
-        if skip_aborted and message.stop_reason == "aborted":
-            return False
-        model = self.agent.state.model
-        window = model.context_window
-        latest = self._latest_compaction()
-        latest_ms = iso_to_ms(latest.timestamp) if latest is not None else None
-        if self._is_stale(message, latest_ms):
-            return False  # a pre-compaction reply must not retrigger it
-        same_model = message.provider == model.provider and message.model == model.id
-        if same_model and is_context_overflow(message, window):
-            will_retry = message.stop_reason != "stop"
-            if not will_retry:
-                return await self._auto_compact("overflow", will_retry=False)
-            if self._overflow_recovery_attempted:
-                await self._emit(
-                    CompactionEndEvent(reason="overflow", error_message=OVERFLOW_RECOVERY_FAILED)
-                )
-                return False
-            self._overflow_recovery_attempted = True
-            self._drop_trailing_assistant()
-            return await self._auto_compact("overflow", will_retry=True)
-        direct = calculate_context_tokens(message.usage)
-        if message.stop_reason == "error" or direct == 0:
-            messages = self.agent.state.messages
-            estimate = estimate_context_tokens(messages)
-            if estimate.last_usage_index is None:
-                return False
-            if self._is_stale(messages[estimate.last_usage_index], latest_ms):
-                return False
-            tokens = estimate.tokens
-        else:
-            tokens = direct
-        if should_compact(tokens, window, settings):
-            return await self._auto_compact("threshold", will_retry=False)
-        return False
-
-    def _is_stale(self, message: AgentMessage, latest_compaction_ms: int | None) -> bool:
-        if latest_compaction_ms is None or id(message) in self._since_compaction:
-            return False
-        return message.timestamp <= latest_compaction_ms
-
-    async def _auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> bool:
-        try:
-            result = await self._compact(reason, will_retry=will_retry, custom_instructions=None)
-        except CompactionError:
-            return False
-        if result is None:
-            return False
-        if will_retry:
-            self._drop_trailing_assistant(only_errors=True)
-            return True
-        return self.agent.has_queued_messages()
-
     async def compact(
         self,
         reason: Literal["manual", "threshold", "overflow"] = "manual",
@@ -450,84 +362,3 @@ class AgentSession:
             )
         finally:
             self._compacting = False
-
-    async def _compact(
-        self,
-        reason: CompactionReason,
-        *,
-        will_retry: bool,
-        custom_instructions: str | None,
-    ) -> CompactionResult | None:
-        preparation = prepare_compaction(self._tree.get_branch(), self.compaction_settings)
-        if preparation is None:
-            return None
-        await self._emit(CompactionStartEvent(reason=reason))
-        signal = AbortSignal()
-        self._compaction_signal = signal
-        try:
-            request = await self._summary_request(signal)
-            result = await compact(preparation, request, custom_instructions=custom_instructions)
-            if signal.aborted:
-                raise CompactionAbortedError("Compaction cancelled")
-        except CompactionAbortedError:
-            await self._emit(CompactionEndEvent(reason=reason, aborted=True))
-            raise
-        except Exception as exc:
-            text = str(exc) or type(exc).__name__
-            prefix = {
-                "overflow": "Context overflow recovery failed",
-                "threshold": "Auto-compaction failed",
-                "manual": "Compaction failed",
-            }[reason]
-            await self._emit(
-                CompactionEndEvent(
-                    reason=reason,
-                    tokens_before=preparation.tokens_before,
-                    error_message=f"{prefix}: {text}",
-                )
-            )
-            if isinstance(exc, CompactionError):
-                raise
-            raise CompactionError(text) from exc
-        finally:
-            self._compaction_signal = None
-        self._record(
-            self._tree.append_compaction,
-            result.summary,
-            result.first_kept_entry_id,
-            result.tokens_before,
-            result.details,
-        )
-        self._since_compaction.clear()
-        messages = self._tree.build_context().messages
-        self.agent.state.messages = messages
-        result.estimated_tokens_after = estimate_messages_tokens(messages)
-        await self._emit(
-            CompactionEndEvent(
-                reason=reason,
-                tokens_before=result.tokens_before,
-                tokens_after=result.estimated_tokens_after,
-                will_retry=will_retry,
-                result=result,
-            )
-        )
-        return result
-
-    async def _summary_request(self, signal: AbortSignal) -> SummaryRequest:
-        agent = self.agent
-        model = agent.state.model
-        options = agent.stream_options or StreamOptions()
-        if agent.get_api_key is not None:
-            key = agent.get_api_key(model.provider)
-            key = await key if isawaitable(key) else key
-            if key:
-                options = dataclasses.replace(options, api_key=key)
-        if agent.session_id is not None:
-            options = dataclasses.replace(options, session_id=agent.session_id)
-        return SummaryRequest(
-            model=model,
-            stream_fn=agent.stream_fn,
-            options=options,
-            thinking_level=agent.state.thinking_level,
-            signal=signal,
-        )

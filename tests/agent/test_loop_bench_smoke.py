@@ -17,7 +17,7 @@ from bench import loop_bench
     "argv",
     [
         ["--workload", "turns", "--turns", "3", "--deltas", "5"],
-        ["--workload", "parallel", "--turns", "2", "--deltas", "2", "--sleep-ms", "1",
+        ["--workload", "parallel", "--turns", "2", "--deltas", "2", "--sleep-ms", "0",
          "--api", "agent"],
         ["--workload", "history_json", "--turns", "2", "--deltas", "1", "--result-bytes", "64",
          "--producer", "sync"],

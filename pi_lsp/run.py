@@ -27,6 +27,7 @@ from typing import Any
 from .agent import Agent
 from .ai import AssistantMessage, Model, StreamOptions
 from .ai.env_keys import PROVIDER_ENV_KEYS, get_env_api_key
+from .ai.http import new_http_client
 from .ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
 from .run_output import BashPermission, JsonPrinter, TerminalPrinter
 from .sessions import Redactor, SessionNotFoundError, SessionStore
@@ -223,7 +224,8 @@ async def execute(plan: Plan) -> int:
     printer: TerminalPrinter | JsonPrinter = (
         JsonPrinter(session.session_id) if plan.json else terminal
     )
-    agent.stream_options = StreamOptions(on_retry=printer.on_retry)
+    http = new_http_client()  # one connection to the provider for the whole run
+    agent.stream_options = StreamOptions(on_retry=printer.on_retry, http_client=http)
     session.subscribe(printer)
 
     interrupts = 0
@@ -248,6 +250,7 @@ async def execute(plan: Plan) -> int:
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         registry.kill_all()  # background jobs a command left behind end with the run
+        await http.aclose()
     if not plan.json:
         terminal.notice(terminal.summary())
     if session.file is not None and session.file.is_persisted:

@@ -13,10 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+import httpx
+
 from ..agent import Agent
 from ..ai import Model, StreamOptions
 from ..ai.env_keys import PROVIDER_ENV_KEYS
 from ..ai.events import RetryInfo
+from ..ai.http import new_http_client
 from ..ai.models import resolve_model
 from ..ai.providers.faux import FauxProvider, FauxScript
 from ..tools import (
@@ -78,6 +81,14 @@ class AgentSetup:
         self._on_retry = on_retry
         self.registry = ProcessRegistry()
         self._faux: _Faux | None = None
+        self._http: httpx.AsyncClient | None = None
+
+    def http_client(self) -> httpx.AsyncClient:
+        """The session's long-lived provider client (created in the running loop on first use),
+        so every turn reuses the connection instead of a new TLS handshake."""
+        if self._http is None or self._http.is_closed:
+            self._http = new_http_client()
+        return self._http
 
     def new_agent(self, before_tool_call: Any) -> Agent:
         settings = self._settings()
@@ -92,7 +103,7 @@ class AgentSetup:
             ),
             tools=tools,
             before_tool_call=before_tool_call,
-            stream_options=StreamOptions(on_retry=self._on_retry),
+            stream_options=StreamOptions(on_retry=self._on_retry, http_client=self.http_client()),
         )
         return agent
 
@@ -107,7 +118,9 @@ class AgentSetup:
         agent.tool_execution = settings.tool_execution
         agent.stream_fn = self._stream_fn(settings, model)
         key_env = settings.api_key_env
-        base = agent.stream_options or StreamOptions(on_retry=self._on_retry)
+        base = agent.stream_options or StreamOptions(
+            on_retry=self._on_retry, http_client=self.http_client()
+        )
         if base.api_key_env != key_env:  # the provider reads the key (and names it if missing)
             agent.stream_options = replace(base, api_key_env=key_env)
         secrets = frozenset({key_env}) if key_env else frozenset()

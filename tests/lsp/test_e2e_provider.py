@@ -4,13 +4,14 @@ cut after output, and abort mid-stream — against the scripted OpenAI-compatibl
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 from lsprotocol import types
 
 from tests.support.http_server import Cut, Pause, ScriptedHTTPServer
 
 from .conftest import Start, http_settings
-from .openai_sse import error, response, text_events
+from .openai_sse import error, response, text_events, tool_events
 
 
 async def test_400_is_an_error_message_and_a_popup(pi: Start, srv: ScriptedHTTPServer) -> None:
@@ -94,3 +95,19 @@ async def test_a_missing_key_is_named(pi: Start, srv: ScriptedHTTPServer) -> Non
     end = await h.wait_event(sid, "agent_end")
     assert "MY_PI_KEY" in end["messages"][-1]["errorMessage"]
     assert srv.requests == []
+
+
+async def test_turns_reuse_one_provider_connection(
+    pi: Start, srv: ScriptedHTTPServer, workspace: Path
+) -> None:
+    """The session keeps one HTTP client, so a tool turn and the next model call share a
+    keep-alive connection (no new TCP/TLS handshake per turn)."""
+    (workspace / "a.py").write_text("x = 1\n")
+    srv.enqueue(response(tool_events([("read", {"path": "a.py"})])))
+    srv.enqueue(response(text_events("read it")))
+    h = await pi(pi=http_settings(srv))
+    sid = await h.run("look at a.py")
+    end = await h.wait_event(sid, "agent_end")
+    assert end["messages"][-1]["stopReason"] == "stop"
+    assert len(srv.requests) == 2
+    assert srv.connections == 1

@@ -51,6 +51,10 @@ def resolve_api_key(model: Model, options: StreamOptions) -> str | None:
     return get_env_api_key(model.provider, options.env, options.api_key_env)
 
 
+
+DRAIN_TIMEOUT_S = 1.0
+"""How long to keep reading after the final event so the connection can be reused."""
+
 class SSEProviderRun(ABC):
     """One request. Call ``start()`` once; it returns the event stream at once."""
 
@@ -223,4 +227,12 @@ class SSEProviderRun(ABC):
                     self.started = True
                     self.out.push(StartEvent(self.output))
                 if self.handle(event):
-                    return
+                    break
+            else:
+                return
+            # Read the body to its end (normally just the chunk terminator after the final
+            # event) so httpx can return the connection to the pool for the next turn; a
+            # server that keeps the stream open gets at most DRAIN_TIMEOUT_S.
+            with anyio.move_on_after(DRAIN_TIMEOUT_S):
+                async for _ in stream:
+                    pass

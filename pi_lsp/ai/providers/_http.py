@@ -90,7 +90,12 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 def new_client() -> httpx.AsyncClient:
-    """A client for one request when the caller injected none (the SSL context is shared)."""
+    """An ``httpx.AsyncClient`` with the shared SSL context.
+
+    Providers make one per request when the caller injected none; long-lived hosts (the
+    language server, ``pi-lsp run``) create one and pass it as ``StreamOptions.http_client``
+    so every turn reuses the provider connection instead of a new TLS handshake.
+    """
     return httpx.AsyncClient(verify=_ssl_context())
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -99,12 +100,17 @@ class PiLanguageServer(LanguageServer):
             await self.manager.stop_all()
 
 
-def workspace_roots(params: types.InitializeParams) -> list[Path]:
-    roots: list[Path] = []
-    for folder in params.workspace_folders or ():
+def folder_paths(folders: Iterable[types.WorkspaceFolder]) -> list[Path]:
+    paths: list[Path] = []
+    for folder in folders:
         path = to_fs_path(folder.uri)
         if path:
-            roots.append(Path(path))
+            paths.append(Path(path))
+    return paths
+
+
+def workspace_roots(params: types.InitializeParams) -> list[Path]:
+    roots = folder_paths(params.workspace_folders or ())
     if not roots and params.root_uri:
         path = to_fs_path(params.root_uri)
         if path:
@@ -124,6 +130,18 @@ def _register(server: PiLanguageServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: PiLanguageServer, params: types.InitializeParams) -> None:
         ls.initialize_host(params)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def folders_changed(
+        ls: PiLanguageServer, params: types.DidChangeWorkspaceFoldersParams
+    ) -> None:
+        """pygls has already updated ``ls.workspace.folders``: the tools follow (we advertise
+        ``changeNotifications``, so a folder added in the editor must become reachable)."""
+        if ls.manager is None:
+            return
+        roots = folder_paths(ls.workspace.folders.values())
+        ls.manager.workspace.set_roots(roots)
+        log.info("workspace roots now: %s", ls.manager.workspace.roots_text())
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: PiLanguageServer, params: types.InitializedParams) -> None:

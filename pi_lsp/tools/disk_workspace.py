@@ -57,6 +57,23 @@ class DiskWorkspace:
         self._roots: tuple[Path, ...] = tuple(resolved)
         self._queue = FileMutationQueue()
 
+    def set_roots(self, roots: Sequence[Path | str]) -> None:
+        """Replace the roots (an editor added or removed workspace folders). The cwd stays the
+        same while it is still a root, so ``bash`` and relative paths do not move under a
+        session; an empty list keeps the current roots (a workspace never has none)."""
+        resolved: list[Path] = []
+        for root in roots:
+            real = Path(os.path.realpath(Path(root).expanduser()))
+            if real not in resolved:
+                resolved.append(real)
+        if not resolved:
+            return
+        cwd = self._roots[0]
+        if cwd in resolved:
+            resolved.remove(cwd)
+            resolved.insert(0, cwd)
+        self._roots = tuple(resolved)
+
     # ------------------------------------------------------------------ paths and rules
 
     @property

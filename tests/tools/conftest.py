@@ -3,6 +3,7 @@ goes through the same steps as the agent loop (prepare_arguments, validation, ex
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from pi_lsp.agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from pi_lsp.ai import AbortSignal, TextContent
 from pi_lsp.tools import DiskWorkspace
+from pi_lsp.tools.process import _group_alive
 
 
 @pytest.fixture
@@ -50,3 +52,12 @@ def text(result: AgentToolResult) -> str:
     first = result.content[0]
     assert isinstance(first, TextContent)
     return first.text
+
+
+async def wait_group_gone(pgid: int) -> None:
+    """SIGKILL is asynchronous: poll the group's state (bounded) until it has no members."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 1.0
+    while _group_alive(pgid):
+        assert loop.time() < deadline, f"process group {pgid} still alive after 1 s"
+        await asyncio.sleep(0.01)

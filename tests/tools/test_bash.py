@@ -11,18 +11,8 @@ import pytest
 from pi_lsp.agent.types import AgentToolResult
 from pi_lsp.ai import AbortSignal, TextContent
 from pi_lsp.tools import BashOptions, BashTool, DiskWorkspace, ProcessRegistry, ToolError
-from pi_lsp.tools.process import _group_alive
 
-from .conftest import call, text
-
-
-async def _wait_group_gone(pgid: int) -> None:
-    """SIGKILL is asynchronous: poll the group's state (bounded) until it has no members."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 1.0
-    while _group_alive(pgid):
-        assert loop.time() < deadline, f"process group {pgid} still alive after 1 s"
-        await asyncio.sleep(0.01)
+from .conftest import call, text, wait_group_gone
 
 
 def _tool(ws: DiskWorkspace, **options: object) -> tuple[BashTool, ProcessRegistry]:
@@ -55,7 +45,7 @@ async def test_abort_kills_the_shell_and_its_children(ws: DiskWorkspace) -> None
         await task
     assert loop.time() - aborted_at < 1.0
     assert str(err.value) == f"pgid={pgid_box[0]}\n\n\nCommand aborted"
-    await _wait_group_gone(pgid_box[0])
+    await wait_group_gone(pgid_box[0])
     assert registry.live_count() == 0
 
 
@@ -66,7 +56,7 @@ async def test_timeout_kills_children_too(ws: DiskWorkspace) -> None:
                           "timeout": 0.5})
     message = str(err.value)
     assert message.endswith("\n\nCommand timed out after 0.5 seconds")
-    await _wait_group_gone(int(message.split("pgid=")[1].split()[0]))
+    await wait_group_gone(int(message.split("pgid=")[1].split()[0]))
     assert registry.live_count() == 0
 
 
@@ -86,7 +76,7 @@ async def test_kill_all_ends_background_jobs(ws: DiskWorkspace) -> None:
     pgid = int(text(result).split("pgid=")[1].split()[0])
     assert registry.live_count() == 1  # the job outlives the command
     registry.kill_all()
-    await _wait_group_gone(pgid)
+    await wait_group_gone(pgid)
     assert registry.live_count() == 0
 
 
@@ -221,5 +211,5 @@ async def test_cancelling_the_call_kills_the_group(ws: DiskWorkspace) -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await _wait_group_gone(pgids[0])
+    await wait_group_gone(pgids[0])
     assert registry.live_count() == 0

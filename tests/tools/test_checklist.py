@@ -25,9 +25,8 @@ from pi_lsp.tools import (
     ToolError,
     WriteTool,
 )
-from pi_lsp.tools.process import _group_alive
 
-from .conftest import call, text
+from .conftest import call, text, wait_group_gone
 
 # ---------------------------------------------------------------------------------- read
 
@@ -335,17 +334,9 @@ async def test_78_bash_timeout_kills_the_process_group(ws: DiskWorkspace) -> Non
     message = str(err.value)
     assert message.endswith("Command timed out after 1 seconds")
     pgid = int(message.split("pgid=")[1].split("\n")[0])
-    await _wait_group_gone(pgid)
+    await wait_group_gone(pgid)
     assert registry.live_count() == 0
 
-
-async def _wait_group_gone(pgid: int) -> None:
-    """SIGKILL is asynchronous: poll the group's state (bounded) until it has no members."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 1.0
-    while _group_alive(pgid):
-        assert loop.time() < deadline, f"process group {pgid} still alive after 1 s"
-        await asyncio.sleep(0.01)
 
 
 async def test_79_bash_keeps_last_2000_lines_and_saves_full_output(ws: DiskWorkspace) -> None:

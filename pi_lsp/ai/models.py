@@ -161,18 +161,8 @@ def _guess(provider: str, model_id: str) -> Model:
             reasoning = series.group(1) is not None or int(series.group(2)) >= 5
     elif provider in ("openai-compatible", "ollama"):
         images = False  # local servers: images only when the user's model says so
-    return Model(
-        id=model_id,
-        name=model_id,
-        api=_API[provider],
-        provider=provider,
-        base_url=_BASE_URL.get(provider, ""),
-        reasoning=reasoning,
-        input=list(_TEXT_IMAGE if images else _TEXT),
-        context_window=context,
-        max_tokens=max_out,
-        compat=dict(_COMPAT[provider]) if provider in _COMPAT else None,
-    )
+    return _m(provider, model_id, model_id, context=context, max_out=max_out,
+              price=(0.0, 0.0, 0.0, 0.0), reasoning=reasoning, images=images)
 
 
 def resolve_model(

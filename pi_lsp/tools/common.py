@@ -8,12 +8,16 @@ model reads) and small result helpers. Must not import pygls/lsprotocol or anyth
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
 from ..agent.types import AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal, TextContent
+
+if TYPE_CHECKING:
+    from .workspace import Workspace
 
 ABORTED_MESSAGE = "Operation aborted"
 
@@ -97,3 +101,14 @@ def format_number(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return repr(float(value))
+
+
+async def resolve_directory(workspace: Workspace, path: str | None) -> Path:
+    """A model-given directory (default: the cwd), confined and checked: Pi's
+    ``Path not found`` / ``Not a directory`` errors otherwise (find, ls)."""
+    directory = workspace.resolve(path or ".")
+    if not await workspace.exists(directory):
+        raise ToolError(f"Path not found: {directory}")
+    if not await workspace.is_dir(directory):
+        raise ToolError(f"Not a directory: {directory}")
+    return directory

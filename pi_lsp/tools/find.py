@@ -19,7 +19,14 @@ from pydantic.json_schema import SkipJsonSchema
 
 from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal
-from .common import ABORTED_MESSAGE, ToolError, ToolParams, text_result, throw_if_aborted
+from .common import (
+    ABORTED_MESSAGE,
+    ToolError,
+    ToolParams,
+    resolve_directory,
+    text_result,
+    throw_if_aborted,
+)
 from .globs import glob_to_regex
 from .paths import root_for
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED, format_size, truncate_head
@@ -84,11 +91,7 @@ class FindTool(AgentTool[FindParams]):
     ) -> AgentToolResult:
         throw_if_aborted(signal)
         ws = self.workspace
-        search = ws.resolve(params.path or ".")
-        if not await ws.exists(search):
-            raise ToolError(f"Path not found: {search}")
-        if not await ws.is_dir(search):
-            raise ToolError(f"Not a directory: {search}")
+        search = await resolve_directory(ws, params.path)
         limit = max(1, DEFAULT_LIMIT if params.limit is None else params.limit)
         stop = threading.Event()
         remove = signal.add_callback(stop.set) if signal is not None else None

@@ -14,7 +14,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal
-from .common import ToolError, ToolParams, text_result, throw_if_aborted
+from .common import ToolError, ToolParams, resolve_directory, text_result, throw_if_aborted
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED, format_size, truncate_head
 from .workspace import Workspace
 
@@ -54,11 +54,7 @@ class LsTool(AgentTool[LsParams]):
     ) -> AgentToolResult:
         throw_if_aborted(signal)
         ws = self.workspace
-        directory = ws.resolve(params.path or ".")
-        if not await ws.exists(directory):
-            raise ToolError(f"Path not found: {directory}")
-        if not await ws.is_dir(directory):
-            raise ToolError(f"Not a directory: {directory}")
+        directory = await resolve_directory(ws, params.path)
         try:
             entries = await ws.list_dir(directory)
         except OSError as exc:

@@ -225,7 +225,9 @@ class SSEProviderRun(ABC):
             async for event in stream:
                 if not self.started:
                     self.started = True
-                    self.out.push(StartEvent(self.output))
+                    # A snapshot: the first content may be applied before the consumer runs
+                    # (servers send the role and the first token in one segment).
+                    self.out.push(StartEvent(self.output.model_copy(deep=True)))
                 if self.handle(event):
                     break
             else:

@@ -191,7 +191,7 @@ class FauxProvider:
                 return
             output.usage = response.usage or self._estimate_usage(context, response)
             calculate_cost(model, output.usage)
-            out.push(StartEvent(output))
+            out.push(StartEvent(output.model_copy(deep=True)))  # a snapshot: see events.py
             chunk = max(1, response.chunk_size or self.chunk_size)
             delay = (response.delay_ms if response.delay_ms is not None else self.delay_ms) / 1000
             for block in response.content:

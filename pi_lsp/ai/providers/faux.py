@@ -46,6 +46,7 @@ from ..events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from ..grow import append_to_field
 from ..json_parse import StreamingJsonParser
 from ..options import StreamOptions
 from ..registry import register_provider
@@ -276,10 +277,10 @@ class FauxProvider:
                 return False
             piece = text[i : i + chunk]
             if isinstance(content, TextContent):
-                content.text += piece
+                append_to_field(content, "text", piece)
                 out.push(TextDeltaEvent(index, piece, output))
             else:
-                content.thinking += piece
+                append_to_field(content, "thinking", piece)
                 out.push(ThinkingDeltaEvent(index, piece, output))
         if isinstance(content, TextContent):
             out.push(TextEndEvent(index, content.text, output))

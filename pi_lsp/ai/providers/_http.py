@@ -158,11 +158,23 @@ def _error_parts(payload: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _context_sizes(payload: Any) -> str:
+    """llama.cpp's overflow error carries the numbers: keep them for the user."""
+    err = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(err, dict):
+        return ""
+    prompt, window = err.get("n_prompt_tokens"), err.get("n_ctx")
+    if isinstance(prompt, int) and isinstance(window, int):
+        return f" (the prompt has {prompt} tokens; the context size is {window})"
+    return ""
+
+
 def describe_error_payload(payload: Any) -> str | None:
     """``kind: message`` (or just the message) from a JSON error payload, if it has one."""
     kind, message = _error_parts(payload)
     if message is None:
         return None
+    message += _context_sizes(payload)
     if kind and kind not in message:
         return f"{kind}: {message}"
     return message

@@ -7,8 +7,8 @@ import socket
 from pi_lsp.ai import stream
 from tests.ai.helpers import (
     RetryLog,
-    anthropic_model,
     an_text_events,
+    anthropic_model,
     collect,
     context,
     oa_text_events,
@@ -98,9 +98,9 @@ async def test_status_code_is_not_said_twice(srv: ScriptedHTTPServer) -> None:
 
 
 async def test_read_timeout_names_the_setting(srv: ScriptedHTTPServer) -> None:
-    from tests.support.http_server import Pause
-
     import asyncio
+
+    from tests.support.http_server import Pause
 
     never = asyncio.Event()
     srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},

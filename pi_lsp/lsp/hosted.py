@@ -86,6 +86,13 @@ class HostedSession:
                 self.bridge.show_message(
                     types.MessageType.Error, f"pi: {message.error_message or 'model error'}"
                 )
+        elif kind == "session_save" and not wire["ok"]:  # once per failure spell
+            self.bridge.show_message(
+                types.MessageType.Warning,
+                f"pi: this session cannot be saved ({wire.get('errorMessage')}). The "
+                "conversation goes on and pi keeps trying to save it; check the disk space "
+                "and permissions of the data directory.",
+            )
         elif kind == "compaction_end" and wire.get("errorMessage"):
             self.bridge.show_message(
                 types.MessageType.Warning, f"pi: compaction failed: {wire['errorMessage']}"
@@ -213,6 +220,7 @@ class HostedSession:
             "messageCount": len(agent.state.messages),
             "pendingSteering": len(agent.queued_steering),
             "pendingFollowUp": len(agent.queued_follow_ups),
+            "saveError": self.session.persist_error,
         }
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:

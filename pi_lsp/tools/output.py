@@ -35,7 +35,6 @@ from .truncate import (
     utf8_len,
 )
 
-
 MAX_SPILL_BYTES = 32 << 20
 MAX_SPILL_FILES = 16
 STALE_SPILL_SECONDS = 24 * 3600

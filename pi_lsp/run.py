@@ -228,10 +228,15 @@ async def execute(plan: Plan) -> int:
     )
     if plan.resume:
         try:
-            file = store.open(plan.resume)
+            file, locked_original = store.open_for_writing(plan.resume)
         except SessionNotFoundError as exc:
             terminal.notice(f"pi-lsp run: {exc} (in {store.directory})")
             return EXIT_USAGE
+        if locked_original is not None:
+            terminal.notice(
+                f"session {locked_original} is open elsewhere (an editor or another run): "
+                f"continuing in a copy, session {file.session_id}"
+            )
         session = AgentSession.resume(agent, file)
     else:
         session = AgentSession(agent, store.create() if plan.save else None)

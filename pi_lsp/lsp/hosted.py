@@ -57,6 +57,8 @@ class HostedSession:
             interval=features.update_interval,
         )
         self.run_task: asyncio.Task[None] | None = None
+        self.forked_from: str | None = None
+        """The session this one copies because another process held its file."""
         self.progress: RunProgress | None = None
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -221,6 +223,7 @@ class HostedSession:
             "pendingSteering": len(agent.queued_steering),
             "pendingFollowUp": len(agent.queued_follow_ups),
             "saveError": self.session.persist_error,
+            "forkedFrom": self.forked_from,
         }
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:

@@ -163,8 +163,10 @@ class AgentSession(CompactionMixin):
                 log.exception("session listener failed on %s", event.type)
 
     def close(self) -> None:
-        """Detach from the agent (the session stops recording its events)."""
+        """Detach from the agent (the session stops recording its events) and release the
+        session file's lock."""
         self._unsubscribe_agent()
+        self._tree.close()
 
     # ------------------------------------------------------------------ state
 

@@ -181,7 +181,8 @@ async def test_a_session_that_cannot_be_saved_says_so_once(pi: Start, tmp_path: 
     sid = await h.run("first")
     await h.run("second", sessionId=sid)
     state = await h.call("pi/state", {"sessionId": sid})
-    assert state["saveError"] and "Could not write the session file" in state["saveError"]
+    assert state["saveError"]
+    assert "Could not write the session file" in state["saveError"]
     shown = [m.message for m in h.client.messages if "cannot be saved" in m.message]
     assert len(shown) == 1
     assert "session_save" in h.types_of(sid)

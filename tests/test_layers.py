@@ -1,8 +1,8 @@
 """The layer import direction of docs/architecture.md, enforced on the source.
 
-- nothing under ai/, agent/, tools/, sessions/ imports pygls or lsprotocol;
+- nothing under ai/, agent/, tools/, sessions/, review/ imports pygls or lsprotocol;
 - ai/ imports nothing of ours above it; agent/ and tools/ do not import lsp/ or sessions/;
-  sessions/ does not import lsp/.
+  sessions/ does not import lsp/; review/ (pure text algorithms) imports none of ours.
 """
 
 from __future__ import annotations
@@ -27,6 +27,14 @@ FORBIDDEN: dict[str, set[str]] = {
     "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
     "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
     "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
+    "review": {
+        "pi_lsp.agent",
+        "pi_lsp.tools",
+        "pi_lsp.sessions",
+        "pi_lsp.lsp",
+        "pi_lsp.cli",
+        "pi_lsp.run",
+    },
 }
 
 

@@ -1,0 +1,90 @@
+"""Three-way merge on lines: rebase the agent's change onto text the user changed since.
+
+``merge3(base, ours, theirs)``: ``base`` is the text the agent's change was computed from,
+``ours`` the agent's result, ``theirs`` the buffer as it is now (the user typed). When the
+regions each side changed do not overlap, the result has both changes. Two changes touching
+the same base lines (or both inserting at one place, or one inserting at the edge of the
+other's region) are a conflict: nothing is merged and the conflict names the current text of
+that region, so the model can look again. Line endings travel with their lines.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    start: int
+    """First base line replaced."""
+    end: int
+    """One past the last base line replaced (``start == end``: an insertion)."""
+    lines: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class MergeConflict:
+    first_line: int
+    """1-based first line of the region in the current text (``theirs``)."""
+    current_text: str
+    """The current text of the lines the user changed where the agent's change lands."""
+
+
+@dataclass(frozen=True, slots=True)
+class MergeResult:
+    text: str | None
+    """The merged text; ``None`` when there are conflicts."""
+    conflicts: tuple[MergeConflict, ...] = ()
+
+
+def _changes(base: list[str], other: list[str]) -> list[_Change]:
+    matcher = difflib.SequenceMatcher(None, base, other, autojunk=False)
+    return [
+        _Change(i1, i2, other[j1:j2])
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _overlap(a: _Change, b: _Change) -> bool:
+    if a.start == a.end or b.start == b.end:  # an insertion clashes with anything at its edge
+        return b.start <= a.start <= b.end if a.start == a.end else a.start <= b.start <= a.end
+    return a.start < b.end and b.start < a.end
+
+
+def _to_theirs(base_line: int, theirs: list[_Change]) -> int:
+    """Where base line ``base_line`` is in the user's text (before any change after it)."""
+    shift = 0
+    for ch in theirs:
+        if ch.end <= base_line and not (ch.start == ch.end == base_line):
+            shift += len(ch.lines) - (ch.end - ch.start)
+    return base_line + shift
+
+
+def merge3(base: str, ours: str, theirs: str) -> MergeResult:
+    if theirs == base or ours == theirs:
+        return MergeResult(ours)
+    if ours == base:
+        return MergeResult(theirs)
+    base_lines = base.splitlines(keepends=True)
+    mine = _changes(base_lines, ours.splitlines(keepends=True))
+    user = _changes(base_lines, theirs.splitlines(keepends=True))
+    conflicts: list[MergeConflict] = []
+    for u in user:
+        if any(_overlap(m, u) for m in mine):
+            start = _to_theirs(u.start, user)
+            lines = u.lines or base_lines[max(0, u.start - 1) : u.start + 1]
+            conflicts.append(MergeConflict(start + 1, "".join(lines)))
+    if conflicts:
+        return MergeResult(None, tuple(conflicts))
+    # walk the base once, taking each side's changes where they are
+    both = sorted([*mine, *user], key=lambda c: (c.start, c.end))
+    out: list[str] = []
+    pos = 0
+    for ch in both:
+        out.extend(base_lines[pos : ch.start])
+        out.extend(ch.lines)
+        pos = max(pos, ch.end)
+    out.extend(base_lines[pos:])
+    return MergeResult("".join(out))

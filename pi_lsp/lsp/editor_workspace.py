@@ -3,7 +3,10 @@
 Reads see open buffers before the disk; ``edit`` / ``write`` become ``workspace/applyEdit``
 (the editor's undo stack, its unsaved state) instead of disk writes. The text an edit was
 computed from is compared with the current buffer (version, then text) right before it is
-sent, so a stale edit is never applied (``StaleDocumentError``). After an applied edit the
+sent; when the user changed it meanwhile, the edit is rebased onto the current text with a
+three-way line merge (PROTOCOL §9.2) and only an overlap is refused (``StaleDocumentError``
+showing the model the current text of that region). ``write`` merges against the text the
+agent last read, so it never discards what the user typed after that read. After an applied edit the
 disk is brought in line — by the client (``pi/saveDocuments``) or by us, never over unsaved
 user changes. Path rules, listing and the mutation lock are inherited from ``DiskWorkspace``.
 """
@@ -22,6 +25,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 
 from ..ai.abort import AbortSignal
+from ..review import MergeResult, merge3, split_hunks
 from ..tools import DiskWorkspace
 from ..tools.workspace import (
     Document,
@@ -73,10 +77,17 @@ class EditorWorkspace(DiskWorkspace):
         self.bridge = bridge
         self.tracker = tracker
         self._policy = policy
+        self._last_read: dict[Path, str] = {}
+        """The text the agent last saw of each file (read, or its own edit's result)."""
 
     # ------------------------------------------------------------------------ reads
 
     async def read_document(self, path: Path) -> Document:
+        doc = await self._read_current(path)
+        self._last_read[path] = doc.text
+        return doc
+
+    async def _read_current(self, path: Path) -> Document:
         uri = self.tracker.uri_for(path)
         if uri is not None:
             buf = await self.tracker.settled_buffer(uri)
@@ -92,8 +103,15 @@ class EditorWorkspace(DiskWorkspace):
 
     async def write_document(self, path: Path, text: str, *, label: str) -> None:
         if await self.exists(path):
-            doc = await self.read_document(path)
-            await self.apply_edits(doc, [TextEdit(0, len(doc.text), text)], label=label)
+            doc = await self._read_current(path)
+            seen = self._last_read.get(path)
+            if seen is not None and seen != doc.text and doc.text.removeprefix(BOM) != text:
+                # written from an older read: the user's later typing is merged, never lost
+                merged = merge3(seen, text, doc.text)
+                if merged.text is None:
+                    raise StaleDocumentError(self._conflict_message(doc, merged))
+                text = merged.text
+            await self.apply_edits(doc, _minimal_edits(doc.text, text), label=label)
             return
         label = _label(label)
         if not self.bridge.create_files:
@@ -117,6 +135,13 @@ class EditorWorkspace(DiskWorkspace):
         await self._confirm(label, document.text, new_text, path)
         if self._policy().settings.edits == "confirm" and not self.bridge.change_annotations:
             target, user_dirty = await self._current(document)  # the user may have typed
+        if target.text != document.text:  # the user typed since: rebase onto their text
+            merged = merge3(document.text, new_text, target.text)
+            if merged.text is None:
+                raise StaleDocumentError(self._conflict_message(document, merged))
+            new_text = merged.text
+            edits = _minimal_edits(target.text, new_text)
+        self._last_read[path] = new_text
         edit = workspace_edit(target, edits, self._options(label))
         await self._send(edit, label)
         if self.tracker.uri_for(path) is not None:
@@ -130,30 +155,38 @@ class EditorWorkspace(DiskWorkspace):
     # -------------------------------------------------------------------- internals
 
     async def _current(self, document: Document) -> tuple[EditTarget, bool]:
-        """The edit target if ``document`` is still current, else ``StaleDocumentError``;
-        plus whether the open buffer holds unsaved user changes."""
+        """The edit target: the document as it is now (its text may differ from
+        ``document``'s: the caller rebases); plus whether the open buffer holds unsaved user
+        changes."""
         path = document.path
         shown = self.display_path(path)
         uri = self.tracker.uri_for(path)
         buf = self.tracker.buffer(uri) if uri is not None else None
         if buf is not None:
-            # a new version is fine as long as the text is what the edit was computed from
-            if buf.text != document.text:
-                raise StaleDocumentError(
-                    f"{shown} changed in the editor after it was read; the edit was not "
-                    "applied. Read the file again and retry."
-                )
             disk = await self._disk_text(path)
             user_dirty = disk is None or disk.removeprefix(BOM) != buf.text.removeprefix(BOM)
             version = None if buf.expected else buf.version
             return EditTarget(buf.uri, buf.text, version), user_dirty
         disk = await self._disk_text(path)
-        if disk is None or disk != document.text:
+        if disk is None:
             raise StaleDocumentError(
-                f"{shown} changed on disk after it was read; the edit was not applied. "
-                "Read the file again and retry."
+                f"{shown} was deleted after it was read; the edit was not applied."
             )
         return EditTarget(from_fs_path(str(path)) or path.as_uri(), disk, None), False
+
+    def _conflict_message(self, document: Document, merged: MergeResult) -> str:
+        shown = self.display_path(document.path)
+        where = "in the editor" if document.from_buffer else "on disk"
+        parts = [
+            f"{shown} changed {where} after it was read, in the lines this change "
+            "touches; nothing was applied. The current text there:"
+        ]
+        for c in merged.conflicts:
+            lines = c.current_text.splitlines() or [""]
+            numbered = "\n".join(f"{c.first_line + i}: {line}" for i, line in enumerate(lines))
+            parts.append(numbered)
+        parts.append("Read the file again and retry with the current text.")
+        return "\n\n".join(parts)
 
     async def _disk_text(self, path: Path) -> str | None:
         try:
@@ -184,8 +217,7 @@ class EditorWorkspace(DiskWorkspace):
         )
         if answer != "Apply":
             raise EditRejectedError(
-                f"The user rejected the change to {self.display_path(path)}; nothing was "
-                "written."
+                f"The user rejected the change to {self.display_path(path)}; nothing was written."
             )
 
     async def _send(self, edit: types.WorkspaceEdit, label: str) -> None:
@@ -221,6 +253,11 @@ class EditorWorkspace(DiskWorkspace):
     async def _follow(self, uri: str, selection: types.Range | None) -> None:
         if self._policy().settings.follow_edits:
             self.bridge.show_document(uri, selection)  # not waited on
+
+
+def _minimal_edits(before: str, after: str) -> list[TextEdit]:
+    """``before`` → ``after`` as line-level edits (cursor, marks and folds elsewhere stay)."""
+    return [TextEdit(r.start, r.end, r.new_text) for r in split_hunks(before, after)]
 
 
 def _signal() -> AbortSignal | None:

@@ -79,6 +79,8 @@ class EditorWorkspace(DiskWorkspace):
         self._policy = policy
         self._last_read: dict[Path, str] = {}
         """The text the agent last saw of each file (read, or its own edit's result)."""
+        self._on_disk: dict[Path, bool] = {}
+        """Whether the agent's last change to each file reached the disk (PROTOCOL §9.3)."""
 
     # ------------------------------------------------------------------------ reads
 
@@ -151,6 +153,39 @@ class EditorWorkspace(DiskWorkspace):
             disk_text = await self._keep_bom(path, new_text)
         await self._sync_disk(path, target.uri, disk_text, user_dirty=user_dirty)
         await self._follow(target.uri, first_changed_range(edit))
+
+    async def disk_note(self, paths: Sequence[Path] | None = None) -> str | None:
+        """PROTOCOL §9.3: say whether the agent's change is on disk (commands see it)."""
+        pending = [p for p in (paths or list(self._on_disk)) if p in self._on_disk]
+        buffer_only = [p for p in pending if not await self._still_on_disk(p)]
+        if paths is None:
+            if not buffer_only:
+                return None
+            names = ", ".join(self.display_path(p) for p in buffer_only)
+            return (
+                f"Not on disk yet: the agent's changes to {names} are only in the editor "
+                "buffer (it has unsaved user changes), so this command did not see them."
+            )
+        if buffer_only:
+            return (
+                "Applied in the editor buffer only: it has unsaved user changes and the editor "
+                "cannot save it, so the file on disk still has the old text and commands run "
+                "now will not see this change."
+            )
+        return "Saved to disk." if pending else None
+
+    async def _still_on_disk(self, path: Path) -> bool:
+        """False while the agent's change to ``path`` is in the buffer only; forgets the
+        path once the disk has caught up (the user saved) or the buffer is gone."""
+        if self._on_disk.get(path, True):
+            return True
+        uri = self.tracker.uri_for(path)
+        buf = self.tracker.buffer(uri) if uri is not None else None
+        disk = await self._disk_text(path)
+        if buf is None or (disk is not None and disk.removeprefix(BOM) == buf.text):
+            del self._on_disk[path]
+            return True
+        return False
 
     # -------------------------------------------------------------------- internals
 
@@ -240,15 +275,21 @@ class EditorWorkspace(DiskWorkspace):
                 )
             except (JsonRpcException, RequestAborted) as exc:
                 log.warning("pi/saveDocuments failed for %s: %s", uri, exc)
+                self._on_disk[path] = False
                 return
             saved = result.get("saved") if isinstance(result, dict) else None
             if not isinstance(saved, list) or uri not in saved:
                 log.info("the client did not save %s", uri)
+                self._on_disk[path] = False
+            else:
+                self._on_disk[path] = True
             return
         if user_dirty:
             log.info("%s has unsaved changes in the editor; not writing it to disk", path)
+            self._on_disk[path] = False
             return
         await self.disk_write_text(path, text)
+        self._on_disk[path] = True
 
     async def _follow(self, uri: str, selection: types.Range | None) -> None:
         if self._policy().settings.follow_edits:

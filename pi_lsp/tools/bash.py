@@ -140,6 +140,9 @@ class BashTool(AgentTool[BashParams]):
                 )
             )
         text = _format(snapshot, output, "(no output)")
+        note = await self.workspace.disk_note()
+        if note:
+            text = f"{text}\n\n[{note}]"
         if code > 0:
             raise ToolError(_with_status(text, f"Command exited with code {code}"))
         return text_result(text, _details(snapshot))

@@ -127,6 +127,9 @@ class DiskWorkspace:
     async def write_document(self, path: Path, text: str, *, label: str) -> None:
         await self.disk_write_text(path, text)
 
+    async def disk_note(self, paths: Sequence[Path] | None = None) -> str | None:
+        return None  # the disk is the only copy: Pi's wording already says it all
+
     async def apply_edits(
         self, document: Document, edits: Sequence[TextEdit], *, label: str
     ) -> None:

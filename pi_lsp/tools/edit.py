@@ -33,9 +33,7 @@ class EditItem(BaseModel):
             "and must not overlap with any other edits[].oldText in the same call."
         ),
     )
-    new_text: str = Field(
-        alias="newText", description="Replacement text for this targeted edit."
-    )
+    new_text: str = Field(alias="newText", description="Replacement text for this targeted edit.")
 
 
 class EditParams(ToolParams):
@@ -145,8 +143,10 @@ class EditTool(AgentTool[EditParams]):
         patch = unified_patch(shown, plan.base_lines, plan.new_lines, plan.changes)
         # bytes that are not UTF-8 show as \xNN (they are kept as lone surrogates in memory,
         # which no JSON reader accepts)
+        note = await ws.disk_note([path])
         return text_result(
-            f"Successfully replaced {len(params.edits)} block(s) in {shown}.",
+            f"Successfully replaced {len(params.edits)} block(s) in {shown}."
+            + (f" {note}" if note else ""),
             {
                 "diff": show_undecodable(diff),
                 "patch": show_undecodable(patch),

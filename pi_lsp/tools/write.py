@@ -64,7 +64,9 @@ class WriteTool(AgentTool[WriteParams]):
                 ) from exc
             except OSError as exc:
                 raise ToolError(f"Cannot write {params.path}: {exc.strerror or exc}.") from exc
+        note = await ws.disk_note([path])
         return text_result(
-            f"Successfully wrote {utf16_length(params.content)} bytes to {params.path}",
+            f"Successfully wrote {utf16_length(params.content)} bytes to {params.path}"
+            + (f". {note}" if note else ""),
             {"created": created, "path": str(path)},
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -22,6 +22,7 @@ from .client import ClientBridge
 from .configuration import Configuration
 from .documents import DocumentTracker, real_path
 from .hosted import HostedSession
+from .methods import REVIEW, REVIEW_DECISION
 from .prompt_context import build_prompt
 from .protocol import (
     ABORT,
@@ -54,6 +55,9 @@ from .protocol import (
 )
 from .session_manager import SessionManager, UnknownSessionError
 
+if TYPE_CHECKING:
+    from .review_api import ReviewApi
+
 log = logging.getLogger(__name__)
 
 REQUEST_FAILED = -32803
@@ -78,6 +82,8 @@ class PiApi:
         self.tracker = tracker
         self._manager = manager
         self.config = config
+        self.review_api: ReviewApi | None = None
+        """Set at initialize (it needs the workspace)."""
 
     def methods(self) -> dict[str, Handler]:
         return {
@@ -92,6 +98,8 @@ class PiApi:
             REPLAY: self.replay,
             FORK_SESSION: self.fork_session,
             COMPACT: self.compact,
+            REVIEW: self.review,
+            REVIEW_DECISION: self.review_decision,
         }
 
     @property
@@ -162,6 +170,16 @@ class PiApi:
             entry_ids=entry_ids,
             forked_from=hosted.forked_from,
         ).to_wire()
+
+    async def review(self, raw: Any) -> dict[str, Any]:
+        _ = self.manager
+        assert self.review_api is not None
+        return await self.review_api.review(raw)
+
+    async def review_decision(self, raw: Any) -> dict[str, Any]:
+        _ = self.manager
+        assert self.review_api is not None
+        return await self.review_api.decide(raw)
 
     async def state(self, raw: Any) -> dict[str, Any]:
         p = parse_params(STATE, SessionParams, raw)

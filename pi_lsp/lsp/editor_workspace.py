@@ -19,6 +19,7 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -28,6 +29,7 @@ from ..ai.abort import AbortSignal
 from ..review import MergeResult, merge3, split_hunks
 from ..tools import DiskWorkspace
 from ..tools.workspace import (
+    CURRENT_TOOL_CALL,
     Document,
     EditRejectedError,
     StaleDocumentError,
@@ -35,7 +37,7 @@ from ..tools.workspace import (
     apply_text_edits,
 )
 from .client import ClientBridge, RequestAborted
-from .documents import DocumentTracker
+from .documents import DocumentTracker, real_path
 from .edits import (
     BOM,
     EditOptions,
@@ -45,6 +47,7 @@ from .edits import (
     workspace_edit,
 )
 from .protocol import SAVE_DOCUMENTS, SaveDocumentsParams
+from .review_book import ReviewBook
 from .settings import ClientFeatures, Settings
 
 log = logging.getLogger(__name__)
@@ -79,6 +82,8 @@ class EditorWorkspace(DiskWorkspace):
         self._policy = policy
         self._last_read: dict[Path, str] = {}
         """The text the agent last saw of each file (read, or its own edit's result)."""
+        self.review: ReviewBook | None = None
+        """Where applied edits become review hunks (PROTOCOL §9.1); set by the server."""
         self._on_disk: dict[Path, bool] = {}
         """Whether the agent's last change to each file reached the disk (PROTOCOL §9.3)."""
 
@@ -124,6 +129,8 @@ class EditorWorkspace(DiskWorkspace):
         edit = create_file_edit(uri, text, self._options(label))
         await self._confirm(label, "", text, path)
         await self._send(edit, label)
+        if self.review is not None:
+            self.review.agent_edit(unquote(uri), "", text, CURRENT_TOOL_CALL.get())
         await self._sync_disk(path, uri, text, user_dirty=False)
         await self._follow(uri, first_changed_range(edit))
 
@@ -145,7 +152,16 @@ class EditorWorkspace(DiskWorkspace):
             edits = _minimal_edits(target.text, new_text)
         self._last_read[path] = new_text
         edit = workspace_edit(target, edits, self._options(label))
-        await self._send(edit, label)
+        if self.review is not None:
+            self.review.expect(target.uri, new_text)
+        try:
+            await self._send(edit, label)
+        except BaseException:
+            if self.review is not None:
+                self.review.expect_cancelled(target.uri)
+            raise
+        if self.review is not None:
+            self.review.agent_edit(target.uri, target.text, new_text, CURRENT_TOOL_CALL.get())
         if self.tracker.uri_for(path) is not None:
             self.tracker.expect(target.uri, target.version, new_text)
         disk_text = new_text
@@ -186,6 +202,22 @@ class EditorWorkspace(DiskWorkspace):
             del self._on_disk[path]
             return True
         return False
+
+    async def undo_hunk(self, uri: str, text: str, start: int, end: int, old: str) -> None:
+        """Put ``old`` back at ``[start, end)`` of ``text`` (the live text of ``uri``):
+        versioned, rebased over the user's typing elsewhere, disk kept in line."""
+        path = self.tracker_path(uri)
+        buf = self.tracker.buffer(uri) if self.tracker.uri_for(path) is not None else None
+        version = buf.version if buf is not None else None
+        document = Document(path, text, version, from_buffer=buf is not None)
+        name = self.display_path(path)
+        await self.apply_edits(document, [TextEdit(start, end, old)], label=f"pi: undo {name}")
+
+    def tracker_path(self, uri: str) -> Path:
+        path = real_path(uri)
+        if path is None:
+            raise StaleDocumentError(f"{uri} is not a file")
+        return self.confine(path)
 
     # -------------------------------------------------------------------- internals
 

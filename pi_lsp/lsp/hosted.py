@@ -16,8 +16,8 @@ from typing import Any, Literal
 from lsprotocol import types
 
 from ..agent import Agent
-from ..agent.messages import AgentMessage
-from ..ai import AssistantMessage
+from ..agent.messages import AgentMessage, user_message
+from ..ai import AssistantMessage, TextContent, UserMessage
 from ..ai.events import RetryInfo
 from ..sessions.agent_session import AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
@@ -29,6 +29,7 @@ from .events import event_wire, message_wire
 from .permissions import BashPermissions
 from .progress import RunProgress
 from .protocol import EVENT, Delivered
+from .review_book import CURRENT_SESSION, ReviewBook, undo_note
 from .settings import ClientFeatures
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ class HostedSession:
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
+        self.review: ReviewBook | None = None
 
     @property
     def agent(self) -> Agent:
@@ -120,10 +122,13 @@ class HostedSession:
             self.agent.steer(message)
             return "steer"
         self.setup.configure(self.agent)
+        message = self._with_review_notes(message)
         token = CURRENT_SIGNAL.set(lambda: self.agent.signal)
+        session_token = CURRENT_SESSION.set(self.id)
         try:
             task = self.session.prompt(message)
         finally:
+            CURRENT_SESSION.reset(session_token)
             CURRENT_SIGNAL.reset(token)
         self.run_task = task
         progress = RunProgress(self.bridge, on_cancel=self.abort)
@@ -131,6 +136,24 @@ class HostedSession:
         progress.start()
         task.add_done_callback(lambda t: self._run_done(t, progress))
         return "prompt"
+
+    def deliver_review_notes(self) -> None:
+        """The user undid hunks: during a run the note is steered in (it reaches the model
+        before its next call); otherwise it joins the next prompt."""
+        if not self.running or self.review is None:
+            return
+        undone = self.review.take_undone(self.id)
+        if undone:
+            self.agent.steer(user_message(undo_note(undone)))
+
+    def _with_review_notes(self, message: AgentMessage) -> AgentMessage:
+        undone = self.review.take_undone(self.id) if self.review is not None else []
+        if not undone or not isinstance(message, UserMessage):
+            return message
+        content = message.content
+        blocks = [TextContent(text=content)] if isinstance(content, str) else list(content)
+        note = TextContent(text=undo_note(undone))
+        return message.model_copy(update={"content": [note, *blocks]})
 
     def queue(self, message: AgentMessage, kind: Literal["steer", "followUp"]) -> Delivered:
         """``pi/steer`` / ``pi/followUp``: queued now, delivered by this or the next run."""

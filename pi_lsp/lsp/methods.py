@@ -18,6 +18,8 @@ STATE = "pi/state"
 REPLAY = "pi/replay"
 FORK_SESSION = "pi/forkSession"
 COMPACT = "pi/compact"
+REVIEW = "pi/review"
+REVIEW_DECISION = "pi/reviewDecision"
 REQUESTS = (
     PROMPT, STEER, FOLLOW_UP, ABORT, NEW_SESSION, SESSIONS, RESUME_SESSION, STATE, REPLAY,
     FORK_SESSION, COMPACT,

@@ -12,7 +12,8 @@ import logging
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -37,6 +38,9 @@ from .transport import (
     thread_frames,
 )
 
+if TYPE_CHECKING:
+    from .review_book import ReviewBook
+
 log = logging.getLogger(__name__)
 
 
@@ -49,6 +53,7 @@ class PiLanguageServer(LanguageServer):
         self.tracker = DocumentTracker()
         self.config = Configuration(self.bridge)
         self.manager: Any = None  # SessionManager, created at initialize (imports are lazy)
+        self.review: ReviewBook | None = None
         self.api = PiApi(self.bridge, self.tracker, lambda: self.manager, self.config)
         self._stopped = False
 
@@ -70,6 +75,8 @@ class PiLanguageServer(LanguageServer):
     def initialize_host(self, params: types.InitializeParams) -> None:
         from ..sessions import SessionStore
         from .editor_workspace import EditorWorkspace, EditPolicy
+        from .review_api import ReviewApi
+        from .review_book import ReviewBook
         from .session_manager import SessionManager
         from .text_document import install
 
@@ -91,8 +98,28 @@ class PiLanguageServer(LanguageServer):
             settings=self.config.current,
             features=self.config.features,
         )
+        self.review = ReviewBook(self._publish_review, lambda: self.bridge.encoding)
+        workspace.review = self.review
+        self.manager.review = self.review
+        self.api.review_api = ReviewApi(
+            self.review, workspace, self._session_known, self._undone
+        )
         log.info("workspace roots: %s; sessions in %s", ", ".join(map(str, roots)),
                  store.directory)
+
+    def _publish_review(self, session_id: str, event: dict[str, Any]) -> None:
+        hosted = self.manager.get(session_id)
+        hosted.channel.publish(event)
+
+    def _undone(self, session_id: str) -> None:
+        self.manager.get(session_id).deliver_review_notes()
+
+    def _session_known(self, session_id: str) -> bool:
+        try:
+            self.manager.get(session_id)
+        except Exception:
+            return False
+        return True
 
     async def stop(self) -> None:
         """End every run, kill tool processes, flush sessions (idempotent)."""
@@ -169,10 +196,17 @@ def _register(server: PiLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PiLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
         ls.tracker.changed(params.text_document.uri, params.text_document.version)
+        uri = unquote(params.text_document.uri)
+        if ls.review is not None and ls.review.watching(uri):
+            doc = ls.workspace.text_documents.get(uri)
+            if doc is not None:
+                ls.review.observe(uri, doc.source)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.tracker.closed(params.text_document.uri)
+        if ls.review is not None:
+            ls.review.closed(unquote(params.text_document.uri))
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -22,6 +22,7 @@ from .client import ClientBridge
 from .hosted import HostedSession
 from .permissions import BashPermissions
 from .protocol import SessionSummary
+from .review_book import ReviewBook
 from .settings import ClientFeatures, Settings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,8 @@ class SessionManager:
         self.features = features
         self.sessions: dict[str, HostedSession] = {}
         self.current: HostedSession | None = None
+        self.review: ReviewBook | None = None
+        """Set by the server: the pending review hunks (PROTOCOL §9.1)."""
 
     # ------------------------------------------------------------------------ create
 
@@ -64,6 +67,7 @@ class SessionManager:
         hosted = HostedSession(
             session, setup, permissions, bridge=self.bridge, features=self.features
         )
+        hosted.review = self.review
         holder.append(hosted)
         # so pi/state shows the configured model before the first run; a bad setting is
         # reported when a run is asked for

@@ -20,7 +20,7 @@ from ..ai.surrogates import show_undecodable
 from .common import ToolError, ToolParams, text_result, throw_if_aborted
 from .edit_apply import EditError, Replacement, plan_edits
 from .edit_diff import display_diff, unified_patch
-from .workspace import Workspace
+from .workspace import CURRENT_TOOL_CALL, Workspace
 
 
 class EditItem(BaseModel):
@@ -109,6 +109,7 @@ class EditTool(AgentTool[EditParams]):
             raise ToolError(
                 "Edit tool input is invalid. edits must contain at least one replacement."
             )
+        CURRENT_TOOL_CALL.set(tool_call_id)
         ws = self.workspace
         shown = params.path
         path = ws.resolve(params.path)

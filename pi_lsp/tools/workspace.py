@@ -19,11 +19,17 @@ Must not import pygls/lsprotocol or anything above tools/.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
+
+CURRENT_TOOL_CALL: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "pi_lsp_tool_call", default=None
+)
+"""Set by ``edit`` / ``write`` while they run: which tool call a change belongs to (review)."""
 
 
 class WorkspaceError(Exception):

@@ -14,7 +14,7 @@ from pydantic import Field
 from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal
 from .common import ToolError, ToolParams, text_result, throw_if_aborted, utf16_length
-from .workspace import Workspace
+from .workspace import CURRENT_TOOL_CALL, Workspace
 
 
 class WriteParams(ToolParams):
@@ -45,6 +45,7 @@ class WriteTool(AgentTool[WriteParams]):
         signal: AbortSignal | None = None,
         on_update: ToolUpdateCallback | None = None,
     ) -> AgentToolResult:
+        CURRENT_TOOL_CALL.set(tool_call_id)
         ws = self.workspace
         path = ws.resolve(params.path)
         async with ws.mutation_lock(path):

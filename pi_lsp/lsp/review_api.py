@@ -1,0 +1,93 @@
+"""``pi/review`` and ``pi/reviewDecision`` (PROTOCOL §9.1): the pending hunks of a session,
+and the user's keep / undo per hunk. Undo goes through the editor (one versioned
+``workspace/applyEdit`` per hunk); a hunk the user changed since is a conflict, left alone.
+Undone hunks are told to the model before its next call (``HostedSession``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from ..review import UndoConflict
+from ..tools.workspace import WorkspaceError
+from .editor_workspace import EditorWorkspace
+from .methods import REVIEW, REVIEW_DECISION
+from .protocol import RequiredSessionParams, WireParams, parse_params
+from .review_book import ReviewBook, Undone
+
+
+class Decision(WireParams):
+    hunk_id: str
+    decision: Literal["keep", "undo"]
+    reason: str | None = None
+
+
+class DecisionParams(WireParams):
+    session_id: str
+    decisions: list[Decision]
+
+
+class ReviewApi:
+    def __init__(
+        self,
+        book: ReviewBook,
+        workspace: EditorWorkspace,
+        known: Callable[[str], bool],
+        undone: Callable[[str], None],
+    ) -> None:
+        self.book = book
+        self.workspace = workspace
+        self._known = known
+        self._undone = undone
+
+    def _check(self, session_id: str) -> None:
+        if not self._known(session_id):
+            raise JsonRpcInvalidParams(f"unknown session: {session_id}")
+
+    async def review(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(REVIEW, RequiredSessionParams, raw)
+        self._check(p.session_id)
+        return {"sessionId": p.session_id, **self.book.snapshot(p.session_id)}
+
+    async def decide(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(REVIEW_DECISION, DecisionParams, raw)
+        self._check(p.session_id)
+        applied: list[str] = []
+        conflicts: list[dict[str, str]] = []
+        for d in p.decisions:
+            if d.decision == "keep":
+                if self.book.keep(p.session_id, d.hunk_id):
+                    applied.append(d.hunk_id)
+                else:
+                    conflicts.append(
+                        {"hunkId": d.hunk_id, "message": "no pending hunk with this id"}
+                    )
+                continue
+            message = await self._undo(p.session_id, d)
+            if message is None:
+                applied.append(d.hunk_id)
+            else:
+                conflicts.append({"hunkId": d.hunk_id, "message": message})
+        return {"applied": applied, "conflicts": conflicts}
+
+    async def _undo(self, session_id: str, d: Decision) -> str | None:
+        hunk = self.book.undo_check(session_id, d.hunk_id)
+        if isinstance(hunk, UndoConflict):
+            return hunk.message
+        text = self.book.text_of(hunk.uri) or ""
+        first = text.count("\n", 0, hunk.start) + 1
+        last = first + max(0, hunk.new_text.rstrip("\n").count("\n"))
+        try:
+            path = self.workspace.tracker_path(hunk.uri)
+            await self.workspace.undo_hunk(hunk.uri, text, hunk.start, hunk.end, hunk.old_text)
+        except WorkspaceError as exc:
+            return str(exc)
+        self.book.record_undo(
+            session_id,
+            Undone(self.workspace.display_path(path), first, last, hunk.new_text, d.reason),
+        )
+        self.book.keep(session_id, d.hunk_id)
+        self._undone(session_id)
+        return None

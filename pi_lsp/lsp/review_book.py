@@ -1,0 +1,197 @@
+"""The pending review hunks of the agent's edits on the wire (PROTOCOL §9.1).
+
+Wraps the pure ``HunkTracker`` (``pi_lsp/review``): the agent's applied edits come in from
+``EditorWorkspace`` (with the tool call and session that made them, from context variables
+set around a run and a tool call), every other change to a buffer with hunks comes in from
+``didChange`` (the difference between the last text seen and the new one). Whenever a
+session's set of pending hunks changes, its ``review_update`` event is published. Undo goes
+back through ``EditorWorkspace.apply_edits`` (versioned, rebased, disk kept in line); a hunk
+whose text the user changed since is a conflict and is left alone.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..review import Hunk, HunkTracker, UndoConflict
+from .positions import Encoding, TextIndex
+
+log = logging.getLogger(__name__)
+
+CURRENT_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "pi_lsp_run_session", default=None
+)
+"""Set around a run's start: the session whose tools make the edits."""
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """An undone hunk, for the note the model reads before its next call."""
+
+    path: str
+    first_line: int
+    last_line: int
+    text: str
+    reason: str | None
+
+
+@dataclass(slots=True)
+class ReviewBook:
+    publish: Callable[[str, dict[str, Any]], None]
+    """``(session_id, event)``: send a ``pi/event`` on that session's channel."""
+    encoding: Callable[[], Encoding] = lambda: "utf-16"
+    tracker: HunkTracker = field(default_factory=HunkTracker)
+    _text: dict[str, str] = field(default_factory=dict)
+    _expect: dict[str, str] = field(default_factory=dict)
+    _session_of: dict[str, str] = field(default_factory=dict)
+    """hunk id → session id."""
+    undone: dict[str, list[Undone]] = field(default_factory=dict)
+    """session id → hunks undone since the model's last call."""
+
+    # ----------------------------------------------------------------- changes in
+
+    def expect(self, uri: str, text: str) -> None:
+        """An agent edit giving ``text`` is on its way to the client."""
+        self._expect[uri] = text
+
+    def expect_cancelled(self, uri: str) -> None:
+        self._expect.pop(uri, None)
+
+    def agent_edit(self, uri: str, before: str, after: str, tool_call_id: str | None) -> None:
+        self._expect.pop(uri, None)
+        session = CURRENT_SESSION.get()
+        if session is None or tool_call_id is None:
+            self.observe(uri, after)  # not the agent's (an undo): an ordinary change
+            return
+        known = self._text.get(uri)
+        if known is not None and known != before:
+            self.observe(uri, before)
+        created = self.tracker.agent_edit(uri, before, after, tool_call_id)
+        self._text[uri] = after
+        for hunk in created:
+            self._session_of[hunk.id] = session
+        self._changed({session, *self._sessions_of(uri)})
+
+    def observe(self, uri: str, text: str) -> None:
+        """The buffer's text now (after a didChange); call only for uris in ``watching``."""
+        expected = self._expect.get(uri)
+        if expected is not None and text == expected:
+            return  # the agent's own edit, recorded by ``agent_edit``
+        old = self._text.get(uri)
+        if old is None or old == text:
+            return
+        start = 0
+        limit = min(len(old), len(text))
+        while start < limit and old[start] == text[start]:
+            start += 1
+        end_old, end_new = len(old), len(text)
+        while end_old > start and end_new > start and old[end_old - 1] == text[end_new - 1]:
+            end_old -= 1
+            end_new -= 1
+        self.tracker.change(uri, start, end_old, text[start:end_new])
+        self._text[uri] = text
+
+    def watching(self, uri: str) -> bool:
+        return uri in self._text
+
+    def closed(self, uri: str) -> None:
+        sessions = self._sessions_of(uri)
+        for hunk in self.tracker.pending(uri):
+            self._session_of.pop(hunk.id, None)
+        self.tracker.forget(uri)
+        self._text.pop(uri, None)
+        self._expect.pop(uri, None)
+        self._changed(sessions)
+
+    # -------------------------------------------------------------------- queries
+
+    def snapshot(self, session_id: str) -> dict[str, Any]:
+        files: dict[str, list[dict[str, Any]]] = {}
+        for hunk in self.tracker.pending():
+            if self._session_of.get(hunk.id) != session_id:
+                continue
+            files.setdefault(hunk.uri, []).append(self._wire(hunk))
+        return {"files": [{"uri": uri, "hunks": hunks} for uri, hunks in files.items()]}
+
+    def hunk(self, session_id: str, hunk_id: str) -> Hunk | None:
+        if self._session_of.get(hunk_id) != session_id:
+            return None
+        return self.tracker.get(hunk_id)
+
+    def text_of(self, uri: str) -> str | None:
+        return self._text.get(uri)
+
+    # ------------------------------------------------------------------ decisions
+
+    def keep(self, session_id: str, hunk_id: str) -> bool:
+        if self.hunk(session_id, hunk_id) is None:
+            return False
+        hunk = self.tracker.keep(hunk_id)
+        self._session_of.pop(hunk_id, None)
+        if hunk is not None and not self.tracker.pending(hunk.uri):
+            self._text.pop(hunk.uri, None)
+        self._changed({session_id})
+        return True
+
+    def undo_check(self, session_id: str, hunk_id: str) -> Hunk | UndoConflict:
+        hunk = self.hunk(session_id, hunk_id)
+        text = self._text.get(hunk.uri) if hunk is not None else None
+        if hunk is None or text is None:
+            return UndoConflict(hunk_id, "no pending hunk with this id in this session")
+        result = self.tracker.undo_region(hunk_id, text)
+        return result if isinstance(result, UndoConflict) else hunk
+
+    def record_undo(self, session_id: str, undone: Undone) -> None:
+        self.undone.setdefault(session_id, []).append(undone)
+
+    def take_undone(self, session_id: str) -> list[Undone]:
+        return self.undone.pop(session_id, [])
+
+    # ------------------------------------------------------------------- internals
+
+    def _sessions_of(self, uri: str) -> set[str]:
+        return {
+            self._session_of[h.id] for h in self.tracker.pending(uri) if h.id in self._session_of
+        }
+
+    def _changed(self, sessions: set[str]) -> None:
+        for session in sessions:
+            event = {"type": "review_update", **self.snapshot(session)}
+            try:
+                self.publish(session, event)
+            except Exception:  # a closed session: nothing to tell
+                log.debug("review_update for %s not sent", session, exc_info=True)
+
+    def _wire(self, hunk: Hunk) -> dict[str, Any]:
+        text = self._text.get(hunk.uri, "")
+        index = TextIndex(text, self.encoding())
+        start = index.position(hunk.start)
+        end = index.position(hunk.end)
+        return {
+            "id": hunk.id,
+            "toolCallId": hunk.tool_call_id,
+            "range": {
+                "start": {"line": start[0], "character": start[1]},
+                "end": {"line": end[0], "character": end[1]},
+            },
+            "oldText": hunk.old_text,
+            "newText": hunk.new_text,
+        }
+
+
+def undo_note(undone: list[Undone]) -> str:
+    """The one user-role note that tells the model what the user undid."""
+    lines = [
+        "[The user reviewed your edits and undid these changes; do not make them again "
+        "unless asked:]"
+    ]
+    for u in undone:
+        where = f"{u.path} lines {u.first_line}-{u.last_line}"
+        lines.append(f"- {where}: undid\n```\n{u.text.rstrip()}\n```")
+        if u.reason:
+            lines.append(f"  reason: {u.reason}")
+    return "\n".join(lines)

@@ -37,6 +37,7 @@ from ..tools.workspace import (
     apply_text_edits,
 )
 from .client import ClientBridge, RequestAborted
+from .diagnostics import DiagnosticsStore, describe
 from .documents import DocumentTracker, real_path
 from .edits import (
     BOM,
@@ -83,6 +84,9 @@ class EditorWorkspace(DiskWorkspace):
         self._last_read: dict[Path, str] = {}
         """The text the agent last saw of each file (read, or its own edit's result)."""
         self.review: ReviewBook | None = None
+        self.diagnostics = DiagnosticsStore()
+        """``pi/diagnostics`` reports (PROTOCOL §9.4); fed by the server."""
+        self._diagnostic_notes: dict[Path, str] = {}
         """Where applied edits become review hunks (PROTOCOL §9.1); set by the server."""
         self._on_disk: dict[Path, bool] = {}
         """Whether the agent's last change to each file reached the disk (PROTOCOL §9.3)."""
@@ -152,6 +156,8 @@ class EditorWorkspace(DiskWorkspace):
             edits = _minimal_edits(target.text, new_text)
         self._last_read[path] = new_text
         edit = workspace_edit(target, edits, self._options(label))
+        open_buf = self.tracker.buffer(target.uri) if self.tracker.uri_for(path) else None
+        base_version = open_buf.version if open_buf is not None else None
         if self.review is not None:
             self.review.expect(target.uri, new_text)
         try:
@@ -169,9 +175,21 @@ class EditorWorkspace(DiskWorkspace):
             disk_text = await self._keep_bom(path, new_text)
         await self._sync_disk(path, target.uri, disk_text, user_dirty=user_dirty)
         await self._follow(target.uri, first_changed_range(edit))
+        if open_buf is not None and self._policy().features.diagnostics:
+            await self._collect_diagnostics(path, target, new_text, base_version)
 
     async def disk_note(self, paths: Sequence[Path] | None = None) -> str | None:
-        """PROTOCOL §9.3: say whether the agent's change is on disk (commands see it)."""
+        """PROTOCOL §9.3: say whether the agent's change is on disk (commands see it); with
+        §9.4, the new errors and warnings on the lines it changed."""
+        diagnostics = [
+            self._diagnostic_notes.pop(p) for p in paths or () if p in self._diagnostic_notes
+        ]
+        note = await self._disk_words(paths)
+        if diagnostics:
+            return "\n\n".join([note or "", *diagnostics]).lstrip("\n")
+        return note
+
+    async def _disk_words(self, paths: Sequence[Path] | None) -> str | None:
         pending = [p for p in (paths or list(self._on_disk)) if p in self._on_disk]
         buffer_only = [p for p in pending if not await self._still_on_disk(p)]
         if paths is None:
@@ -189,6 +207,24 @@ class EditorWorkspace(DiskWorkspace):
                 "now will not see this change."
             )
         return "Saved to disk." if pending else None
+
+    async def _collect_diagnostics(
+        self, path: Path, target: EditTarget, new_text: str, base_version: int | None
+    ) -> None:
+        """PROTOCOL §9.4: wait (bounded) for the edited version's diagnostics and keep the
+        errors / warnings on the changed lines for the tool result."""
+        found = await self.diagnostics.after_edit(target.uri, base_version)
+        lines: set[int] = set()
+        shift = 0
+        for r in split_hunks(target.text, new_text):
+            start = r.start + shift
+            first = new_text.count("\n", 0, start)
+            count = max(1, r.new_text.rstrip("\n").count("\n") + 1) if r.new_text else 1
+            lines.update(range(first, first + count))
+            shift += len(r.new_text) - (r.end - r.start)
+        note = describe(found, lines)
+        if note is not None:
+            self._diagnostic_notes[path] = note
 
     async def _still_on_disk(self, path: Path) -> bool:
         """False while the agent's change to ``path`` is in the buffer only; forgets the

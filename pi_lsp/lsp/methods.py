@@ -27,6 +27,7 @@ REQUESTS = (
 # server -> client
 EVENT = "pi/event"
 SAVE_DOCUMENTS = "pi/saveDocuments"
+DIAGNOSTICS = "pi/diagnostics"
 # workspace/executeCommand commands (arguments: one object, the request's params)
 CMD_PROMPT = "pi.prompt"
 CMD_STEER = "pi.steer"

@@ -39,6 +39,9 @@ from .methods import (
     COMPACT as COMPACT,
 )
 from .methods import (
+    DIAGNOSTICS as DIAGNOSTICS,
+)
+from .methods import (
     EVENT as EVENT,
 )
 from .methods import (

@@ -28,7 +28,7 @@ from .converter import dict_converter
 from .documents import DocumentTracker
 from .framing import BlockingFrameReader
 from .outbox import Outbox
-from .protocol import COMMANDS
+from .protocol import COMMANDS, DIAGNOSTICS
 from .transport import (
     PiProtocol,
     StreamWriterAdapter,
@@ -202,6 +202,13 @@ def _register(server: PiLanguageServer) -> None:
             if doc is not None:
                 ls.review.observe(uri, doc.source)
 
+    @server.feature(DIAGNOSTICS)
+    def diagnostics(ls: PiLanguageServer, params: Any) -> None:
+        report = _diagnostics_params(params)
+        workspace = ls.manager.workspace if ls.manager is not None else None
+        if report is not None and workspace is not None:
+            workspace.diagnostics.report(*report)
+
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: PiLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.tracker.closed(params.text_document.uri)
@@ -227,6 +234,23 @@ def _register(server: PiLanguageServer) -> None:
     for command in COMMANDS:
         method = "pi/" + command.removeprefix("pi.")
         server.command(command)(_command(server.api.methods()[method]))
+
+
+def _diagnostics_params(params: Any) -> tuple[str, int | None, list[dict[str, Any]]] | None:
+    """``pi/diagnostics {uri, version?, diagnostics}``; a malformed report is logged, dropped."""
+    if not isinstance(params, dict):
+        params = getattr(params, "__dict__", None)
+    uri = params.get("uri") if isinstance(params, dict) else None
+    version = params.get("version") if isinstance(params, dict) else None
+    diagnostics = params.get("diagnostics") if isinstance(params, dict) else None
+    if (
+        not isinstance(uri, str)
+        or not isinstance(diagnostics, list)
+        or not (version is None or (isinstance(version, int) and not isinstance(version, bool)))
+    ):
+        log.info("ignoring a malformed pi/diagnostics notification")
+        return None
+    return uri, version, [d for d in diagnostics if isinstance(d, dict)]
 
 
 def _request(handler: Any) -> Any:

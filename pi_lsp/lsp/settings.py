@@ -43,6 +43,8 @@ class ClientFeatures(_Model):
 
     save_documents: bool = False
     """The client answers ``pi/saveDocuments {uris}`` (so the server never writes buffers)."""
+    diagnostics: bool = False
+    """The client forwards ``pi/diagnostics`` for files the agent touched (PROTOCOL §9.4)."""
     max_updates_per_second: int = Field(
         default=DEFAULT_UPDATES_PER_SECOND, ge=1, le=MAX_UPDATES_PER_SECOND
     )

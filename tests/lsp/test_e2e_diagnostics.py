@@ -1,0 +1,102 @@
+"""PROTOCOL §9.4 over the real server: after an edit the server takes the client's
+``pi/diagnostics`` for the edited version and appends the errors / warnings on the changed
+lines to the tool result; an older version's report is ignored; a client without the
+capability is never waited for (its reports are not used)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from .conftest import Start
+from .harness import VSCODE, text_reply, tool_reply
+from .test_e2e_edits import EDIT, faux, result_text
+
+
+def _diag(line: int, message: str, severity: int = 1) -> dict[str, Any]:
+    return {
+        "range": {
+            "start": {"line": line, "character": 4},
+            "end": {"line": line, "character": 12},
+        },
+        "severity": severity,
+        "source": "pyright",
+        "message": message,
+    }
+
+
+async def _run_with_reports(h: Any, uri: str, reports: Any) -> dict[str, Any]:
+    """Run the edit; once the client applied it, send ``reports(version)``."""
+
+    async def client_side() -> None:
+        await h.wait_for(lambda: h.edits)
+        version = h.docs[uri][0]
+        for params in reports(version):
+            h.client.protocol.notify("pi/diagnostics", params)
+
+    helper = asyncio.ensure_future(client_side())
+    sid = await h.run("change it")
+    await helper
+    (end,) = h.tool_ends(sid)
+    return end  # type: ignore[no-any-return]
+
+
+def _settings(tmp_path: Path, declared: bool) -> dict[str, Any]:
+    caps = {"clientCapabilities": {"diagnostics": True}} if declared else {}
+    return faux(tmp_path, tool_reply("edit", EDIT), text_reply("ok"), **caps)
+
+
+async def test_diagnostics_of_the_new_version_are_appended(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, True))
+    uri = h.open(workspace / "a.py")
+    end = await _run_with_reports(
+        h,
+        uri,
+        lambda v: [
+            {
+                "uri": uri,
+                "version": v,
+                "diagnostics": [
+                    _diag(1, "Type of 2 is wrong"),
+                    _diag(0, "not on a changed line"),
+                    _diag(1, "just a hint", severity=4),
+                ],
+            }
+        ],
+    )
+    text = result_text(end)
+    assert "line 2: error [pyright]: Type of 2 is wrong" in text
+    assert "not on a changed line" not in text
+    assert "just a hint" not in text
+
+
+async def test_an_older_versions_diagnostics_are_ignored(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, True))
+    uri = h.open(workspace / "a.py")
+    end = await _run_with_reports(
+        h,
+        uri,
+        lambda v: [{"uri": uri, "version": v - 1, "diagnostics": [_diag(1, "stale error")]}],
+    )
+    assert end["isError"] is False
+    assert "stale error" not in result_text(end)
+
+
+async def test_no_capability_no_wait_and_reports_unused(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, False))
+    uri = h.open(workspace / "a.py")
+    h.client.protocol.notify(
+        "pi/diagnostics", {"uri": uri, "diagnostics": [_diag(1, "never shown")]}
+    )
+    end = await _run_with_reports(
+        h, uri, lambda v: [{"uri": uri, "version": v, "diagnostics": [_diag(1, "late")]}]
+    )
+    assert "never shown" not in result_text(end)
+    assert "late" not in result_text(end)

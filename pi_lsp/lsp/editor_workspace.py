@@ -166,6 +166,11 @@ class EditorWorkspace(DiskWorkspace):
             if self.review is not None:
                 self.review.expect_cancelled(target.uri)
             raise
+        applied = self._applied_text(target, base_version, new_text)
+        if applied != new_text:  # the user unchecked some changes in the preview
+            self._unchecked_note(path, target.text, new_text, applied)
+            new_text = applied
+            self._last_read[path] = new_text
         if self.review is not None:
             self.review.agent_edit(target.uri, target.text, new_text, CURRENT_TOOL_CALL.get())
         if self.tracker.uri_for(path) is not None:
@@ -224,7 +229,34 @@ class EditorWorkspace(DiskWorkspace):
             shift += len(r.new_text) - (r.end - r.start)
         note = describe(found, lines)
         if note is not None:
-            self._diagnostic_notes[path] = note
+            earlier = self._diagnostic_notes.get(path)
+            self._diagnostic_notes[path] = f"{earlier}\n\n{note}" if earlier else note
+
+    def _applied_text(self, target: EditTarget, base_version: int | None, sent: str) -> str:
+        """Confirm mode with the editor's preview: the text the client really applied (the
+        user may uncheck changes there). Known only once its didChange arrived (clients send it
+        before answering applyEdit); otherwise what was sent."""
+        if self._policy().settings.edits != "confirm" or not self.bridge.change_annotations:
+            return sent
+        buf = self.tracker.buffer(target.uri)
+        if buf is None or buf.expected or base_version is None or buf.version is None:
+            return sent
+        return buf.text if buf.version > base_version else sent
+
+    def _unchecked_note(self, path: Path, before: str, sent: str, applied: str) -> None:
+        """PROTOCOL §9.1: what the user left out in the preview, for the model."""
+        done = {(r.start, r.end, r.new_text) for r in split_hunks(before, applied)}
+        left: list[str] = []
+        for r in split_hunks(before, sent):
+            if (r.start, r.end, r.new_text) in done:
+                continue
+            line = before.count("\n", 0, r.start) + 1
+            left.append(f"- line {line}: not applied\n```\n{r.new_text.rstrip()}\n```")
+        if left:
+            self._diagnostic_notes[path] = (
+                "The user unchecked part of this change in the editor's preview; these parts "
+                "were not applied (do not make them again unless asked):\n" + "\n".join(left)
+            )
 
     async def _still_on_disk(self, path: Path) -> bool:
         """False while the agent's change to ``path`` is in the buffer only; forgets the

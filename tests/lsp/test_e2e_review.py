@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lsprotocol import types
 
 from tests.support.http_server import ScriptedHTTPServer
 
@@ -109,3 +110,37 @@ async def test_the_undo_reaches_the_models_next_request(
     assert "return 2" in sent
     assert "keep returning 1" in sent
     assert "go on" in sent
+
+
+async def test_changes_unchecked_in_the_preview_are_told_to_the_model(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    source = "def f():\n    return 1\n\n\ndef h():\n    return 3\n"
+    two = {
+        "path": "a.py",
+        "edits": [
+            {"oldText": "return 1", "newText": "return 2"},
+            {"oldText": "return 3", "newText": "return 4"},
+        ],
+    }
+    h = await pi(
+        capabilities=VSCODE,
+        pi=faux(tmp_path, tool_reply("edit", two), text_reply("ok"), edits="confirm"),
+    )
+    uri = h.open(workspace / "a.py", source)
+
+    def uncheck_the_second(params: Any) -> Any:
+        (doc_edit,) = params.edit.document_changes
+        doc_edit.edits = doc_edit.edits[:1]
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    h.edit_answer = uncheck_the_second
+    sid = await h.run("change both")
+    (end,) = h.tool_ends(sid)
+    text = "".join(b.get("text", "") for b in end["result"]["content"])
+    assert h.docs[uri][1] == source.replace("return 1", "return 2")
+    assert "unchecked" in text
+    assert "line 6: not applied" in text
+    assert "return 4" in text
+    (hunk,) = (await h.call("pi/review", {"sessionId": sid}))["files"][0]["hunks"]
+    assert hunk["newText"] == "    return 2\n"

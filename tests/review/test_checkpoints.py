@@ -1,0 +1,42 @@
+"""The checkpoint store (PROTOCOL §9.5 storage): content-addressed texts, records that
+survive a restart, and reverting one tool call's change while sparing the user's edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pi_lsp.review.checkpoints import CheckpointStore
+
+
+def test_records_survive_a_restart_and_texts_are_stored_once(tmp_path: Path) -> None:
+    store = CheckpointStore.beside(tmp_path / "s1.jsonl")
+    store.record("call_1", "e1", "a.py", "a\n", "b\n", 1)
+    store.record("call_2", "e1", "b.py", "a\n", "c\n", 2)
+    objects = list((tmp_path / "s1.jsonl.checkpoints" / "objects").rglob("*"))
+    assert len([p for p in objects if p.is_file()]) == 3  # "a\n" once
+    again = CheckpointStore.beside(tmp_path / "s1.jsonl")
+    records = again.records()
+    assert [r.tool_call_id for r in records] == ["call_1", "call_2"]
+    assert again.get_text(records[0].after) == "b\n"
+
+
+def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path / "cp")
+    store.record("call_1", "e1", "a.py", "a\n", "b\n", 1)
+    with open(tmp_path / "cp" / "records.jsonl", "a", encoding="utf-8") as f:
+        f.write('{"toolCallId": "cal')
+    assert [r.tool_call_id for r in CheckpointStore(tmp_path / "cp").records()] == ["call_1"]
+
+
+def test_revert_spares_the_user_edit(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path / "cp")
+    rec = store.record("call_1", "e1", "a.py", "x\ny\nz\n", "x\nY agent\nz\n", 1)
+    assert store.revert(rec, "# mine\nx\nY agent\nz\n").text == "# mine\nx\ny\nz\n"
+
+
+def test_revert_over_a_user_change_of_the_same_lines_is_a_conflict(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path / "cp")
+    rec = store.record("call_1", "e1", "a.py", "x\ny\nz\n", "x\nY agent\nz\n", 1)
+    result = store.revert(rec, "x\nY agent, edited by me\nz\n")
+    assert result.text is None
+    assert result.conflicts[0].current_text == "Y agent, edited by me\n"

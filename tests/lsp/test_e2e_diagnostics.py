@@ -6,11 +6,12 @@ capability is never waited for (its reports are not used)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from .conftest import Start
-from .harness import VSCODE, text_reply, tool_reply
+from .harness import VSCODE, text_reply, tool_reply, uri_of
 from .test_e2e_edits import EDIT, faux, result_text
 
 
@@ -26,13 +27,21 @@ def _diag(line: int, message: str, severity: int = 1) -> dict[str, Any]:
     }
 
 
-async def _run_with_reports(h: Any, uri: str, reports: Any) -> dict[str, Any]:
-    """Run the edit; once the client applied it, send ``reports(version)``."""
+def _settings(tmp_path: Path, declared: bool) -> dict[str, Any]:
+    caps = {"clientCapabilities": {"diagnostics": True}} if declared else {}
+    return faux(tmp_path, tool_reply("edit", EDIT), text_reply("ok"), **caps)
+
+
+async def _edit_reporting(
+    h: Any, workspace: Path, reports: Callable[[str, int], list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """Open ``a.py`` and run the edit; once the client applied it, send
+    ``reports(uri, version)`` as ``pi/diagnostics``. Returns the edit's tool end."""
+    uri = h.open(workspace / "a.py")
 
     async def client_side() -> None:
         await h.wait_for(lambda: h.edits)
-        version = h.docs[uri][0]
-        for params in reports(version):
+        for params in reports(uri, h.docs[uri][0]):
             h.client.protocol.notify("pi/diagnostics", params)
 
     helper = asyncio.ensure_future(client_side())
@@ -42,20 +51,14 @@ async def _run_with_reports(h: Any, uri: str, reports: Any) -> dict[str, Any]:
     return end  # type: ignore[no-any-return]
 
 
-def _settings(tmp_path: Path, declared: bool) -> dict[str, Any]:
-    caps = {"clientCapabilities": {"diagnostics": True}} if declared else {}
-    return faux(tmp_path, tool_reply("edit", EDIT), text_reply("ok"), **caps)
-
-
 async def test_diagnostics_of_the_new_version_are_appended(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
     h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, True))
-    uri = h.open(workspace / "a.py")
-    end = await _run_with_reports(
+    end = await _edit_reporting(
         h,
-        uri,
-        lambda v: [
+        workspace,
+        lambda uri, v: [
             {
                 "uri": uri,
                 "version": v,
@@ -77,11 +80,10 @@ async def test_an_older_versions_diagnostics_are_ignored(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
     h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, True))
-    uri = h.open(workspace / "a.py")
-    end = await _run_with_reports(
+    end = await _edit_reporting(
         h,
-        uri,
-        lambda v: [{"uri": uri, "version": v - 1, "diagnostics": [_diag(1, "stale error")]}],
+        workspace,
+        lambda uri, v: [{"uri": uri, "version": v - 1, "diagnostics": [_diag(1, "stale error")]}],
     )
     assert end["isError"] is False
     assert "stale error" not in result_text(end)
@@ -91,12 +93,10 @@ async def test_no_capability_no_wait_and_reports_unused(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
     h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, False))
-    uri = h.open(workspace / "a.py")
-    h.client.protocol.notify(
-        "pi/diagnostics", {"uri": uri, "diagnostics": [_diag(1, "never shown")]}
-    )
-    end = await _run_with_reports(
-        h, uri, lambda v: [{"uri": uri, "version": v, "diagnostics": [_diag(1, "late")]}]
+    early = {"diagnostics": [_diag(1, "never shown")]}
+    h.client.protocol.notify("pi/diagnostics", {"uri": uri_of(workspace / "a.py"), **early})
+    end = await _edit_reporting(
+        h, workspace, lambda uri, v: [{"uri": uri, "version": v, "diagnostics": [_diag(1, "late")]}]
     )
     assert "never shown" not in result_text(end)
     assert "late" not in result_text(end)

@@ -14,6 +14,15 @@ from .test_e2e_edits import EDIT, faux, result_text
 SOURCE = "import os\n\n\ndef f():\n    return 1\n"
 
 
+async def _confirming(pi: Start, tmp_path: Path, workspace: Path) -> tuple[Any, str]:
+    """Neovim in confirm mode (asked before each edit), ``a.py`` open with ``SOURCE``."""
+    h = await pi(
+        capabilities=NVIM_011,
+        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"),
+    )
+    return h, h.open(workspace / "a.py", SOURCE)
+
+
 async def _confirm_run(h: Any, uri: str, typed: str) -> dict[str, Any]:
     """Start an edit in confirm mode, type ``typed`` while the user is asked, then apply."""
     result = await h.call("pi/prompt", {"text": "change it"})
@@ -30,11 +39,7 @@ async def _confirm_run(h: Any, uri: str, typed: str) -> dict[str, Any]:
 async def test_typing_in_a_distant_region_is_merged(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
-        capabilities=NVIM_011,
-        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"),
-    )
-    uri = h.open(workspace / "a.py", SOURCE)
+    h, uri = await _confirming(pi, tmp_path, workspace)
     end = await _confirm_run(h, uri, SOURCE.replace("import os", "import sys"))
     assert end["isError"] is False, result_text(end)
     assert h.docs[uri][1] == "import sys\n\n\ndef f():\n    return 2\n"
@@ -43,11 +48,7 @@ async def test_typing_in_a_distant_region_is_merged(
 async def test_an_overlap_is_refused_with_the_current_text(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
-        capabilities=NVIM_011,
-        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"),
-    )
-    uri = h.open(workspace / "a.py", SOURCE)
+    h, uri = await _confirming(pi, tmp_path, workspace)
     typed = SOURCE.replace("return 1", "return 1  # mine")
     end = await _confirm_run(h, uri, typed)
     assert end["isError"] is True
@@ -56,6 +57,15 @@ async def test_an_overlap_is_refused_with_the_current_text(
     assert "5:     return 1  # mine" in text  # line number and the current text
     assert h.edits == []
     assert h.docs[uri][1] == typed
+
+
+async def _read_first(pi: Start, tmp_path: Path, workspace: Path) -> tuple[Any, str, str]:
+    """The agent reads ``a.py`` (open with ``SOURCE``); its next run writes ``return 2``."""
+    h = await pi(
+        capabilities=VSCODE, pi=_write_script(tmp_path, SOURCE.replace("return 1", "return 2"))
+    )
+    uri = h.open(workspace / "a.py", SOURCE)
+    return h, uri, await h.run("read a.py")
 
 
 def _write_script(tmp_path: Path, content: str) -> dict[str, Any]:
@@ -71,11 +81,7 @@ def _write_script(tmp_path: Path, content: str) -> dict[str, Any]:
 async def test_write_after_a_user_change_keeps_the_user_text(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
-        capabilities=VSCODE, pi=_write_script(tmp_path, SOURCE.replace("return 1", "return 2"))
-    )
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("read a.py")
+    h, uri, sid = await _read_first(pi, tmp_path, workspace)
     h.set_text(uri, "# typed by the user\n" + SOURCE)
     await h.run("now write it", sessionId=sid)
     (_, end) = h.tool_ends(sid)
@@ -86,11 +92,7 @@ async def test_write_after_a_user_change_keeps_the_user_text(
 async def test_write_over_the_users_lines_is_refused(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
-        capabilities=VSCODE, pi=_write_script(tmp_path, SOURCE.replace("return 1", "return 2"))
-    )
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("read a.py")
+    h, uri, sid = await _read_first(pi, tmp_path, workspace)
     typed = SOURCE.replace("return 1", "return 3  # mine")
     h.set_text(uri, typed)
     await h.run("now write it", sessionId=sid)

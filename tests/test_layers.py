@@ -1,7 +1,7 @@
 """The layer import direction of docs/architecture.md, enforced on the source.
 
 - nothing under ai/, agent/, tools/, sessions/ imports pygls or lsprotocol;
-- ai/ imports nothing of ours above it; agent/ and tools/ do not import lsp/ or sessions/;
+- security/ imports nothing of ours; ai/ imports nothing of ours above it; agent/ and tools/ do not import lsp/ or sessions/;
   sessions/ does not import lsp/.
 """
 
@@ -16,6 +16,15 @@ PKG = Path(__file__).resolve().parent.parent / "pi_lsp"
 EDITOR_LIBS = {"pygls", "lsprotocol"}
 
 FORBIDDEN: dict[str, set[str]] = {
+    "security": {
+        "pi_lsp.ai",
+        "pi_lsp.agent",
+        "pi_lsp.tools",
+        "pi_lsp.sessions",
+        "pi_lsp.lsp",
+        "pi_lsp.cli",
+        "pi_lsp.run",
+    },
     "ai": {
         "pi_lsp.agent",
         "pi_lsp.tools",

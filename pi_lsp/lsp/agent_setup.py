@@ -8,7 +8,6 @@ Errors the user must fix raise ``SetupError`` with a message naming the setting.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -22,6 +21,7 @@ from ..ai.events import RetryInfo
 from ..ai.http import new_http_client
 from ..ai.models import resolve_model
 from ..ai.providers.faux import FauxProvider, FauxScript
+from ..security import vault
 from ..tools import (
     BashOptions,
     BashTool,
@@ -44,7 +44,7 @@ class SetupError(Exception):
 
 def default_provider(env: dict[str, str] | None = None) -> str | None:
     """With no ``pi.provider``: the first provider whose key is in the environment."""
-    source = os.environ if env is None else env
+    source = vault.environ() if env is None else env
     for provider in ("anthropic", "openai"):
         if any(source.get(name, "").strip() for name in PROVIDER_ENV_KEYS[provider]):
             return provider
@@ -118,6 +118,8 @@ class AgentSetup:
         agent.tool_execution = settings.tool_execution
         agent.stream_fn = self._stream_fn(settings, model)
         key_env = settings.api_key_env
+        if key_env:  # out of os.environ, out of commands and out of session files
+            vault.mark_secret(key_env)
         base = agent.stream_options or StreamOptions(
             on_retry=self._on_retry, http_client=self.http_client()
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -22,20 +22,28 @@ from ..ai.http import new_http_client
 from ..ai.models import resolve_model
 from ..ai.providers.faux import FauxProvider, FauxScript
 from ..security import vault
+from ..security.sandbox import Bubblewrap
 from ..tools import (
     BashOptions,
+    BashSandbox,
     BashTool,
     ProcessRegistry,
     Workspace,
     build_system_prompt,
     create_coding_tools,
 )
-from .settings import Settings
+from .settings import BashPermission, Settings
 
 NO_PROVIDER = (
     "pi has no provider configured: set the `pi.provider` setting (openai, anthropic, "
     "openai-compatible, ollama, openrouter, groq or faux) in your editor's LSP settings."
 )
+
+
+class SandboxSource(Protocol):
+    sandbox: Bubblewrap
+
+    def effective_mode(self, mode: BashPermission) -> BashPermission: ...
 
 
 class SetupError(Exception):
@@ -75,8 +83,11 @@ class AgentSetup:
         workspace: Workspace,
         settings: Callable[[], Settings],
         on_retry: Callable[[RetryInfo], object],
+        *,
+        sandbox: SandboxSource | None = None,
     ) -> None:
         self.workspace = workspace
+        self._sandbox = sandbox
         self._settings = settings
         self._on_retry = on_retry
         self.registry = ProcessRegistry()
@@ -126,9 +137,18 @@ class AgentSetup:
         if base.api_key_env != key_env:  # the provider reads the key (and names it if missing)
             agent.stream_options = replace(base, api_key_env=key_env)
         secrets = frozenset({key_env}) if key_env else frozenset()
+        perms = settings.permissions
+        sandbox = None
+        if self._sandbox is not None and self._sandbox.effective_mode(perms.bash) == "sandbox":
+            sandbox = BashSandbox(self._sandbox.sandbox, network=perms.network)
         for tool in agent.state.tools:
-            if isinstance(tool, BashTool) and tool.options.extra_secret_env != secrets:
-                tool.options = replace(tool.options, extra_secret_env=secrets)
+            if isinstance(tool, BashTool):
+                tool.options = replace(
+                    tool.options,
+                    extra_secret_env=secrets,
+                    env_allow=frozenset(perms.env_allow),
+                    sandbox=sandbox,
+                )
 
     def _stream_fn(self, settings: Settings, model: Model) -> Any:
         if model.api != "faux" or not settings.faux_script:

@@ -213,6 +213,7 @@ class HostedSession:
             "messageCount": len(agent.state.messages),
             "pendingSteering": len(agent.queued_steering),
             "pendingFollowUp": len(agent.queued_follow_ups),
+            "pendingPermissions": self.permissions.pending_list(),
         }
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:

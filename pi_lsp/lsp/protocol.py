@@ -51,10 +51,16 @@ from .methods import (
     NEW_SESSION as NEW_SESSION,
 )
 from .methods import (
+    PERMISSIONS as PERMISSIONS,
+)
+from .methods import (
     PROMPT as PROMPT,
 )
 from .methods import (
     REPLAY as REPLAY,
+)
+from .methods import (
+    REQUEST_PERMISSION as REQUEST_PERMISSION,
 )
 from .methods import (
     REQUESTS as REQUESTS,
@@ -174,6 +180,35 @@ class StateResult(WireParams):
     message_count: int
     pending_steering: int
     pending_follow_up: int
+
+
+class PermissionsParams(WireParams):
+    """``pi/permissions``: list the workspace's "always" rules, or revoke one."""
+
+    op: Literal["list", "revoke"]
+    id: str | None = None
+
+
+class PermissionOption(WireParams):
+    id: str
+    label: str
+    kind: Literal["allowOnce", "allowSession", "allowAlways", "deny"]
+
+
+class RequestPermissionParams(WireParams):
+    """Server → client ``pi/requestPermission`` (PROTOCOL §8)."""
+
+    session_id: str
+    tool_call_id: str
+    tool: str
+    title: str
+    detail: str
+    options: list[PermissionOption]
+
+
+class RequestPermissionResult(WireParams):
+    option_id: str
+    reason: str | None = None
 
 
 class ReplayParams(WireParams):

@@ -1,8 +1,8 @@
 """The layer import direction of docs/architecture.md, enforced on the source.
 
 - nothing under ai/, agent/, tools/, sessions/ imports pygls or lsprotocol;
-- security/ imports nothing of ours; ai/ imports nothing of ours above it; agent/ and tools/ do not import lsp/ or sessions/;
-  sessions/ does not import lsp/.
+- security/ imports nothing of ours; ai/ imports nothing of ours above it; agent/ and tools/
+  do not import lsp/ or sessions/; sessions/ does not import lsp/.
 """
 
 from __future__ import annotations

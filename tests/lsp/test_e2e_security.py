@@ -256,7 +256,8 @@ async def test_always_allow_pytest_sticks_but_never_covers_a_compound_command(
     listed = await h.call("pi/permissions", {"op": "list"})
     (rule,) = listed["rules"]
     assert (rule["tool"], rule["pattern"]) == ("bash", "pytest")
-    assert rule["id"] and rule["createdAt"]
+    assert rule["id"]
+    assert rule["createdAt"]
     assert not list(workspace.rglob("*.json"))  # nothing written into the repository
 
 
@@ -384,7 +385,8 @@ async def test_sandbox_confines_writes_and_network(
         assert "wrote-inside" in out
         assert (workspace / "inside.txt").read_text() == "inside\n"
         assert not outside.exists()  # /tmp is private: a write there never reaches the host
-        assert "refused-home" in out and not home_file.exists()
+        assert "refused-home" in out
+        assert not home_file.exists()
         assert "Read-only file system" in out
         assert "no-network" in out
         assert not _accepted(listener)

@@ -81,14 +81,15 @@ class _Lexer:
             c = self.text[self.i]
             if c in _META:
                 break
-            started = True
-            if c == "#" and not out and plain:
+            if c == "#" and not started:
                 raise Unparseable("comment")
+            if c == "\\" and self.peek(1) == "\n":
+                self.i += 2  # line continuation: not part of any word
+                continue
+            started = True
             if c == "\\":
                 nxt = self.peek(1)
                 self.i += 2
-                if nxt == "\n":
-                    continue  # line continuation
                 if nxt == "":
                     raise Unparseable("trailing backslash")
                 out.append(nxt)
@@ -207,6 +208,8 @@ class _Lexer:
             start = self.i
             word = self.read_word()
             if word is None:
+                if self.i > start:
+                    continue  # only line continuations
                 raise Unparseable(f"unexpected {c!r}")
             if self.peek() in ("<", ">") and self.redirect(self.text[start : self.i]):
                 continue  # ``2>file``: the word was the fd number

@@ -424,3 +424,42 @@ async def test_without_a_sandbox_it_says_so_once_and_asks(
     assert len(h.prompts) == 1
     assert not (workspace / "ran.txt").exists()
     assert len([m for m in h.client.messages if "sandbox" in m.message]) == 1
+
+
+def _running(token: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if token.encode() in cmdline:
+                pids.append(int(entry.name))
+    return pids
+
+
+@needs_sandbox
+async def test_abort_kills_everything_in_the_sandbox(pi: Start, tmp_path: Path) -> None:
+    token = f"{3000 + uuid.uuid4().int % 900}.{uuid.uuid4().int % 1000}"
+    command = f"setsid sleep {token} & sleep {token} & echo started; wait"
+    h = await pi(pi=faux(tmp_path, bash(command), text_reply("never"),
+                         permissions={"bash": "sandbox"}))
+    sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
+
+    def started() -> bool:
+        return any(
+            "started" in "".join(b.get("text", "") for b in e["event"]["partialResult"]["content"])
+            for e in h.session_events(sid)
+            if e["event"]["type"] == "tool_execution_update"
+        )
+
+    await h.wait_for(started)
+    assert len(_running(f"sleep {token}")) >= 2
+    assert await h.call("pi/abort", {"sessionId": sid}) == {"aborted": True}
+    await h.wait_event(sid, "agent_end")
+    for _ in range(300):
+        if not _running(f"sleep {token}"):
+            return
+        await asyncio.sleep(0.01)  # the kernel reaps them; not a synchronisation point
+    raise AssertionError(f"still running: {_running(f'sleep {token}')}")

@@ -15,24 +15,11 @@ import pytest
 PKG = Path(__file__).resolve().parent.parent / "pi_lsp"
 EDITOR_LIBS = {"pygls", "lsprotocol"}
 
+ABOVE_AI = {"pi_lsp.agent", "pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli",
+            "pi_lsp.run"}
 FORBIDDEN: dict[str, set[str]] = {
-    "security": {
-        "pi_lsp.ai",
-        "pi_lsp.agent",
-        "pi_lsp.tools",
-        "pi_lsp.sessions",
-        "pi_lsp.lsp",
-        "pi_lsp.cli",
-        "pi_lsp.run",
-    },
-    "ai": {
-        "pi_lsp.agent",
-        "pi_lsp.tools",
-        "pi_lsp.sessions",
-        "pi_lsp.lsp",
-        "pi_lsp.cli",
-        "pi_lsp.run",
-    },
+    "security": {"pi_lsp.ai", *ABOVE_AI},  # stdlib only: everything may use it
+    "ai": ABOVE_AI,
     "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
     "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
     "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},

@@ -227,7 +227,7 @@ class BashPermissions:
             log.info("permission not given: %s", exc or type(exc).__name__)
             return Choice("deny")
         try:
-            answer = RequestPermissionResult.model_validate(_plain(raw))
+            answer = RequestPermissionResult.model_validate(raw)
         except ValueError:
             log.info("unusable pi/requestPermission answer: %r", raw)
             return Choice("deny")
@@ -252,14 +252,3 @@ class BashPermissions:
         if here is not None and answer == here:
             return Choice("allowAlways", patterns=patterns or [])
         return Choice("deny")
-
-
-def _plain(raw: Any) -> Any:
-    """A client answer as plain JSON (pygls may hand an attrs-like object for unknown
-    methods' results)."""
-    if isinstance(raw, dict) or raw is None:
-        return raw
-    try:
-        return {k: v for k, v in vars(raw).items() if not k.startswith("_")}
-    except TypeError:
-        return raw

@@ -110,7 +110,8 @@ class BashTool(AgentTool[BashParams]):
         problem = await asyncio.to_thread(sandbox.runner.problem)  # probed once, at start-up
         if problem is not None:
             raise ToolError(f"Not run: the sandbox is unavailable ({problem}).")
-        policy = SandboxPolicy(tuple(self.workspace.roots), network=sandbox.network)
+        roots = tuple(r for r in self.workspace.roots if r.is_dir())  # bwrap needs them
+        policy = SandboxPolicy(roots, network=sandbox.network)
         return sandbox.runner.wrap(argv, cwd=cwd, policy=policy)
 
     async def execute(

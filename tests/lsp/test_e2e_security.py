@@ -463,3 +463,18 @@ async def test_abort_kills_everything_in_the_sandbox(pi: Start, tmp_path: Path) 
             return
         await asyncio.sleep(0.01)  # the kernel reaps them; not a synchronisation point
     raise AssertionError(f"still running: {_running(f'sleep {token}')}")
+
+
+async def test_message_box_clients_can_store_a_workspace_rule(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(pi=faux(tmp_path, bash("touch one.txt"), bash("touch two.txt"),
+                         bash("touch three.txt && rm one.txt"), text_reply("ok")))
+    await h.prompt_answers.put('Always allow "touch" in this workspace')
+    await h.prompt_answers.put("Deny")
+    sid = await h.run("run")
+    assert [e["isError"] for e in h.tool_ends(sid)] == [False, False, True]
+    assert len(h.prompts) == 2  # the compound with rm was asked about
+    assert (workspace / "one.txt").exists()
+    (rule,) = (await h.call("pi/permissions", {"op": "list"}))["rules"]
+    assert rule["pattern"] == "touch"

@@ -56,6 +56,8 @@ SUBCOMMAND_TOOLS = _words(
     "helm make dotnet mvn gradle just deno tox nox ruff pre-commit rustup gh composer "
     "bundle rake mix conda mamba brew apt apt-get"
 )
+TARGET_TOOLS = frozenset({"make", "just"})
+"""Subcommand tools whose bare form is a safe prefix (the default target)."""
 RUNNER_SUBCOMMANDS = frozenset({"run", "exec", "x", "dlx", "tool"})
 """``npm run X`` / ``uv run X`` / ``poetry run X``: the rule names X too."""
 RUNNERS = frozenset({"npx", "bunx", "pnpx", "uvx", "pipx"})
@@ -85,7 +87,10 @@ def _prefix(part: SimpleCommand) -> tuple[str, ...] | None:
         return None if second.startswith("-") else words[:2]
     if name in RUNNERS:
         return words[:2] if second and second_plain and not second.startswith("-") else None
-    if name in SUBCOMMAND_TOOLS and second and second_plain and not second.startswith("-"):
+    if name in SUBCOMMAND_TOOLS:
+        if not (second and second_plain and not second.startswith("-")):
+            # ``git -c core.sshCommand=… push`` must not ride on "always allow git"
+            return words[:1] if name in TARGET_TOOLS else None
         third_plain = len(part.raw_words) > 2 and part.raw_words[2]
         if second in RUNNER_SUBCOMMANDS:
             if len(words) > 2 and third_plain and not words[2].startswith("-"):

@@ -71,6 +71,11 @@ def test_multi_word_prefixes_match_word_by_word() -> None:
         ("$CMD -x", None),
         ("pytest $(x)", None),
         ("echo hi", None),
+        ("git -c core.pager=x log", None),
+        ("git", None),
+        ("make", ["make"]),
+        ("make -j4", ["make"]),
+        ("make test", ["make test"]),
     ],
 )
 def test_suggested_patterns(command: str, patterns: list[str] | None) -> None:

@@ -12,11 +12,9 @@ command; not a command running as root: see docs/tools.md). Best effort, never r
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 import sys
 from collections.abc import Collection
-from pathlib import Path
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +28,7 @@ def make_undumpable() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # the running process: libc is linked in
         return int(libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)) == 0
     except (OSError, AttributeError) as exc:
         log.info("prctl(PR_SET_DUMPABLE) unavailable: %s", exc)
@@ -39,7 +37,8 @@ def make_undumpable() -> bool:
 
 def _environ_block() -> tuple[int, int] | None:
     try:
-        stat = Path("/proc/self/stat").read_text()
+        with open("/proc/self/stat", encoding="ascii", errors="replace") as f:
+            stat = f.read()
     except OSError:
         return None
     fields = stat[stat.rfind(")") + 2 :].split()  # fields[0] is field 3

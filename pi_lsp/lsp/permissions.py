@@ -32,6 +32,7 @@ from ..security.prompt_text import shown_command
 from ..security.rules import RuleStore, command_allowed, suggest_patterns
 from ..security.sandbox import SANDBOX_NAME, Bubblewrap
 from ..sessions.paths import data_dir, workspace_key
+from ..tools import BashTool
 from .client import ClientBridge, RequestAborted
 from .protocol import (
     REQUEST_PERMISSION,
@@ -59,6 +60,13 @@ def command_of(ctx: BeforeToolCallContext) -> str:
     if command is None:
         command = ctx.tool_call.arguments.get("command", "")
     return str(command)
+
+
+def _sandboxed(ctx: BeforeToolCallContext) -> bool:
+    """The run's ``bash`` tool really runs commands in the sandbox."""
+    return any(
+        isinstance(t, BashTool) and t.options.sandbox is not None for t in ctx.context.tools
+    )
 
 
 def rules_file(cwd: Path) -> Path:
@@ -136,6 +144,8 @@ class BashPermissions:
         if ctx.tool_call.name != "bash":
             return None
         mode = self._security.effective_mode(self._settings().permissions.bash)
+        if mode == "sandbox" and not _sandboxed(ctx):
+            mode = "ask"  # switched to sandbox during this run: its bash is not sandboxed yet
         if mode in ("allow", "sandbox"):
             return None
         if mode == "deny":

@@ -74,10 +74,11 @@ class PiLanguageServer(LanguageServer):
         from .editor_workspace import EditorWorkspace, EditPolicy
         from .permissions import SecurityContext, rules_file
         from .session_manager import SessionManager
+        from .text_document import install
 
         sandbox = default_sandbox()
         sandbox.start_probe()  # really runs bwrap once, in the background
-
+        install(self.workspace)  # didChange in time proportional to the change
         self.tracker.workspace = self.workspace
         self.config.initialize(params.initialization_options)
         roots = workspace_roots(params)

@@ -8,10 +8,9 @@ Errors the user must fix raise ``SetupError`` with a message naming the setting.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -22,20 +21,29 @@ from ..ai.events import RetryInfo
 from ..ai.http import new_http_client
 from ..ai.models import resolve_model
 from ..ai.providers.faux import FauxProvider, FauxScript
+from ..security import vault
+from ..security.sandbox import Bubblewrap
 from ..tools import (
     BashOptions,
+    BashSandbox,
     BashTool,
     ProcessRegistry,
     Workspace,
     build_system_prompt,
     create_coding_tools,
 )
-from .settings import Settings
+from .settings import BashPermission, Settings
 
 NO_PROVIDER = (
     "pi has no provider configured: set the `pi.provider` setting (openai, anthropic, "
     "openai-compatible, ollama, openrouter, groq or faux) in your editor's LSP settings."
 )
+
+
+class SandboxSource(Protocol):
+    sandbox: Bubblewrap
+
+    def effective_mode(self, mode: BashPermission) -> BashPermission: ...
 
 
 class SetupError(Exception):
@@ -44,7 +52,7 @@ class SetupError(Exception):
 
 def default_provider(env: dict[str, str] | None = None) -> str | None:
     """With no ``pi.provider``: the first provider whose key is in the environment."""
-    source = os.environ if env is None else env
+    source = vault.environ() if env is None else env
     for provider in ("anthropic", "openai"):
         if any(source.get(name, "").strip() for name in PROVIDER_ENV_KEYS[provider]):
             return provider
@@ -81,8 +89,11 @@ class AgentSetup:
         workspace: Workspace,
         settings: Callable[[], Settings],
         on_retry: Callable[[RetryInfo], object],
+        *,
+        sandbox: SandboxSource | None = None,
     ) -> None:
         self.workspace = workspace
+        self._sandbox = sandbox
         self._settings = settings
         self._on_retry = on_retry
         self.registry = ProcessRegistry()
@@ -124,6 +135,8 @@ class AgentSetup:
         agent.tool_execution = settings.tool_execution
         agent.stream_fn = self._stream_fn(settings, model)
         key_env = settings.api_key_env
+        if key_env:  # out of os.environ, out of commands and out of session files
+            vault.mark_secret(key_env)
         base = agent.stream_options or StreamOptions(
             on_retry=self._on_retry, http_client=self.http_client()
         )
@@ -135,9 +148,18 @@ class AgentSetup:
                 base, api_key_env=key_env, timeout_ms=timeout_ms, max_tokens=settings.max_tokens
             )
         secrets = frozenset({key_env}) if key_env else frozenset()
+        perms = settings.permissions
+        sandbox = None
+        if self._sandbox is not None and self._sandbox.effective_mode(perms.bash) == "sandbox":
+            sandbox = BashSandbox(self._sandbox.sandbox, network=perms.network)
         for tool in agent.state.tools:
-            if isinstance(tool, BashTool) and tool.options.extra_secret_env != secrets:
-                tool.options = replace(tool.options, extra_secret_env=secrets)
+            if isinstance(tool, BashTool):
+                tool.options = replace(
+                    tool.options,
+                    extra_secret_env=secrets,
+                    env_allow=frozenset(perms.env_allow),
+                    sandbox=sandbox,
+                )
 
     def _stream_fn(self, settings: Settings, model: Model) -> Any:
         if model.api != "faux" or not settings.faux_script:

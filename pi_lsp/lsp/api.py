@@ -29,6 +29,7 @@ from .protocol import (
     FOLLOW_UP,
     FORK_SESSION,
     NEW_SESSION,
+    PERMISSIONS,
     PROMPT,
     REPLAY,
     RESUME_SESSION,
@@ -39,6 +40,7 @@ from .protocol import (
     CompactResult,
     ForkParams,
     NewSessionParams,
+    PermissionsParams,
     PromptContext,
     PromptParams,
     PromptResult,
@@ -92,6 +94,7 @@ class PiApi:
             REPLAY: self.replay,
             FORK_SESSION: self.fork_session,
             COMPACT: self.compact,
+            PERMISSIONS: self.permissions,
         }
 
     @property
@@ -197,6 +200,20 @@ class PiApi:
         except CompactionError as exc:
             raise request_failed(str(exc)) from None
         return CompactResult(**result).to_wire()
+
+    async def permissions(self, raw: Any) -> dict[str, Any]:
+        """``pi/permissions``: the workspace's "always" rules — list, or revoke one by id."""
+        p = parse_params(PERMISSIONS, PermissionsParams, raw)
+        rules = self.manager.security.rules
+        if p.op == "list":
+            return {"rules": [r.to_wire() for r in rules.rules()]}
+        if not p.id:
+            raise JsonRpcInvalidParams("Invalid params for pi/permissions: revoke needs an id")
+        try:
+            revoked = rules.revoke(p.id)
+        except OSError as exc:
+            raise request_failed(f"Could not update the permission rules: {exc}") from None
+        return {"revoked": revoked}
 
     # -------------------------------------------------------------------- context
 

@@ -222,6 +222,7 @@ class HostedSession:
             "messageCount": len(agent.state.messages),
             "pendingSteering": len(agent.queued_steering),
             "pendingFollowUp": len(agent.queued_follow_ups),
+            "pendingPermissions": self.permissions.pending_list(),
             "saveError": self.session.persist_error,
             "forkedFrom": self.forked_from,
         }

@@ -18,13 +18,15 @@ STATE = "pi/state"
 REPLAY = "pi/replay"
 FORK_SESSION = "pi/forkSession"
 COMPACT = "pi/compact"
+PERMISSIONS = "pi/permissions"
 REQUESTS = (
     PROMPT, STEER, FOLLOW_UP, ABORT, NEW_SESSION, SESSIONS, RESUME_SESSION, STATE, REPLAY,
-    FORK_SESSION, COMPACT,
+    FORK_SESSION, COMPACT, PERMISSIONS,
 )
 # server -> client
 EVENT = "pi/event"
 SAVE_DOCUMENTS = "pi/saveDocuments"
+REQUEST_PERMISSION = "pi/requestPermission"
 # workspace/executeCommand commands (arguments: one object, the request's params)
 CMD_PROMPT = "pi.prompt"
 CMD_STEER = "pi.steer"

@@ -51,10 +51,16 @@ from .methods import (
     NEW_SESSION as NEW_SESSION,
 )
 from .methods import (
+    PERMISSIONS as PERMISSIONS,
+)
+from .methods import (
     PROMPT as PROMPT,
 )
 from .methods import (
     REPLAY as REPLAY,
+)
+from .methods import (
+    REQUEST_PERMISSION as REQUEST_PERMISSION,
 )
 from .methods import (
     REQUESTS as REQUESTS,
@@ -180,6 +186,35 @@ class StateResult(WireParams):
     save_error: str | None = None
     """Why the session file cannot be written now (absent while saving works)."""
     forked_from: str | None = None
+
+
+class PermissionsParams(WireParams):
+    """``pi/permissions``: list the workspace's "always" rules, or revoke one."""
+
+    op: Literal["list", "revoke"]
+    id: str | None = None
+
+
+class PermissionOption(WireParams):
+    id: str
+    label: str
+    kind: Literal["allowOnce", "allowSession", "allowAlways", "deny"]
+
+
+class RequestPermissionParams(WireParams):
+    """Server → client ``pi/requestPermission`` (PROTOCOL §8)."""
+
+    session_id: str
+    tool_call_id: str
+    tool: str
+    title: str
+    detail: str
+    options: list[PermissionOption]
+
+
+class RequestPermissionResult(WireParams):
+    option_id: str
+    reason: str | None = None
 
 
 class ReplayParams(WireParams):

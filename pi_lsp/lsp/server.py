@@ -68,11 +68,16 @@ class PiLanguageServer(LanguageServer):
     # ------------------------------------------------------------------- lifecycle
 
     def initialize_host(self, params: types.InitializeParams) -> None:
+        from ..security.rules import RuleStore
+        from ..security.sandbox import default_sandbox
         from ..sessions import SessionStore
         from .editor_workspace import EditorWorkspace, EditPolicy
+        from .permissions import SecurityContext, rules_file
         from .session_manager import SessionManager
         from .text_document import install
 
+        sandbox = default_sandbox()
+        sandbox.start_probe()  # really runs bwrap once, in the background
         install(self.workspace)  # didChange in time proportional to the change
         self.tracker.workspace = self.workspace
         self.config.initialize(params.initialization_options)
@@ -90,9 +95,21 @@ class PiLanguageServer(LanguageServer):
             store=store,
             settings=self.config.current,
             features=self.config.features,
+            security=SecurityContext(
+                RuleStore(rules_file(workspace.cwd), str(workspace.cwd)), sandbox
+            ),
         )
         log.info("workspace roots: %s; sessions in %s", ", ".join(map(str, roots)),
                  store.directory)
+
+    async def security_notice(self) -> None:
+        """Say once when ``permissions.bash`` is ``sandbox`` but the sandbox does not work."""
+        if self.manager is None:
+            return
+        text = await self.manager.security.unavailable_notice(self.config.settings)
+        if text is not None:
+            log.warning("%s", text)
+            self.bridge.show_message(types.MessageType.Warning, text)
 
     async def stop(self) -> None:
         """End every run, kill tool processes, flush sessions (idempotent)."""
@@ -153,6 +170,7 @@ def _register(server: PiLanguageServer) -> None:
             await ls.config.refresh()
         finally:
             ls.config.mark_loaded()
+        await ls.security_notice()
         if ls.bridge.cap("workspace.did_change_configuration.dynamic_registration", False):
             await _register_configuration(ls)
 
@@ -161,6 +179,7 @@ def _register(server: PiLanguageServer) -> None:
         ls: PiLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
         await ls.config.refresh(params.settings)
+        await ls.security_notice()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:

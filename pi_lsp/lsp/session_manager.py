@@ -20,7 +20,7 @@ from ..sessions.agent_session import AgentSession
 from .agent_setup import AgentSetup, SetupError
 from .client import ClientBridge
 from .hosted import HostedSession
-from .permissions import BashPermissions
+from .permissions import BashPermissions, SecurityContext
 from .protocol import SessionSummary
 from .settings import ClientFeatures, Settings
 
@@ -42,8 +42,10 @@ class SessionManager:
         store: SessionStore,
         settings: Callable[[], Settings],
         features: ClientFeatures,
+        security: SecurityContext,
     ) -> None:
         self.bridge = bridge
+        self.security = security
         self.workspace = workspace
         self.store = store
         self.settings = settings
@@ -56,15 +58,19 @@ class SessionManager:
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
         holder: list[HostedSession] = []
         setup = AgentSetup(
-            self.workspace, self.settings, lambda info: holder[0].on_retry(info) if holder else None
+            self.workspace,
+            self.settings,
+            lambda info: holder[0].on_retry(info) if holder else None,
+            sandbox=self.security,
         )
-        permissions = BashPermissions(self.bridge, lambda: self.settings().permissions.bash)
+        permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
         agent = setup.new_agent(permissions.before_tool_call)
         session = AgentSession.resume(agent, file) if resume else AgentSession(agent, file)
         hosted = HostedSession(
             session, setup, permissions, bridge=self.bridge, features=self.features
         )
         holder.append(hosted)
+        permissions.session_id = hosted.id
         # so pi/state shows the configured model before the first run; a bad setting is
         # reported when a run is asked for
         with contextlib.suppress(SetupError):

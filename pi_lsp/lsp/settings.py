@@ -17,7 +17,7 @@ from pydantic.alias_generators import to_camel
 from ..ai.models import PROVIDERS
 
 ThinkingSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-BashPermission = Literal["ask", "allow", "deny"]
+BashPermission = Literal["ask", "allow", "deny", "sandbox"]
 
 DEFAULT_UPDATES_PER_SECOND = 60
 MIN_UPDATES_PER_SECOND = 10  # so merging never spans more than ~100 ms
@@ -36,6 +36,18 @@ class _Model(BaseModel):
 
 class Permissions(_Model):
     bash: BashPermission = "ask"
+    network: bool = False
+    """``bash: "sandbox"`` only: let sandboxed commands use the network."""
+    env_allow: list[str] = Field(default_factory=list)
+    """Environment variables passed to commands although they look like secrets."""
+
+    @field_validator("env_allow")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name or "=" in name or "\0" in name:
+                raise ValueError(f"not an environment variable name: {name!r}")
+        return value
 
 
 class ClientFeatures(_Model):
@@ -47,6 +59,8 @@ class ClientFeatures(_Model):
         default=DEFAULT_UPDATES_PER_SECOND, ge=1, le=MAX_UPDATES_PER_SECOND
     )
     """Budget of ``message_update`` notifications per session (clamped to 10…1000)."""
+    request_permission: bool = False
+    """The client answers ``pi/requestPermission`` (PROTOCOL §8) instead of a message box."""
 
     @property
     def update_interval(self) -> float:

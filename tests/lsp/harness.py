@@ -302,6 +302,8 @@ async def start(
 
 async def stop(harness: Harness) -> None:
     client = harness.client
+    if client.stopped:  # a test already stopped it (e.g. to restart the server)
+        return
     try:
         await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
     finally:

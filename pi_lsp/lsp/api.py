@@ -30,6 +30,7 @@ from .protocol import (
     FORK_SESSION,
     NEW_SESSION,
     PROMPT,
+    QUEUE,
     REPLAY,
     RESUME_SESSION,
     SESSIONS,
@@ -42,6 +43,7 @@ from .protocol import (
     PromptContext,
     PromptParams,
     PromptResult,
+    QueueOpParams,
     QueueParams,
     ReplayParams,
     ReplayResult,
@@ -92,6 +94,7 @@ class PiApi:
             REPLAY: self.replay,
             FORK_SESSION: self.fork_session,
             COMPACT: self.compact,
+            QUEUE: self.queue,
         }
 
     @property
@@ -134,6 +137,19 @@ class PiApi:
         delivered = hosted.queue(user_message(p.text), "followUp")
         return PromptResult(session_id=hosted.id, delivered=delivered).to_wire()
 
+    async def queue(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(QUEUE, QueueOpParams, raw)
+        hosted = self._session(p.session_id)
+        try:
+            return hosted.queue_op(p.op, p.id, p.text)
+        except KeyError:
+            raise JsonRpcInvalidParams(
+                f"Invalid params for {QUEUE}: id {p.id!r} is not queued in session "
+                f"{hosted.id} (unknown, or already delivered or removed)"
+            ) from None
+        except ValueError as exc:
+            raise JsonRpcInvalidParams(f"Invalid params for {QUEUE}: {exc}") from None
+
     async def abort(self, raw: Any) -> dict[str, Any]:
         p = parse_params(ABORT, SessionParams, raw)
         if p.session_id is None and self.manager.current is None:
@@ -155,9 +171,8 @@ class PiApi:
         except UnknownSessionError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         messages, entry_ids = hosted.messages()
-        return ResumeResult(
-            session_id=hosted.id, messages=messages, entry_ids=entry_ids
-        ).to_wire()
+        hosted.publish_queue()
+        return ResumeResult(session_id=hosted.id, messages=messages, entry_ids=entry_ids).to_wire()
 
     async def state(self, raw: Any) -> dict[str, Any]:
         p = parse_params(STATE, SessionParams, raw)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, Literal
 
 from lsprotocol import types
 
 from ..agent import Agent
-from ..agent.messages import AgentMessage
+from ..agent.messages import AgentMessage, user_message
 from ..ai import AssistantMessage
 from ..ai.events import RetryInfo
 from ..sessions.agent_session import AgentSession
@@ -25,10 +25,10 @@ from .agent_setup import AgentSetup
 from .channel import EventChannel
 from .client import ClientBridge
 from .editor_workspace import CURRENT_SIGNAL
-from .events import event_wire, message_wire
+from .events import event_wire, message_wire, queue_wire
 from .permissions import BashPermissions
 from .progress import RunProgress
-from .protocol import EVENT, Delivered
+from .protocol import EVENT, DeliverAs, Delivered
 from .settings import ClientFeatures
 
 log = logging.getLogger(__name__)
@@ -96,13 +96,18 @@ class HostedSession:
 
     # --------------------------------------------------------------------------- runs
 
-    def submit(
-        self, message: AgentMessage, deliver_as: Literal["steer", "followUp"] | None
-    ) -> Delivered:
+    def submit(self, message: AgentMessage, deliver_as: DeliverAs | None) -> Delivered:
         """Start a run with ``message``, or queue it when a run is going. During a manual
-        compaction the run starts as soon as the compaction is over."""
+        compaction the run starts as soon as the compaction is over. ``interrupt`` aborts
+        the run (the queue stays queued) and starts a new one with ``message``."""
+        if deliver_as == "interrupt":
+            if not self.running and self._compaction is None:
+                return self.submit(message, None)
+            self.abort()
+            self._spawn(self._submit_after(self.session.wait_for_idle(), message, None))
+            return "interrupt"
         if self._compaction is not None and not self.agent.is_running:
-            self._spawn(self._after_compaction(self._compaction, message, deliver_as))
+            self._spawn(self._submit_after(self._compaction.wait(), message, deliver_as))
             return "prompt"
         if self.running:
             if deliver_as == "followUp":
@@ -130,6 +135,40 @@ class HostedSession:
         else:
             self.agent.steer(message)
         return kind
+
+    def queue_op(self, op: str, queue_id: str | None, text: str | None) -> dict[str, Any]:
+        """``pi/queue``: one edit of the visible queue (``KeyError(id)`` for an id that is
+        not queued); returns both queues after it. Every op sends one ``queue_update``."""
+        agent = self.agent
+        if op == "clear":
+            agent.clear_all_queues()
+        elif queue_id is None:
+            raise ValueError(f"`id` is required for op {op!r}")
+        elif op == "remove":
+            agent.remove_queued(queue_id)
+        elif op == "promote":
+            agent.promote_queued(queue_id)
+        elif op == "edit":
+            if text is None:
+                raise ValueError("`text` is required for op 'edit'")
+            steering, follow_ups = agent.queue_items()
+            item = next((i for i in (*steering, *follow_ups) if i.id == queue_id), None)
+            if item is None:
+                raise KeyError(queue_id)
+            content = getattr(item.message, "content", None)
+            blocks = content if isinstance(content, list) else []
+            images = [b for b in blocks if getattr(b, "type", None) == "image"]
+            agent.edit_queued(queue_id, user_message(text, images))
+        return self.queue_view()
+
+    def queue_view(self) -> dict[str, Any]:
+        event = self.session.queue_event()
+        wire = queue_wire(event.steering, event.follow_up)
+        return {"steering": wire["steering"], "followUp": wire["followUp"]}
+
+    def publish_queue(self) -> None:
+        """Send the queues as they are (``pi/resumeSession``: restored from the file)."""
+        self._on_event(self.session.queue_event())
 
     def _run_done(self, task: asyncio.Task[None], progress: RunProgress) -> None:
         progress.end("aborted" if self._was_aborted() else "done")
@@ -171,13 +210,10 @@ class HostedSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _after_compaction(
-        self,
-        done: asyncio.Event,
-        message: AgentMessage,
-        deliver_as: Literal["steer", "followUp"] | None,
+    async def _submit_after(
+        self, done: Awaitable[Any], message: AgentMessage, deliver_as: DeliverAs | None
     ) -> None:
-        await done.wait()
+        await done
         try:
             self.submit(message, deliver_as)
         except Exception as exc:  # a setting went bad meanwhile: tell the user

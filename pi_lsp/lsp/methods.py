@@ -18,9 +18,24 @@ STATE = "pi/state"
 REPLAY = "pi/replay"
 FORK_SESSION = "pi/forkSession"
 COMPACT = "pi/compact"
+QUEUE = "pi/queue"
+MODELS = "pi/models"
+SET_MODEL = "pi/setModel"
 REQUESTS = (
-    PROMPT, STEER, FOLLOW_UP, ABORT, NEW_SESSION, SESSIONS, RESUME_SESSION, STATE, REPLAY,
-    FORK_SESSION, COMPACT,
+    PROMPT,
+    STEER,
+    FOLLOW_UP,
+    ABORT,
+    NEW_SESSION,
+    SESSIONS,
+    RESUME_SESSION,
+    STATE,
+    REPLAY,
+    FORK_SESSION,
+    COMPACT,
+    QUEUE,
+    MODELS,
+    SET_MODEL,
 )
 # server -> client
 EVENT = "pi/event"

@@ -48,10 +48,16 @@ from .methods import (
     FORK_SESSION as FORK_SESSION,
 )
 from .methods import (
+    MODELS as MODELS,
+)
+from .methods import (
     NEW_SESSION as NEW_SESSION,
 )
 from .methods import (
     PROMPT as PROMPT,
+)
+from .methods import (
+    QUEUE as QUEUE,
 )
 from .methods import (
     REPLAY as REPLAY,
@@ -69,13 +75,17 @@ from .methods import (
     SESSIONS as SESSIONS,
 )
 from .methods import (
+    SET_MODEL as SET_MODEL,
+)
+from .methods import (
     STATE as STATE,
 )
 from .methods import (
     STEER as STEER,
 )
 
-Delivered = Literal["prompt", "steer", "followUp"]
+Delivered = Literal["prompt", "steer", "followUp", "interrupt"]
+DeliverAs = Literal["steer", "followUp", "interrupt"]
 
 
 class WireParams(BaseModel):
@@ -111,7 +121,7 @@ class PromptParams(WireParams):
     session_id: str | None = None
     images: list[ImageParam] | None = None
     context: PromptContext | None = None
-    deliver_as: Literal["steer", "followUp"] | None = None
+    deliver_as: DeliverAs | None = None
 
 
 class PromptResult(WireParams):
@@ -124,6 +134,25 @@ class QueueParams(WireParams):
 
     text: str
     session_id: str | None = None
+
+
+class QueueOpParams(WireParams):
+    """``pi/queue``: edit the visible queue of a session (PROTOCOL §7)."""
+
+    session_id: str
+    op: Literal["remove", "edit", "promote", "clear"]
+    id: str | None = None
+    text: str | None = None
+
+
+class QueuedItem(WireParams):
+    id: str
+    text: str
+
+
+class QueueResult(WireParams):
+    steering: list[QueuedItem]
+    follow_up: list[QueuedItem]
 
 
 class SessionParams(WireParams):
@@ -226,6 +255,4 @@ def parse_params(method: str, model: type[P], raw: Any) -> P:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        raise JsonRpcInvalidParams(
-            f"Invalid params for {method}: {describe_error(exc)}"
-        ) from None
+        raise JsonRpcInvalidParams(f"Invalid params for {method}: {describe_error(exc)}") from None

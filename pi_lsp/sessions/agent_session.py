@@ -34,8 +34,9 @@ from ..agent.messages import (
 from ..agent.types import AgentEvent, MaybeAwaitable
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
 from .compaction import CompactionResult, CompactionSettings
-from .events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent
+from .events import AutoRetryEndEvent, AutoRetryStartEvent, QueueUpdateEvent, SessionEvent
 from .overflow import is_retryable_error
+from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
 
@@ -102,7 +103,9 @@ class AgentSession(CompactionMixin):
         mistaken for a stale pre-compaction one just because both share a millisecond."""
         self.persist_error: str | None = None
         """The last failure to write the session file (the run goes on), for the UI."""
+        self._pending_listeners: set[asyncio.Future[Any]] = set()
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
+        agent.on_queue_change = self._queue_changed
 
     @classmethod
     def resume(
@@ -137,6 +140,7 @@ class AgentSession(CompactionMixin):
                         current.id,
                     )
         agent.session_id = file.session_id
+        agent.restore_queues(*restore_queues(file.get_branch()))
         return cls(agent, file, compaction=compaction, retry=retry, sleep=sleep)
 
     # ------------------------------------------------------------------ listeners
@@ -163,6 +167,34 @@ class AgentSession(CompactionMixin):
     def close(self) -> None:
         """Detach from the agent (the session stops recording its events)."""
         self._unsubscribe_agent()
+        if self.agent.on_queue_change == self._queue_changed:
+            self.agent.on_queue_change = None
+
+    # ------------------------------------------------------------------ queue
+
+    def queue_event(self) -> QueueUpdateEvent:
+        steering, follow_ups = self.agent.queue_items()
+        return QueueUpdateEvent(steering, follow_ups)
+
+    def _queue_changed(self) -> None:
+        """Persist both queues (one entry) and tell the listeners (one ``queue_update``).
+        Listeners run synchronously here; an awaitable they return is scheduled."""
+        steering, follow_ups = self.agent.queue_items()
+        saved = self._record(
+            self._tree.append_custom, QUEUE_ENTRY_TYPE, queue_data(steering, follow_ups)
+        )
+        if saved is not None and (steering or follow_ups):
+            self._record(self._tree.flush)  # written now, even before the first message
+        event = QueueUpdateEvent(steering, follow_ups)
+        for listener in tuple(self._listeners.values()):
+            try:
+                result = listener(event)
+                if result is not None and isawaitable(result):
+                    task = asyncio.ensure_future(result)
+                    self._pending_listeners.add(task)
+                    task.add_done_callback(self._pending_listeners.discard)
+            except Exception:
+                log.exception("session listener failed on %s", event.type)
 
     # ------------------------------------------------------------------ state
 
@@ -199,7 +231,7 @@ class AgentSession(CompactionMixin):
         if context.thinking_level != self.agent.state.thinking_level:
             self._record(self._tree.append_thinking_level_change, self.agent.state.thinking_level)
 
-    def _record(self, append: Callable[..., str], *args: Any) -> str | None:
+    def _record(self, append: Callable[..., str | None], *args: Any) -> str | None:
         try:
             return append(*args)
         except Exception as exc:  # never let bookkeeping break the run or its events
@@ -271,9 +303,7 @@ class AgentSession(CompactionMixin):
         if message.stop_reason == "error" and self._retry_attempt > 0:
             attempt, self._retry_attempt = self._retry_attempt, 0
             await self._emit(
-                AutoRetryEndEvent(
-                    success=False, attempt=attempt, final_error=message.error_message
-                )
+                AutoRetryEndEvent(success=False, attempt=attempt, final_error=message.error_message)
             )
         if await self._check_compaction(message):
             return True

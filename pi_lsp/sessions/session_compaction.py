@@ -57,7 +57,7 @@ class CompactionMixin:
     async def _emit(self, event: SessionEvent) -> None:
         raise NotImplementedError
 
-    def _record(self, append: Callable[..., str], *args: Any) -> str | None:
+    def _record(self, append: Callable[..., str | None], *args: Any) -> str | None:
         raise NotImplementedError
 
     def _drop_trailing_assistant(self, *, only_errors: bool = False) -> None:

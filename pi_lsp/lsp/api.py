@@ -17,7 +17,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..agent.messages import user_message
 from ..ai import ImageContent
 from ..sessions import CompactionError
-from .agent_setup import SetupError
+from .agent_setup import SetupError, model_for, offered_models
 from .client import ClientBridge
 from .configuration import Configuration
 from .documents import DocumentTracker, real_path
@@ -28,17 +28,23 @@ from .protocol import (
     COMPACT,
     FOLLOW_UP,
     FORK_SESSION,
+    MODELS,
     NEW_SESSION,
     PROMPT,
     QUEUE,
     REPLAY,
     RESUME_SESSION,
     SESSIONS,
+    SET_MODEL,
     STATE,
     STEER,
     AbortResult,
     CompactResult,
     ForkParams,
+    ModelInfo,
+    ModelRef,
+    ModelsParams,
+    ModelsResult,
     NewSessionParams,
     PromptContext,
     PromptParams,
@@ -52,6 +58,7 @@ from .protocol import (
     SessionIdResult,
     SessionParams,
     SessionsResult,
+    SetModelParams,
     parse_params,
 )
 from .session_manager import SessionManager, UnknownSessionError
@@ -95,6 +102,8 @@ class PiApi:
             FORK_SESSION: self.fork_session,
             COMPACT: self.compact,
             QUEUE: self.queue,
+            MODELS: self.models,
+            SET_MODEL: self.set_model,
         }
 
     @property
@@ -149,6 +158,46 @@ class PiApi:
             ) from None
         except ValueError as exc:
             raise JsonRpcInvalidParams(f"Invalid params for {QUEUE}: {exc}") from None
+
+    async def models(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(MODELS, ModelsParams, raw)
+        await self.config.wait_loaded()
+        settings = self.config.current()
+        current: ModelRef | None = None
+        hosted = (
+            self._session(p.session_id) if p.session_id is not None else self.manager.current
+        )
+        try:
+            model = (
+                hosted.agent.state.model if hosted is not None else model_for(settings)
+            )
+            current = ModelRef(provider=model.provider, id=model.id)
+        except SetupError:
+            current = None
+        infos = [
+            ModelInfo(
+                provider=m.provider,
+                id=m.id,
+                name=m.name or m.id,
+                context_window=m.context_window,
+                max_tokens=m.max_tokens,
+                reasoning=m.reasoning,
+                input=list(m.input),
+                cost=m.cost.model_dump(by_alias=True, exclude={"total"}),
+            )
+            for m in offered_models(settings)
+        ]
+        return ModelsResult(models=infos, current=current).to_wire()
+
+    async def set_model(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(SET_MODEL, SetModelParams, raw)
+        await self.config.wait_loaded()
+        hosted = self._session(p.session_id)
+        try:
+            hosted.set_model(p.provider, p.model, p.thinking_level)
+        except (SetupError, ValueError) as exc:
+            raise JsonRpcInvalidParams(f"Invalid params for {SET_MODEL}: {exc}") from None
+        return hosted.state()
 
     async def abort(self, raw: Any) -> dict[str, Any]:
         p = parse_params(ABORT, SessionParams, raw)

@@ -17,11 +17,12 @@ from lsprotocol import types
 
 from ..agent import Agent
 from ..agent.messages import AgentMessage, user_message
+from ..agent.types import AgentLoopTurnUpdate
 from ..ai import AssistantMessage
 from ..ai.events import RetryInfo
-from ..sessions.agent_session import AgentSession
+from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
-from .agent_setup import AgentSetup
+from .agent_setup import AgentSetup, choose_model
 from .channel import EventChannel
 from .client import ClientBridge
 from .editor_workspace import CURRENT_SIGNAL
@@ -61,6 +62,8 @@ class HostedSession:
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
+        self._run_provider: str | None = None
+        session.agent.prepare_next_turn = self._next_turn
 
     @property
     def agent(self) -> Agent:
@@ -116,6 +119,7 @@ class HostedSession:
             self.agent.steer(message)
             return "steer"
         self.setup.configure(self.agent)
+        self._run_provider = self.agent.state.model.provider
         token = CURRENT_SIGNAL.set(lambda: self.agent.signal)
         try:
             task = self.session.prompt(message)
@@ -169,6 +173,31 @@ class HostedSession:
     def publish_queue(self) -> None:
         """Send the queues as they are (``pi/resumeSession``: restored from the file)."""
         self._on_event(self.session.queue_event())
+
+    def _next_turn(self, signal: Any) -> AgentLoopTurnUpdate | None:
+        """Before each further model call of a run: a model chosen meanwhile with
+        ``pi/setModel`` takes over (another provider only from the next run, whose key and
+        transport are set up at its start)."""
+        state = self.agent.state
+        if state.model.provider != self._run_provider:
+            return None
+        return AgentLoopTurnUpdate(model=state.model, thinking_level=state.thinking_level)
+
+    def set_model(self, provider: str | None, model_id: str, thinking: str | None) -> None:
+        """``pi/setModel``: this session only, from its next model call (``SetupError`` /
+        ``ValueError`` when the model or level is not usable)."""
+        setup = self.setup
+        if provider is None:
+            provider = self.agent.state.model.provider
+        choice = choose_model(setup.settings(), provider, model_id)
+        if thinking is not None and thinking not in THINKING_LEVELS:
+            raise ValueError(f"unknown thinkingLevel {thinking!r}")
+        setup.choice = (provider, model_id)
+        if thinking is not None:
+            setup.choice_thinking = thinking  # type: ignore[assignment]
+        self.session.choose_model(choice.model, thinking)
+        if not self.running:
+            setup.configure(self.agent)
 
     def _run_done(self, task: asyncio.Task[None], progress: RunProgress) -> None:
         progress.end("aborted" if self._was_aborted() else "done")
@@ -242,13 +271,24 @@ class HostedSession:
     def state(self) -> dict[str, Any]:
         agent = self.agent
         model = agent.state.model
+        usage = self.session.usage_totals()
         return {
             "sessionId": self.id,
             "isStreaming": self.running,
             "model": message_wire(model) if model is not None else None,
+            "thinkingLevel": agent.state.thinking_level,
             "messageCount": len(agent.state.messages),
             "pendingSteering": len(agent.queued_steering),
             "pendingFollowUp": len(agent.queued_follow_ups),
+            "usage": {
+                "input": usage.input,
+                "output": usage.output,
+                "cacheRead": usage.cache_read,
+                "cacheWrite": usage.cache_write,
+                "cost": usage.cost,
+            },
+            "contextTokens": self.session.context_tokens(),
+            "contextWindow": model.context_window if model is not None else None,
         }
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:

@@ -155,6 +155,41 @@ class QueueResult(WireParams):
     follow_up: list[QueuedItem]
 
 
+class ModelsParams(WireParams):
+    """``pi/models``; ``sessionId`` (an extension) picks whose model is ``current``."""
+
+    session_id: str | None = None
+
+
+class ModelRef(WireParams):
+    provider: str
+    id: str
+
+
+class ModelInfo(WireParams):
+    provider: str
+    id: str
+    name: str
+    context_window: int
+    max_tokens: int
+    reasoning: bool
+    input: list[str]
+    cost: dict[str, float]
+    """$ per million tokens: ``{input, output, cacheRead, cacheWrite}``."""
+
+
+class ModelsResult(WireParams):
+    models: list[ModelInfo]
+    current: ModelRef | None = None
+
+
+class SetModelParams(WireParams):
+    session_id: str
+    provider: str | None = None
+    model: str = Field(min_length=1)
+    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+
+
 class SessionParams(WireParams):
     """Params naming a session. ``pi/abort``, ``pi/state`` and ``pi/compact`` default to the
     current session when ``sessionId`` is left out (an extension of the contract)."""

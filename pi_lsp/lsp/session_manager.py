@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
-from ..sessions.agent_session import AgentSession
+from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from .agent_setup import AgentSetup, SetupError
 from .client import ClientBridge
 from .hosted import HostedSession
@@ -63,6 +63,11 @@ class SessionManager:
             session, setup, permissions, bridge=self.bridge, features=self.features
         )
         holder.append(hosted)
+        saved = session.saved_model_choice() if resume else None
+        if saved is not None:  # the session chose its own model: it keeps it
+            setup.choice = saved[0], saved[1]
+            if saved[2] in THINKING_LEVELS:
+                setup.choice_thinking = saved[2]  # type: ignore[assignment]
         # so pi/state shows the configured model before the first run; a bad setting is
         # reported when a run is asked for
         with contextlib.suppress(SetupError):

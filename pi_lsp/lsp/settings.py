@@ -18,6 +18,7 @@ from ..ai.models import PROVIDERS
 
 ThinkingSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 BashPermission = Literal["ask", "allow", "deny"]
+InputKind = Literal["text", "image"]
 
 DEFAULT_UPDATES_PER_SECOND = 60
 MIN_UPDATES_PER_SECOND = 10  # so merging never spans more than ~100 ms
@@ -36,6 +37,29 @@ class _Model(BaseModel):
 
 class Permissions(_Model):
     bash: BashPermission = "ask"
+
+
+class CustomModel(_Model):
+    """One entry of the ``models`` setting: a model the catalog does not know (a local
+    server's), offered by ``pi/models`` and selectable with ``pi/setModel``."""
+
+    id: str = Field(min_length=1)
+    provider: str = "openai-compatible"
+    name: str | None = None
+    base_url: str | None = None
+    context_window: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    reasoning: bool = False
+    input: list[InputKind] = Field(default_factory=lambda: list[InputKind](["text"]))
+    cost: dict[str, float] | None = None
+    """$ per million tokens: ``{input, output, cacheRead, cacheWrite}``."""
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        if value not in PROVIDERS:
+            raise ValueError(f"unknown provider; expected one of {', '.join(PROVIDERS)}")
+        return value
 
 
 class ClientFeatures(_Model):
@@ -85,6 +109,13 @@ class Settings(_Model):
     """Show each edited file with ``window/showDocument`` (``takeFocus: false``)."""
     system_prompt_append: str | None = None
     """Extra text appended to the coding-agent system prompt."""
+    context_window: int | None = Field(default=None, gt=0)
+    """The configured model's real context window (a small local model's), in tokens: drives
+    compaction and ``pi/state.contextWindow``."""
+    max_tokens: int | None = Field(default=None, gt=0)
+    """Cap on output tokens per response for the configured model (sent to the server)."""
+    models: list[CustomModel] = Field(default_factory=list)
+    """Custom models (local servers) offered by ``pi/models`` besides the catalog."""
 
 
 SETTING_KEYS: frozenset[str] = frozenset(

@@ -34,11 +34,13 @@ from ..agent.messages import (
 from ..agent.types import AgentEvent, MaybeAwaitable
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
 from .compaction import CompactionResult, CompactionSettings
+from .entries import CustomEntry
 from .events import AutoRetryEndEvent, AutoRetryStartEvent, QueueUpdateEvent, SessionEvent
 from .overflow import is_retryable_error
 from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
+from .usage import UsageTotals, context_tokens, usage_totals
 
 log = logging.getLogger("pi_lsp.sessions")
 
@@ -46,6 +48,7 @@ SessionListener = Callable[[SessionEvent], MaybeAwaitable[None]]
 ModelResolver = Callable[[str, str], Model | None]
 Sleep = Callable[[float, AbortSignal], Awaitable[None]]
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+MODEL_CHOICE_ENTRY_TYPE = "pi-lsp.model_choice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +217,36 @@ class AgentSession(CompactionMixin):
     def set_model(self, model: Model) -> None:
         self.agent.state.model = model
         self._record(self._tree.append_model_change, model.provider, model.id)
+
+    def choose_model(self, model: Model, thinking_level: str | None = None) -> None:
+        """This session's own model (``pi/setModel``): a ``model_change`` entry (as in Pi)
+        plus a ``pi-lsp.model_choice`` entry, so a resumed session keeps its choice whatever
+        the settings say. The model is used from the next model call on."""
+        if thinking_level is not None and thinking_level not in THINKING_LEVELS:
+            raise ValueError(f"Unknown thinking level: {thinking_level}")
+        self.set_model(model)
+        if thinking_level is not None:
+            self.set_thinking_level(thinking_level)
+        data = {"provider": model.provider, "modelId": model.id, "thinkingLevel": thinking_level}
+        self._record(self._tree.append_custom, MODEL_CHOICE_ENTRY_TYPE, data)
+
+    def saved_model_choice(self) -> tuple[str, str, str | None] | None:
+        """``(provider, model id, thinking level)`` of the last ``pi/setModel`` on this branch."""
+        for entry in reversed(self._tree.get_branch()):
+            if isinstance(entry, CustomEntry) and entry.custom_type == MODEL_CHOICE_ENTRY_TYPE:
+                data = entry.data if isinstance(entry.data, dict) else {}
+                provider, model_id = data.get("provider"), data.get("modelId")
+                level = data.get("thinkingLevel")
+                if isinstance(provider, str) and isinstance(model_id, str):
+                    return provider, model_id, level if isinstance(level, str) else None
+        return None
+
+    def usage_totals(self) -> UsageTotals:
+        return usage_totals(self._tree.entries)
+
+    def context_tokens(self) -> int:
+        state = self.agent.state
+        return context_tokens(state.messages, state.system_prompt, state.tools)
 
     def set_thinking_level(self, level: str) -> None:
         if level not in THINKING_LEVELS:

@@ -18,11 +18,11 @@ from ..agent.messages import user_message
 from ..ai import ImageContent
 from ..sessions import CompactionError
 from .agent_setup import SetupError, model_for, offered_models
+from .attachments import AttachmentError, Attachments
 from .client import ClientBridge
 from .configuration import Configuration
-from .documents import DocumentTracker, real_path
+from .documents import DocumentTracker
 from .hosted import HostedSession
-from .prompt_context import build_prompt
 from .protocol import (
     ABORT,
     COMPACT,
@@ -39,14 +39,15 @@ from .protocol import (
     STATE,
     STEER,
     AbortResult,
+    Attachment,
     CompactResult,
+    FileAttachment,
     ForkParams,
     ModelInfo,
     ModelRef,
     ModelsParams,
     ModelsResult,
     NewSessionParams,
-    PromptContext,
     PromptParams,
     PromptResult,
     QueueOpParams,
@@ -125,8 +126,17 @@ class PiApi:
         p = parse_params(PROMPT, PromptParams, raw)
         await self.config.wait_loaded()
         hosted = self._session(p.session_id, create=True)
-        text = p.text if p.context is None else await self._with_context(p.text, p.context)
+        attachments: list[Attachment] = list(p.attachments or ())
+        if p.context is not None:  # v1: one file or selection
+            attachments.insert(0, FileAttachment(uri=p.context.uri, range=p.context.range))
         images = [ImageContent(data=i.data, mime_type=i.mime_type) for i in p.images or ()]
+        builder = Attachments(self.tracker, self.manager.workspace, self.bridge.encoding)
+        try:
+            text, images = await builder.build(
+                p.text, attachments, images, hosted.agent.state.model
+            )
+        except AttachmentError as exc:
+            raise JsonRpcInvalidParams(f"Invalid params for {PROMPT}: {exc}") from None
         try:
             delivered = hosted.submit(user_message(text, images), p.deliver_as)
         except SetupError as exc:
@@ -257,39 +267,3 @@ class PiApi:
         except CompactionError as exc:
             raise request_failed(str(exc)) from None
         return CompactResult(**result).to_wire()
-
-    # -------------------------------------------------------------------- context
-
-    async def _with_context(self, text: str, ctx: PromptContext) -> str:
-        manager = self.manager
-        workspace = manager.workspace
-        buf = self.tracker.buffer(ctx.uri)
-        path = real_path(ctx.uri)
-        if buf is not None:
-            content = buf.text
-        elif path is not None:
-            try:
-                content = await workspace.disk_read_text(path)
-            except OSError as exc:
-                raise JsonRpcInvalidParams(
-                    f"Invalid params for {PROMPT}: context.uri: cannot read {path}: "
-                    f"{exc.strerror or exc}"
-                ) from None
-        else:
-            raise JsonRpcInvalidParams(
-                f"Invalid params for {PROMPT}: context.uri: {ctx.uri} is neither an open "
-                "document nor a file: URI"
-            )
-        if path is not None and workspace.contains(path):
-            shown = workspace.display_path(path)
-        else:
-            shown = str(path) if path is not None else ctx.uri
-        rng = ctx.range
-        return build_prompt(
-            text,
-            shown_path=shown,
-            content=content,
-            encoding=self.bridge.encoding,
-            start=(rng.start.line, rng.start.character) if rng else None,
-            end=(rng.end.line, rng.end.character) if rng else None,
-        )

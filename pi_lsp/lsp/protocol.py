@@ -116,11 +116,45 @@ class ImageParam(WireParams):
     mime_type: str
 
 
+class FileAttachment(WireParams):
+    """A file, or a selection of it."""
+
+    uri: str
+    range: Range | None = None
+
+
+class DiagnosticItem(WireParams):
+    """One LSP ``Diagnostic`` as the editor has it (the fields the prompt shows)."""
+
+    range: Range
+    message: str
+    severity: int | None = None
+    source: str | None = None
+    code: int | str | None = None
+
+
+class DiagnosticsList(WireParams):
+    uri: str
+    items: list[DiagnosticItem]
+
+
+class DiagnosticsAttachment(WireParams):
+    diagnostics: DiagnosticsList
+
+
+class ImageAttachment(WireParams):
+    image: ImageParam
+
+
+Attachment = FileAttachment | DiagnosticsAttachment | ImageAttachment
+
+
 class PromptParams(WireParams):
     text: str
     session_id: str | None = None
     images: list[ImageParam] | None = None
     context: PromptContext | None = None
+    attachments: list[Attachment] | None = None
     deliver_as: DeliverAs | None = None
 
 

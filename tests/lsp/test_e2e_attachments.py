@@ -18,7 +18,10 @@ from .conftest import Start, http_settings
 from .harness import Harness, text_reply, uri_of, write_script
 from .openai_sse import response, text_events
 
-PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5E"
+    "rkJggg=="
+)
 
 
 def faux(tmp_path: Path, *replies: str) -> dict[str, Any]:
@@ -113,7 +116,7 @@ async def test_unreadable_attachment_is_an_error_naming_it(
 ) -> None:
     h = await pi(pi=faux(tmp_path, "ok"))
     missing = uri_of(workspace / "missing.py")
-    with pytest.raises(JsonRpcInvalidParams, match="missing.py"):
+    with pytest.raises(JsonRpcInvalidParams, match=r"missing\.py"):
         await h.call("pi/prompt", {"text": "x", "attachments": [{"uri": missing}]})
     with pytest.raises(JsonRpcInvalidParams, match="attachments"):
         await h.call("pi/prompt", {"text": "x", "attachments": [{"nothing": 1}]})

@@ -231,10 +231,12 @@ class AgentSetup:
         base = agent.stream_options or StreamOptions(
             on_retry=self._on_retry, http_client=self.http_client()
         )
-        if base.api_key_env != key_env or base.max_tokens != choice.max_tokens:
-            # the provider reads the key (and names it if missing)
+        timeout_ms = int(settings.read_timeout * 1000) if settings.read_timeout else None
+        if (base.api_key_env, base.timeout_ms, base.max_tokens) != (
+            key_env, timeout_ms, choice.max_tokens
+        ):  # the provider reads the key (and names it if missing)
             agent.stream_options = replace(
-                base, api_key_env=key_env, max_tokens=choice.max_tokens
+                base, api_key_env=key_env, timeout_ms=timeout_ms, max_tokens=choice.max_tokens
             )
         secrets = frozenset({key_env}) if key_env else frozenset()
         for tool in agent.state.tools:

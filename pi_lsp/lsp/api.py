@@ -231,7 +231,12 @@ class PiApi:
             raise JsonRpcInvalidParams(str(exc)) from None
         messages, entry_ids = hosted.messages()
         hosted.publish_queue()
-        return ResumeResult(session_id=hosted.id, messages=messages, entry_ids=entry_ids).to_wire()
+        return ResumeResult(
+            session_id=hosted.id,
+            messages=messages,
+            entry_ids=entry_ids,
+            forked_from=hosted.forked_from,
+        ).to_wire()
 
     async def state(self, raw: Any) -> dict[str, Any]:
         p = parse_params(STATE, SessionParams, raw)

@@ -89,11 +89,11 @@ def event_wire(event: Any) -> dict[str, Any] | None:
     if isinstance(event, AgentStartEvent | TurnStartEvent):
         return {"type": event.type}
     if isinstance(event, MessageStartEvent):
-        out: dict[str, Any] = {"type": event.type, "message": message_wire(event.message)}
+        start: dict[str, Any] = {"type": event.type, "message": message_wire(event.message)}
         if event.queued_id is not None:
-            out["queuedId"] = event.queued_id
-            out["deliveredAs"] = event.delivered_as
-        return out
+            start["queuedId"] = event.queued_id
+            start["deliveredAs"] = event.delivered_as
+        return start
     if isinstance(event, MessageEndEvent):
         return {"type": event.type, "message": message_wire(event.message)}
     if isinstance(event, ToolExecutionStartEvent):
@@ -133,6 +133,11 @@ def event_wire(event: Any) -> dict[str, Any] | None:
         return compaction_wire(event)
     if kind == "queue_update":
         return queue_wire(event.steering, event.follow_up)
+    if kind == "session_save":
+        out: dict[str, Any] = {"type": "session_save", "ok": event.ok}
+        if event.error_message:
+            out["errorMessage"] = event.error_message
+        return out
     return None
 
 

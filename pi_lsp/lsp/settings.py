@@ -109,11 +109,13 @@ class Settings(_Model):
     """Show each edited file with ``window/showDocument`` (``takeFocus: false``)."""
     system_prompt_append: str | None = None
     """Extra text appended to the coding-agent system prompt."""
-    context_window: int | None = Field(default=None, gt=0)
-    """The configured model's real context window (a small local model's), in tokens: drives
-    compaction and ``pi/state.contextWindow``."""
-    max_tokens: int | None = Field(default=None, gt=0)
-    """Cap on output tokens per response for the configured model (sent to the server)."""
+    context_window: int | None = Field(default=None, ge=256)
+    """The configured model's context window in tokens (default: the catalog's, or 128000):
+    drives compaction and ``pi/state.contextWindow`` (a small local model's real window)."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Cap on the tokens of one answer (sent as ``max_tokens``; default: the model's)."""
+    read_timeout: float | None = Field(default=None, gt=0)
+    """Seconds without any data from the provider before a request fails (default 600)."""
     models: list[CustomModel] = Field(default_factory=list)
     """Custom models (local servers) offered by ``pi/models`` besides the catalog."""
 

@@ -44,6 +44,17 @@ class CompactionEndEvent:
 
 
 @dataclass(slots=True)
+class SessionSaveEvent:
+    """Saving the session file started failing (``ok=False``, once per failure spell) or
+    works again (``ok=True``). Failed writes are kept and retried with the next append."""
+
+    ok: bool
+    error_message: str | None = None
+    path: str | None = None
+    type: Literal["session_save"] = "session_save"
+
+
+@dataclass(slots=True)
 class AutoRetryStartEvent:
     attempt: int
     max_attempts: int
@@ -76,5 +87,6 @@ SessionOnlyEvent: TypeAlias = (
     | AutoRetryStartEvent
     | AutoRetryEndEvent
     | QueueUpdateEvent
+    | SessionSaveEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

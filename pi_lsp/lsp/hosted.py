@@ -28,6 +28,7 @@ from .client import ClientBridge
 from .editor_workspace import CURRENT_SIGNAL
 from .events import event_wire, message_wire, queue_wire
 from .permissions import BashPermissions
+from .plain_answers import PlainAnswers
 from .progress import RunProgress
 from .protocol import EVENT, DeliverAs, Delivered
 from .settings import ClientFeatures
@@ -64,6 +65,8 @@ class HostedSession:
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
+        self.plain = None if features.events else PlainAnswers(bridge, session)
+        """Final answers as messages, for a client that shows no ``pi/event``."""
         self._run_provider: str | None = None
         session.agent.prepare_next_turn = self._next_turn
 
@@ -81,6 +84,8 @@ class HostedSession:
         wire = event_wire(event)
         if wire is None:
             return
+        if self.plain is not None:
+            self.plain.on_event(event)
         self.channel.publish(wire)
         if self.progress is not None:
             self.progress.on_event(wire)
@@ -211,6 +216,8 @@ class HostedSession:
     def _run_done(self, task: asyncio.Task[None], progress: RunProgress) -> None:
         progress.end("aborted" if self._was_aborted() else "done")
         self.channel.flush()
+        if self.plain is not None:
+            self.plain.run_done()
         if task.cancelled():
             return
         exc = task.exception()

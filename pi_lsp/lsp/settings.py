@@ -65,6 +65,9 @@ class CustomModel(_Model):
 class ClientFeatures(_Model):
     """``initializationOptions.pi.clientCapabilities``: ``pi/*`` features the client handles."""
 
+    events: bool = False
+    """The client renders ``pi/event``; without it the final answer of each run is sent as
+    ``window/showMessage`` with a Markdown transcript (PROTOCOL §12)."""
     save_documents: bool = False
     """The client answers ``pi/saveDocuments {uris}`` (so the server never writes buffers)."""
     max_updates_per_second: int = Field(

@@ -23,7 +23,7 @@ from ..ai.events import RetryInfo
 from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
 from .agent_setup import AgentSetup, choose_model
-from .channel import EventChannel
+from .channel import MAX_WINDOW, EventChannel
 from .client import ClientBridge
 from .editor_workspace import CURRENT_SIGNAL
 from .events import event_wire, message_wire, queue_wire
@@ -187,6 +187,15 @@ class HostedSession:
     def publish_queue(self) -> None:
         """Send the queues as they are (``pi/resumeSession``: restored from the file)."""
         self._on_event(self.session.queue_event())
+
+    def attach_client(self, features: ClientFeatures) -> None:
+        """A new client connected (TCP): its update budget and whether it renders events."""
+        self.channel.interval = min(features.update_interval, MAX_WINDOW)
+        self.channel.window = self.channel.interval
+        if features.events:
+            self.plain = None
+        elif self.plain is None:
+            self.plain = PlainAnswers(self.bridge, self.session)
 
     def _next_turn(self, signal: Any) -> AgentLoopTurnUpdate | None:
         """Before each further model call of a run: a model chosen meanwhile with

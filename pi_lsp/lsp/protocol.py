@@ -252,6 +252,9 @@ class SessionSummary(WireParams):
     title: str
     updated_at: str
     message_count: int
+    is_streaming: bool = False
+    """A run is going in this session now (a reconnecting client re-attaches with
+    ``pi/replay``)."""
 
 
 class SessionsResult(WireParams):

@@ -139,6 +139,7 @@ class SessionManager:
                     title=info.title,
                     updated_at=info.updated_at_iso,
                     message_count=count,
+                    is_streaming=live.running if live is not None else False,
                 )
             )
         for hosted in self.sessions.values():
@@ -149,9 +150,16 @@ class SessionManager:
                         title=_title(hosted),
                         updated_at="",
                         message_count=len(hosted.agent.state.messages),
+                        is_streaming=hosted.running,
                     )
                 )
         return out
+
+    def attach_client(self, features: ClientFeatures) -> None:
+        """A new connection (TCP reconnect): its client capabilities apply to every session."""
+        self.features = features
+        for hosted in self.sessions.values():
+            hosted.attach_client(features)
 
     # ---------------------------------------------------------------------- shutdown
 

@@ -27,7 +27,7 @@ from tests.support.http_server import Pause, ScriptedHTTPServer
 from .conftest import http_settings
 from .harness import Harness, make_client, text_reply, tool_reply, uri_of, write_script
 from .openai_sse import response, text_events, tool_events
-from .raw import RawClient
+from .raw import RawClient, read_message
 
 EVENTS = {"clientCapabilities": {"events": True}}
 
@@ -54,21 +54,10 @@ class TcpClient:
         return cls(reader, writer)
 
     async def _read(self) -> None:
-        while True:
-            length = None
-            while True:
-                line = await self.reader.readline()
-                if not line:
-                    self._bump()
-                    return
-                if line == b"\r\n":
-                    break
-                name, _, value = line.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            assert length is not None
-            self.messages.append(json.loads(await self.reader.readexactly(length)))
+        while (message := await read_message(self.reader)) is not None:
+            self.messages.append(message)
             self._bump()
+        self._bump()
 
     def _bump(self) -> None:
         old, self._changed = self._changed, asyncio.Event()

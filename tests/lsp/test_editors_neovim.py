@@ -23,10 +23,9 @@ from .harness import tool_reply, write_script
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "editors.md"
 VENV_NVIM = Path(sys.executable).parent / "nvim"
 
-DRIVER = r"""
+PREAMBLE = r"""
 local root = os.getenv("PI_TEST_ROOT")
 local out = os.getenv("PI_TEST_OUT")
-local chat = require("pi_chat")
 local function finish(result)
   local f = io.open(out, "w"); f:write(vim.json.encode(result)); f:close()
   vim.cmd(result.ok and "qall!" or "cquit 1")
@@ -40,12 +39,17 @@ if not vim.wait(30000, function() return next(clients()) ~= nil end, 20) then
   return finish({ ok = false, why = "not attached" })
 end
 vim.cmd("Pi change it")
+local buf = vim.fn.bufnr(root .. "/a.py")
+"""
+"""Open a.py, wait for the server, send ``:Pi change it`` (shared by the drivers)."""
+
+DRIVER = PREAMBLE + r"""
+local chat = require("pi_chat")
 local done = vim.wait(30000, function()
   if chat.buf == nil then return false end
   local text = table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n")
   return text:find("-- done --", 1, true) ~= nil
 end, 20)
-local buf = vim.fn.bufnr(root .. "/a.py")
 finish({
   ok = done,
   chat = chat.buf and table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), "\n"),
@@ -71,6 +75,20 @@ def nvim_binary(version: str) -> str | None:
         if out.stdout.startswith(f"NVIM v{version}"):
             return binary
     return None
+
+
+def scenario(tmp_path: Path) -> tuple[Path, Path]:
+    """A faux script (edit a.py, then answer) and a workspace holding a.py."""
+    script = write_script(tmp_path / "script.json", [
+        tool_reply("edit", {"path": "a.py", "edits": [{"oldText": "return 1",
+                                                        "newText": "return 2"}]},
+                   text="Changing it."),
+        {"content": [{"type": "text", "text": "Done: f returns 2."}]},
+    ])
+    root = tmp_path / "ws"
+    (root / ".git").mkdir(parents=True)
+    (root / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    return script, root
 
 
 def run_nvim(
@@ -113,15 +131,7 @@ def test_docs_neovim_setup(tmp_path: Path, version: str, setup: str) -> None:
     lua_dir = tmp_path / "lua"
     lua_dir.mkdir()
     (lua_dir / "pi_chat.lua").write_text(snippet("pi_chat"), encoding="utf-8")
-    script = write_script(tmp_path / "script.json", [
-        tool_reply("edit", {"path": "a.py", "edits": [{"oldText": "return 1",
-                                                        "newText": "return 2"}]},
-                   text="Changing it."),
-        {"content": [{"type": "text", "text": "Done: f returns 2."}]},
-    ])
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    script, root = scenario(tmp_path)
     result = run_nvim(binary, tmp_path, root, snippet(setup), script, DRIVER, lua_dir)
     assert result["ok"], result
     assert "> change it" in result["chat"]
@@ -133,22 +143,7 @@ def test_docs_neovim_setup(tmp_path: Path, version: str, setup: str) -> None:
     assert (root / "a.py").read_text() == "def f():\n    return 2\n"  # disk follows
 
 
-PLAIN_DRIVER = r"""
-local root = os.getenv("PI_TEST_ROOT")
-local out = os.getenv("PI_TEST_OUT")
-local function finish(result)
-  local f = io.open(out, "w"); f:write(vim.json.encode(result)); f:close()
-  vim.cmd(result.ok and "qall!" or "cquit 1")
-end
-vim.cmd("edit " .. root .. "/a.py")
-local function clients()
-  if vim.lsp.get_clients then return vim.lsp.get_clients({ bufnr = 0 }) end
-  return vim.lsp.buf_get_clients(0)
-end
-if not vim.wait(30000, function() return next(clients()) ~= nil end, 20) then
-  return finish({ ok = false, why = "not attached" })
-end
-vim.cmd("Pi change it")
+PLAIN_DRIVER = PREAMBLE + r"""
 local done = vim.wait(30000, function()
   return vim.fn.execute("messages"):find("Transcript: ", 1, true) ~= nil
 end, 20)
@@ -161,8 +156,7 @@ finish({
   messages = vim.fn.execute("messages"),
   buffers = buffers,
   current = vim.api.nvim_buf_get_name(0),
-  buffer = table.concat(
-    vim.api.nvim_buf_get_lines(vim.fn.bufnr(root .. "/a.py"), 0, -1, false), "\n"),
+  buffer = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"),
 })
 """
 
@@ -178,15 +172,7 @@ def test_docs_neovim_plain_setup_shows_the_answer(
     binary = nvim_binary(version)
     if binary is None:
         pytest.skip(f"Neovim {version} is not installed (apt-get install neovim gives 0.7)")
-    script = write_script(tmp_path / "script.json", [
-        tool_reply("edit", {"path": "a.py", "edits": [{"oldText": "return 1",
-                                                        "newText": "return 2"}]},
-                   text="Changing it."),
-        {"content": [{"type": "text", "text": "Done: f returns 2."}]},
-    ])
-    root = tmp_path / "ws"
-    (root / ".git").mkdir(parents=True)
-    (root / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    script, root = scenario(tmp_path)
     result = run_nvim(binary, tmp_path, root, snippet(setup), script, PLAIN_DRIVER)
     assert result["ok"], result
     messages = result["messages"]

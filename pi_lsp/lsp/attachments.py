@@ -134,9 +134,7 @@ class Attachments:
                 reason = exc.strerror or exc
                 raise AttachmentError(f"{what}: cannot read {path}: {reason}") from None
         else:
-            raise AttachmentError(
-                f"{what}: {uri} is neither an open document nor a file: URI"
-            )
+            raise AttachmentError(f"{what}: {uri} is neither an open document nor a file: URI")
         if path is not None and self.workspace.contains(path):
             shown = self.workspace.display_path(path)
         else:

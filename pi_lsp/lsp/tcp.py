@@ -137,9 +137,7 @@ def _send_error(writer: asyncio.StreamWriter, msg_id: Any, message: str) -> None
     writer.write(frame(encode_body({"jsonrpc": "2.0", "id": msg_id, "error": error})))
 
 
-async def _refuse(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reason: str
-) -> None:
+async def _refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reason: str) -> None:
     """Answer the first request of a connection we cannot serve, then close it."""
     log.warning("refusing a connection: %s", reason)
     try:

@@ -76,8 +76,11 @@ def _message(message: AgentMessage) -> list[str]:
             if isinstance(block, TextContent) and block.text.strip():
                 out += [block.text.strip(), ""]
             elif isinstance(block, ThinkingContent) and block.thinking.strip():
-                out += [f"<details><summary>thinking</summary>\n\n{block.thinking.strip()}"
-                        "\n\n</details>", ""]
+                out += [
+                    f"<details><summary>thinking</summary>\n\n{block.thinking.strip()}"
+                    "\n\n</details>",
+                    "",
+                ]
             elif isinstance(block, ToolCall):
                 args = json.dumps(block.arguments, ensure_ascii=False, indent=1)
                 out += [f"**{block.name}**", "", _fenced(args, "json"), ""]
@@ -103,8 +106,12 @@ def transcript_markdown(title: str, entries: Sequence[SessionEntry]) -> str:
             out += _message(entry.message)
             out.append("")
         elif isinstance(entry, CompactionEntry):
-            out += ["*Earlier turns were compacted; the model now sees this summary:*", "",
-                    _quote(entry.summary), ""]
+            out += [
+                "*Earlier turns were compacted; the model now sees this summary:*",
+                "",
+                _quote(entry.summary),
+                "",
+            ]
     return "\n".join(out).rstrip() + "\n"
 
 

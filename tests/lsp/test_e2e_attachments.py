@@ -48,14 +48,23 @@ async def test_attachments_file_selection_diagnostics_and_image(
     a_uri = h.open(workspace / "a.py", "def f():\n    return 2  # unsaved\n")
     b_uri = uri_of(workspace / "b.py")
     sel = {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 12}}
-    diag = {"range": {"start": {"line": 2, "character": 6}, "end": {"line": 2, "character": 7}},
-            "message": "undefined name 'x'", "severity": 1, "source": "pyflakes", "code": "F821"}
-    message = await user_message(h, text="look", attachments=[
-        {"uri": a_uri},
-        {"uri": a_uri, "range": sel},
-        {"diagnostics": {"uri": b_uri, "items": [diag]}},
-        {"image": {"data": PNG, "mimeType": "image/png"}},
-    ])
+    diag = {
+        "range": {"start": {"line": 2, "character": 6}, "end": {"line": 2, "character": 7}},
+        "message": "undefined name 'x'",
+        "severity": 1,
+        "source": "pyflakes",
+        "code": "F821",
+    }
+    message = await user_message(
+        h,
+        text="look",
+        attachments=[
+            {"uri": a_uri},
+            {"uri": a_uri, "range": sel},
+            {"diagnostics": {"uri": b_uri, "items": [diag]}},
+            {"image": {"data": PNG, "mimeType": "image/png"}},
+        ],
+    )
     text = text_of(message)
     assert text.startswith("look\n\n")
     assert "The file `a.py`:" in text
@@ -72,8 +81,9 @@ async def test_image_for_a_model_without_image_input_becomes_a_note(
 ) -> None:
     srv.enqueue(response(text_events("ok")))
     h = await pi(pi=http_settings(srv))  # an unknown local model: text only
-    message = await user_message(h, text="what is this?", attachments=[
-        {"image": {"data": PNG, "mimeType": "image/png"}}])
+    message = await user_message(
+        h, text="what is this?", attachments=[{"image": {"data": PNG, "mimeType": "image/png"}}]
+    )
     assert all(b["type"] == "text" for b in message["content"])
     assert "does not take images" in text_of(message)
     assert "image_url" not in str(srv.requests[0].json)
@@ -84,11 +94,14 @@ async def test_at_mentions_attach_workspace_files_and_leave_the_rest(
 ) -> None:
     (workspace / "pkg").mkdir()
     (workspace / "pkg" / "mod.py").write_text(
-        "".join(f"line {n}\n" for n in range(1, 31)), encoding="utf-8")
+        "".join(f"line {n}\n" for n in range(1, 31)), encoding="utf-8"
+    )
     (tmp_path / "secret.txt").write_text("outside", encoding="utf-8")
     h = await pi(pi=faux(tmp_path, "ok"))
-    prompt = ("Compare @a.py, @pkg/mod.py#L10-12 and @pkg/mod.py#L20 — ping @alice "
-              "about @../secret.txt and @pkg.")
+    prompt = (
+        "Compare @a.py, @pkg/mod.py#L10-12 and @pkg/mod.py#L20 — ping @alice "
+        "about @../secret.txt and @pkg."
+    )
     text = text_of(await user_message(h, text=prompt))
     assert text.startswith(prompt + "\n\n")  # typed text kept as is
     assert "The file `a.py`:\n```py\ndef f():\n    return 1\n```" in text
@@ -102,8 +115,7 @@ async def test_at_mentions_attach_workspace_files_and_leave_the_rest(
 async def test_large_attachments_are_cut_with_a_note_to_read(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    (workspace / "big.log").write_text("".join(f"row {n}\n" for n in range(5000)),
-                                       encoding="utf-8")
+    (workspace / "big.log").write_text("".join(f"row {n}\n" for n in range(5000)), encoding="utf-8")
     h = await pi(pi=faux(tmp_path, "ok"))
     text = text_of(await user_message(h, text="summarise @big.log"))
     assert "row 1999" in text
@@ -132,13 +144,18 @@ async def test_diagnostic_code_action_attaches_the_surrounding_code(
         uri = h.open(workspace / name)
         span = {"start": {"line": line, "character": 4}, "end": {"line": line, "character": 5}}
         diag = {"range": span, "message": "the problem", "source": "lint"}
-        (fix,) = await h.raw_call("textDocument/codeAction", {
-            "textDocument": {"uri": uri},
-            "range": {"start": span["start"], "end": span["start"]},
-            "context": {"diagnostics": [diag], "only": ["quickfix"]}})
+        (fix,) = await h.raw_call(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": {"start": span["start"], "end": span["start"]},
+                "context": {"diagnostics": [diag], "only": ["quickfix"]},
+            },
+        )
         command = fix["command"]
-        result = await h.client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command=command["command"], arguments=command["arguments"]))
+        result = await h.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=command["command"], arguments=command["arguments"])
+        )
         end = await h.wait_event(result["sessionId"], "agent_end", 1 if name == "a.py" else 2)
         text = text_of(end["messages"][0])
         assert f"- line {line + 1} (lint): the problem" in text

@@ -22,8 +22,13 @@ from .openai_sse import response, text_events, tool_events
 
 
 def with_usage(events: list[dict[str, Any]], prompt: int, completion: int) -> list[dict[str, Any]]:
-    usage = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "model": "m",
-             "choices": [], "usage": {"prompt_tokens": prompt, "completion_tokens": completion}}
+    usage = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion},
+    }
     return [*events, usage]
 
 
@@ -35,19 +40,30 @@ def session_file(data_dir: Path, sid: str) -> list[dict[str, Any]]:
 async def test_models_lists_catalog_custom_and_configured(
     pi: Start, srv: ScriptedHTTPServer
 ) -> None:
-    custom = {"id": "qwen-local", "name": "Qwen (local)", "contextWindow": 8192,
-              "maxTokens": 1024, "input": ["text", "image"],
-              "cost": {"input": 1.0, "output": 2.0}}
+    custom = {
+        "id": "qwen-local",
+        "name": "Qwen (local)",
+        "contextWindow": 8192,
+        "maxTokens": 1024,
+        "input": ["text", "image"],
+        "cost": {"input": 1.0, "output": 2.0},
+    }
     h = await pi(pi=http_settings(srv, contextWindow=4096, models=[custom]))
     result = await h.call("pi/models")
     by_key = {(m["provider"], m["id"]): m for m in result["models"]}
     assert result["current"] == {"provider": "openai-compatible", "id": "test-model"}
     assert by_key[("openai-compatible", "test-model")]["contextWindow"] == 4096
     qwen = by_key[("openai-compatible", "qwen-local")]
-    assert qwen == {"provider": "openai-compatible", "id": "qwen-local", "name": "Qwen (local)",
-                    "contextWindow": 8192, "maxTokens": 1024, "reasoning": False,
-                    "input": ["text", "image"],
-                    "cost": {"input": 1.0, "output": 2.0, "cacheRead": 0.0, "cacheWrite": 0.0}}
+    assert qwen == {
+        "provider": "openai-compatible",
+        "id": "qwen-local",
+        "name": "Qwen (local)",
+        "contextWindow": 8192,
+        "maxTokens": 1024,
+        "reasoning": False,
+        "input": ["text", "image"],
+        "cost": {"input": 1.0, "output": 2.0, "cacheRead": 0.0, "cacheWrite": 0.0},
+    }
     sonnet = by_key[("anthropic", "claude-sonnet-4-5")]
     assert sonnet["contextWindow"] == 200_000
     assert sonnet["cost"]["output"] == 15.0
@@ -61,8 +77,9 @@ async def test_set_model_is_per_session_reported_at_once_and_survives_settings_a
     try:
         a = (await h.call("pi/newSession"))["sessionId"]
         b = (await h.call("pi/newSession"))["sessionId"]
-        state = await h.call("pi/setModel", {"sessionId": a, "model": "small-local",
-                                             "thinkingLevel": "low"})
+        state = await h.call(
+            "pi/setModel", {"sessionId": a, "model": "small-local", "thinkingLevel": "low"}
+        )
         assert state["model"]["id"] == "small-local"
         assert state["thinkingLevel"] == "low"
         assert (await h.call("pi/state", {"sessionId": a}))["model"]["id"] == "small-local"
@@ -72,8 +89,11 @@ async def test_set_model_is_per_session_reported_at_once_and_survives_settings_a
         assert srv.requests[-1].json["model"] == "small-local"
 
         # a settings change moves the sessions that follow the settings, not the one that chose
-        h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-            settings={"pi": {**settings, "model": "settings-model"}}))
+        h.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(
+                settings={"pi": {**settings, "model": "settings-model"}}
+            )
+        )
         await h.call("pi/sessions")  # processed after the notification
         srv.enqueue(response(text_events("from b")))
         await h.run("hello", sessionId=b)
@@ -87,8 +107,9 @@ async def test_set_model_is_per_session_reported_at_once_and_survives_settings_a
     entries = session_file(data_dir, a)
     changes = [e for e in entries if e["type"] == "model_change"]
     assert changes[-1]["modelId"] == "small-local"
-    assert any(e["type"] == "thinking_level_change" and e["thinkingLevel"] == "low"
-               for e in entries)
+    assert any(
+        e["type"] == "thinking_level_change" and e["thinkingLevel"] == "low" for e in entries
+    )
 
     h2 = await start(workspace, data_dir, pi=settings)
     try:
@@ -109,8 +130,9 @@ async def test_set_model_mid_run_applies_from_the_next_model_call(
     h = await pi(pi=http_settings(srv))
     sid = (await h.call("pi/prompt", {"text": "read a.py"}))["sessionId"]
     await srv.wait_for_requests(1)
-    state = await h.call("pi/setModel", {"sessionId": sid, "provider": "openai-compatible",
-                                         "model": "bigger"})
+    state = await h.call(
+        "pi/setModel", {"sessionId": sid, "provider": "openai-compatible", "model": "bigger"}
+    )
     assert state["model"]["id"] == "bigger"
     assert state["isStreaming"] is True
     gate.event.set()
@@ -127,8 +149,9 @@ async def test_set_model_rejects_unknown_models_naming_them(
         await h.call("pi/setModel", {"sessionId": sid, "provider": "openai", "model": "gpt-9000"})
     with pytest.raises(JsonRpcInvalidParams, match="thinkingLevel"):
         await h.call("pi/setModel", {"sessionId": sid, "model": "x", "thinkingLevel": "max"})
-    state = await h.call("pi/setModel", {"sessionId": sid, "provider": "anthropic",
-                                         "model": "claude-haiku-4-5"})
+    state = await h.call(
+        "pi/setModel", {"sessionId": sid, "provider": "anthropic", "model": "claude-haiku-4-5"}
+    )
     assert state["model"]["provider"] == "anthropic"
     assert state["contextWindow"] == 200_000
 
@@ -140,8 +163,7 @@ async def test_state_reports_usage_totals_and_the_context_meter(
     h = await pi(pi=http_settings(srv, model="priced", models=[custom]))
     sid = (await h.call("pi/newSession"))["sessionId"]
     fresh = await h.call("pi/state", {"sessionId": sid})
-    assert fresh["usage"] == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0,
-                              "cost": 0.0}
+    assert fresh["usage"] == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
     assert fresh["contextTokens"] > 500  # the system prompt and the tools, estimated
     assert fresh["contextWindow"] == 32_000
     srv.enqueue(response(with_usage(text_events("one"), 1000, 100)))
@@ -155,9 +177,7 @@ async def test_state_reports_usage_totals_and_the_context_meter(
     assert state["contextTokens"] == 1700  # the last request's usage, nothing after it
 
 
-async def test_compaction_triggers_for_a_4k_local_model(
-    pi: Start, srv: ScriptedHTTPServer
-) -> None:
+async def test_compaction_triggers_for_a_4k_local_model(pi: Start, srv: ScriptedHTTPServer) -> None:
     h = await pi(pi=http_settings(srv, contextWindow=4096, maxTokens=512))
     sid = (await h.call("pi/newSession"))["sessionId"]
     long = "x" * 2400  # ~600 tokens a prompt
@@ -176,5 +196,3 @@ async def test_compaction_triggers_for_a_4k_local_model(
     assert summary_request["max_tokens"] <= 1024
     resumed = await h.call("pi/resumeSession", {"sessionId": sid})
     assert resumed["messages"][0]["role"] == "compactionSummary"
-
-

@@ -33,23 +33,37 @@ def transcript_from(message: str) -> Path:
 async def test_raw_plain_client_gets_the_answer_as_a_message_and_a_transcript(
     tmp_path: Path, workspace: Path, data_dir: Path
 ) -> None:
-    settings = faux(tmp_path, tool_reply("read", {"path": "a.py"}, text="Reading."),
-                    text_reply("f returns 1."))
+    settings = faux(
+        tmp_path, tool_reply("read", {"path": "a.py"}, text="Reading."), text_reply("f returns 1.")
+    )
     c = await RawClient.start(data_dir)
     try:
-        init = await c.call("initialize", {  # no capabilities at all, no clientCapabilities
-            "processId": os.getpid(), "rootUri": uri_of(workspace), "capabilities": {},
-            "initializationOptions": {"pi": settings}})
+        init = await c.call(
+            "initialize",
+            {  # no capabilities at all, no clientCapabilities
+                "processId": os.getpid(),
+                "rootUri": uri_of(workspace),
+                "capabilities": {},
+                "initializationOptions": {"pi": settings},
+            },
+        )
         assert "result" in init
         c.notify("initialized", {})
-        done = await c.call("workspace/executeCommand", {
-            "command": "pi.prompt", "arguments": [{"text": "what does f return?"}]})
+        done = await c.call(
+            "workspace/executeCommand",
+            {"command": "pi.prompt", "arguments": [{"text": "what does f return?"}]},
+        )
         assert done["result"]["delivered"] == "prompt"
 
         def info() -> dict[str, Any] | None:
-            return next((m["params"] for m in c.messages
-                         if m.get("method") == "window/showMessage"
-                         and m["params"]["type"] == 3), None)
+            return next(
+                (
+                    m["params"]
+                    for m in c.messages
+                    if m.get("method") == "window/showMessage" and m["params"]["type"] == 3
+                ),
+                None,
+            )
 
         shown = await c.wait_for(info)
         assert shown["message"].startswith("pi: f returns 1.")
@@ -73,28 +87,33 @@ async def test_plain_client_with_show_document_gets_the_transcript_opened(
     long = "\n".join(f"Paragraph {n}: " + "words " * 30 for n in range(40))
     h = await pi(pi={**faux(tmp_path, text_reply("short one"), text_reply(long)), **PLAIN})
     sid = await h.run("first")
-    first = await h.wait_for(lambda: [m for m in h.client.messages
-                                      if m.type == types.MessageType.Info])
+    first = await h.wait_for(
+        lambda: [m for m in h.client.messages if m.type == types.MessageType.Info]
+    )
     assert first[0].message.startswith("pi: short one\n\nTranscript: ")
     shown = await h.wait_for(lambda: h.client.shown_documents)
     path = transcript_from(first[0].message)
     assert shown[0].uri == uri_of(path)
     assert shown[0].take_focus is False
     await h.run("second", sessionId=sid)
-    infos = await h.wait_for(lambda: len([m for m in h.client.messages
-                                          if m.type == types.MessageType.Info]) >= 2 and
-                             [m for m in h.client.messages if m.type == types.MessageType.Info])
+    infos = await h.wait_for(
+        lambda: (
+            len([m for m in h.client.messages if m.type == types.MessageType.Info]) >= 2
+            and [m for m in h.client.messages if m.type == types.MessageType.Info]
+        )
+    )
     message = infos[1].message
     assert len(message) < 1800
     assert f"(cut; the full answer is in {path})" in message
     assert "Paragraph 39" not in message
-    documents = await h.wait_for(lambda: len(h.client.shown_documents) >= 2 and
-                                 h.client.shown_documents)
+    documents = await h.wait_for(
+        lambda: len(h.client.shown_documents) >= 2 and h.client.shown_documents
+    )
     lines = path.read_text(encoding="utf-8").split("\n")
     selection = documents[1].selection
     assert selection is not None
     assert lines[selection.start.line] == "## pi"  # the latest answer
-    assert "Paragraph 39" in "\n".join(lines[selection.start.line:])
+    assert "Paragraph 39" in "\n".join(lines[selection.start.line :])
 
 
 async def test_client_that_renders_events_gets_no_answer_messages(

@@ -72,8 +72,10 @@ async def test_queue_is_visible_editable_and_delivery_is_marked(
     promoted = await h.call("pi/queue", {"sessionId": sid, "op": "promote", "id": f2})
     assert [i["id"] for i in promoted["steering"]] == [steer_id, f2]
     removed = await h.call("pi/queue", {"sessionId": sid, "op": "remove", "id": steer_id})
-    assert removed == {"steering": [{"id": f2, "text": "follow two"}],
-                       "followUp": [{"id": f1, "text": "f1!"}]}
+    assert removed == {
+        "steering": [{"id": f2, "text": "follow two"}],
+        "followUp": [{"id": f1, "text": "f1!"}],
+    }
     u6 = await next_update(h, sid, 6)  # one queue_update per op, equal to the result
     assert {"steering": u6["steering"], "followUp": u6["followUp"]} == removed
     with pytest.raises(JsonRpcInvalidParams, match=steer_id):
@@ -135,8 +137,9 @@ async def test_abort_keeps_the_queue_for_the_next_run(
             text_reply("after the follow-up"),
         ],
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script),
-                     "permissions": {"bash": "allow"}})
+    h = await pi(
+        pi={"provider": "faux", "fauxScript": str(script), "permissions": {"bash": "allow"}}
+    )
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
     await h.wait_event(sid, "tool_execution_update")
     await h.call("pi/steer", {"sessionId": sid, "text": "queued steer"})
@@ -152,8 +155,10 @@ async def test_abort_keeps_the_queue_for_the_next_run(
 
     await h.call("pi/prompt", {"sessionId": sid, "text": "again"})
     await h.wait_event(sid, "agent_end", 2)
-    marks = [(e["event"]["deliveredAs"], e["event"]["message"]["content"][0]["text"])
-             for e in delivered_starts(h, sid)]
+    marks = [
+        (e["event"]["deliveredAs"], e["event"]["message"]["content"][0]["text"])
+        for e in delivered_starts(h, sid)
+    ]
     assert marks == [("steer", "queued steer"), ("followUp", "queued follow-up")]
 
 

@@ -35,6 +35,7 @@ class ClientBridge:
         self.connected = True
         """False between TCP connections: requests to the client fail at once, and
         notifications are dropped (the sessions' ``pi/event`` buffers keep them for replay)."""
+        self._background: set[asyncio.Task[None]] = set()
 
     @property
     def protocol(self) -> PiProtocol:
@@ -175,12 +176,19 @@ class ClientBridge:
         reason = getattr(result, "failure_reason", None)
         return applied, reason
 
-    async def show_document(self, uri: str, selection: types.Range | None) -> None:
+    def show_document(self, uri: str, selection: types.Range | None) -> None:
+        """``window/showDocument`` (``takeFocus: false``), sent and never waited on: it is a
+        courtesy, and a client that answers late (or oddly) must not hold up the tool."""
         if not self.show_document_supported:
             return
         params = types.ShowDocumentParams(uri=uri, take_focus=False, selection=selection)
-        try:  # a courtesy: never let it hold up the tool for long
-            await asyncio.wait_for(self.request(types.WINDOW_SHOW_DOCUMENT, params), 5)
+        task = asyncio.ensure_future(self._show_document(params))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _show_document(self, params: types.ShowDocumentParams) -> None:
+        try:
+            await asyncio.wait_for(self.request(types.WINDOW_SHOW_DOCUMENT, params), 60)
         except (JsonRpcException, TimeoutError) as exc:
             log.info("showDocument failed: %s", exc)
 

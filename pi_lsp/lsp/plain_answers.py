@@ -62,7 +62,7 @@ class PlainAnswers:
         self.bridge.show_message(types.MessageType.Info, f"pi: {text}")
         if path is not None and self.bridge.show_document_supported:
             uri = from_fs_path(str(path)) or path.as_uri()
-            await self.bridge.show_document(uri, self._last_answer_range())
+            self.bridge.show_document(uri, self._last_answer_range())
 
     async def _write_transcript(self) -> Path | None:
         tree = self.session.tree

@@ -73,7 +73,9 @@ class PiLanguageServer(LanguageServer):
         from ..sessions import SessionStore
         from .editor_workspace import EditorWorkspace, EditPolicy
         from .session_manager import SessionManager
+        from .text_document import install
 
+        install(self.workspace)  # didChange in time proportional to the change
         self.tracker.forget_all(self.workspace)
         self.config.initialize(params.initialization_options)
         if self.manager is not None:  # a new connection to a running server (TCP)

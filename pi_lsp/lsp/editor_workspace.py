@@ -1,7 +1,8 @@
 """``EditorWorkspace``: the tools' ``Workspace`` inside an editor.
 
 Reads see open buffers before the disk; ``edit`` / ``write`` become ``workspace/applyEdit``
-(the editor's undo stack, its unsaved state) instead of disk writes. The text an edit was
+(the editor's undo stack, its unsaved state) instead of disk writes — except while no editor
+is connected (``pi-lsp --tcp`` between connections), when they go to the disk. The text an edit was
 computed from is compared with the current buffer (version, then text) right before it is
 sent, so a stale edit is never applied (``StaleDocumentError``). After an applied edit the
 disk is brought in line — by the client (``pi/saveDocuments``) or by us, never over unsaved
@@ -91,6 +92,9 @@ class EditorWorkspace(DiskWorkspace):
     # ----------------------------------------------------------------------- writes
 
     async def write_document(self, path: Path, text: str, *, label: str) -> None:
+        if not self.bridge.connected:  # no editor (between TCP connections): the disk
+            await DiskWorkspace.write_document(self, path, text, label=label)
+            return
         if await self.exists(path):
             doc = await self.read_document(path)
             await self.apply_edits(doc, [TextEdit(0, len(doc.text), text)], label=label)
@@ -110,6 +114,9 @@ class EditorWorkspace(DiskWorkspace):
     async def apply_edits(
         self, document: Document, edits: Sequence[TextEdit], *, label: str
     ) -> None:
+        if not self.bridge.connected:  # no editor (between TCP connections): the disk
+            await DiskWorkspace.apply_edits(self, document, edits, label=label)
+            return
         label = _label(label)
         path = document.path
         new_text = apply_text_edits(document.text, edits)

@@ -18,10 +18,26 @@ STATE = "pi/state"
 REPLAY = "pi/replay"
 FORK_SESSION = "pi/forkSession"
 COMPACT = "pi/compact"
+QUEUE = "pi/queue"
+MODELS = "pi/models"
+SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
 REQUESTS = (
-    PROMPT, STEER, FOLLOW_UP, ABORT, NEW_SESSION, SESSIONS, RESUME_SESSION, STATE, REPLAY,
-    FORK_SESSION, COMPACT, PERMISSIONS,
+    PROMPT,
+    STEER,
+    FOLLOW_UP,
+    ABORT,
+    NEW_SESSION,
+    SESSIONS,
+    RESUME_SESSION,
+    STATE,
+    REPLAY,
+    FORK_SESSION,
+    COMPACT,
+    QUEUE,
+    MODELS,
+    SET_MODEL,
+    PERMISSIONS,
 )
 # server -> client
 EVENT = "pi/event"

@@ -29,11 +29,10 @@ from .framing import BlockingFrameReader
 from .outbox import Outbox
 from .protocol import COMMANDS
 from .transport import (
+    NullWriter,
     PiProtocol,
-    StreamWriterAdapter,
     dispatch,
     run_loop,
-    stream_frames,
     thread_frames,
 )
 
@@ -51,6 +50,9 @@ class PiLanguageServer(LanguageServer):
         self.manager: Any = None  # SessionManager, created at initialize (imports are lazy)
         self.api = PiApi(self.bridge, self.tracker, lambda: self.manager, self.config)
         self._stopped = False
+        self.persistent = False
+        """Serving over TCP: the sessions outlive a connection (``shutdown`` / ``exit`` /
+        a closed socket end the connection, not the server)."""
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log instead of pygls' "Error in server" popups: request errors are already in the
@@ -76,11 +78,15 @@ class PiLanguageServer(LanguageServer):
         from .session_manager import SessionManager
         from .text_document import install
 
+        install(self.workspace)  # didChange in time proportional to the change
+        self.tracker.forget_all(self.workspace)
+        self.config.initialize(params.initialization_options)
+        if self.manager is not None:  # a new connection to a running server (TCP)
+            self.manager.attach_client(self.config.features)
+            log.info("client reconnected; %d live sessions", len(self.manager.sessions))
+            return
         sandbox = default_sandbox()
         sandbox.start_probe()  # really runs bwrap once, in the background
-        install(self.workspace)  # didChange in time proportional to the change
-        self.tracker.workspace = self.workspace
-        self.config.initialize(params.initialization_options)
         roots = workspace_roots(params)
         workspace = EditorWorkspace(
             roots,
@@ -110,6 +116,37 @@ class PiLanguageServer(LanguageServer):
         if text is not None:
             log.warning("%s", text)
             self.bridge.show_message(types.MessageType.Warning, text)
+
+    def roots_differ(self, params: types.InitializeParams) -> str | None:
+        """Why a new connection cannot share this server's sessions (other folders)."""
+        if self.manager is None:
+            return None
+        mine = {os.path.realpath(r) for r in self.manager.workspace.roots}
+        theirs = {os.path.realpath(r) for r in workspace_roots(params)}
+        if mine == theirs:
+            return None
+        return (
+            f"This pi-lsp serves the workspace {', '.join(sorted(mine))}; this connection's "
+            f"folders are {', '.join(sorted(theirs))}. One server serves one workspace: start "
+            "another pi-lsp for that folder."
+        )
+
+    def connection_opened(self) -> None:
+        """A new client (TCP): it starts over with its own ``initialize``."""
+        protocol = self.protocol
+        assert isinstance(protocol, PiProtocol)
+        protocol._shutdown = False
+        protocol.initialize_seen = False
+        self.bridge.connected = True
+
+    def connection_closed(self) -> None:
+        """The client went away (TCP): runs go on; what waited for it fails now."""
+        self.bridge.connected = False
+        self.bridge.fail_pending("the editor disconnected")
+        self.tracker.forget_all(None)
+        protocol = self.protocol
+        assert isinstance(protocol, PiProtocol)
+        protocol.set_writer(NullWriter())
 
     async def stop(self) -> None:
         """End every run, kill tool processes, flush sessions (idempotent)."""
@@ -204,7 +241,8 @@ def _register(server: PiLanguageServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: PiLanguageServer, params: Any) -> None:
-        await ls.stop()
+        if not ls.persistent:  # over TCP the sessions outlive the connection
+            await ls.stop()
 
     for method, handler in server.api.methods().items():
         server.feature(method)(_request(handler))
@@ -262,34 +300,5 @@ def run_stdio(
             return 0
         dispatch(protocol, first)
         return await run_loop(protocol, thread_frames(stdin), server.stop)
-
-    return asyncio.run(main())
-
-
-def serve_tcp(host: str, port: int) -> int:
-    server = create_server()
-    done: asyncio.Future[int] | None = None
-
-    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        assert done is not None
-        if done.done():
-            writer.close()
-            return
-        server.protocol.set_writer(StreamWriterAdapter(writer))
-        protocol = server.protocol
-        assert isinstance(protocol, PiProtocol)
-        code = await run_loop(protocol, stream_frames(reader), server.stop)
-        await writer.drain()
-        writer.close()
-        if not done.done():
-            done.set_result(code)
-
-    async def main() -> int:
-        nonlocal done
-        done = asyncio.get_running_loop().create_future()
-        tcp = await asyncio.start_server(on_connect, host, port)
-        log.info("listening on %s", ", ".join(str(s.getsockname()) for s in tcp.sockets))
-        async with tcp:
-            return await done
 
     return asyncio.run(main())

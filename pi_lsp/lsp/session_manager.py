@@ -16,7 +16,7 @@ from typing import Any
 from lsprotocol import types
 
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
-from ..sessions.agent_session import AgentSession
+from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from .agent_setup import AgentSetup, SetupError
 from .client import ClientBridge
 from .hosted import HostedSession
@@ -71,6 +71,11 @@ class SessionManager:
         )
         holder.append(hosted)
         permissions.session_id = hosted.id
+        saved = session.saved_model_choice() if resume else None
+        if saved is not None:  # the session chose its own model: it keeps it
+            setup.choice = saved[0], saved[1]
+            if saved[2] in THINKING_LEVELS:
+                setup.choice_thinking = saved[2]  # type: ignore[assignment]
         # so pi/state shows the configured model before the first run; a bad setting is
         # reported when a run is asked for
         with contextlib.suppress(SetupError):
@@ -140,6 +145,7 @@ class SessionManager:
                     title=info.title,
                     updated_at=info.updated_at_iso,
                     message_count=count,
+                    is_streaming=live.running if live is not None else False,
                 )
             )
         for hosted in self.sessions.values():
@@ -150,9 +156,16 @@ class SessionManager:
                         title=_title(hosted),
                         updated_at="",
                         message_count=len(hosted.agent.state.messages),
+                        is_streaming=hosted.running,
                     )
                 )
         return out
+
+    def attach_client(self, features: ClientFeatures) -> None:
+        """A new connection (TCP reconnect): its client capabilities apply to every session."""
+        self.features = features
+        for hosted in self.sessions.values():
+            hosted.attach_client(features)
 
     # ---------------------------------------------------------------------- shutdown
 

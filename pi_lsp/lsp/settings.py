@@ -18,6 +18,7 @@ from ..ai.models import PROVIDERS
 
 ThinkingSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 BashPermission = Literal["ask", "allow", "deny", "sandbox"]
+InputKind = Literal["text", "image"]
 
 DEFAULT_UPDATES_PER_SECOND = 60
 MIN_UPDATES_PER_SECOND = 10  # so merging never spans more than ~100 ms
@@ -50,9 +51,35 @@ class Permissions(_Model):
         return value
 
 
+class CustomModel(_Model):
+    """One entry of the ``models`` setting: a model the catalog does not know (a local
+    server's), offered by ``pi/models`` and selectable with ``pi/setModel``."""
+
+    id: str = Field(min_length=1)
+    provider: str = "openai-compatible"
+    name: str | None = None
+    base_url: str | None = None
+    context_window: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    reasoning: bool = False
+    input: list[InputKind] = Field(default_factory=lambda: list[InputKind](["text"]))
+    cost: dict[str, float] | None = None
+    """$ per million tokens: ``{input, output, cacheRead, cacheWrite}``."""
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        if value not in PROVIDERS:
+            raise ValueError(f"unknown provider; expected one of {', '.join(PROVIDERS)}")
+        return value
+
+
 class ClientFeatures(_Model):
     """``initializationOptions.pi.clientCapabilities``: ``pi/*`` features the client handles."""
 
+    events: bool = False
+    """The client renders ``pi/event``; without it the final answer of each run is sent as
+    ``window/showMessage`` with a Markdown transcript (PROTOCOL §12)."""
     save_documents: bool = False
     """The client answers ``pi/saveDocuments {uris}`` (so the server never writes buffers)."""
     max_updates_per_second: int = Field(
@@ -100,11 +127,14 @@ class Settings(_Model):
     system_prompt_append: str | None = None
     """Extra text appended to the coding-agent system prompt."""
     context_window: int | None = Field(default=None, ge=256)
-    """The model's context window in tokens (default: the catalog's, or 128000)."""
+    """The configured model's context window in tokens (default: the catalog's, or 128000):
+    drives compaction and ``pi/state.contextWindow`` (a small local model's real window)."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Cap on the tokens of one answer (sent as ``max_tokens``; default: the model's)."""
     read_timeout: float | None = Field(default=None, gt=0)
     """Seconds without any data from the provider before a request fails (default 600)."""
+    models: list[CustomModel] = Field(default_factory=list)
+    """Custom models (local servers) offered by ``pi/models`` besides the catalog."""
 
 
 SETTING_KEYS: frozenset[str] = frozenset(

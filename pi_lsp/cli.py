@@ -57,7 +57,16 @@ def _parse_tcp(value: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
+def protect_secrets() -> None:
+    """Move the secrets out of ``os.environ`` and out of reach of the commands we run
+    (``security.vault``): before anything else runs, in the server and in ``pi-lsp run``."""
+    from .security import vault
+
+    vault.capture()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    protect_secrets()
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "run":
         from .run import main as run_main
@@ -67,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _server_parser().parse_args(args_list)
     setup_logging(args.log_file, args.log_level)
     if args.tcp:
-        from .lsp.server import serve_tcp
+        from .lsp.tcp import serve_tcp
 
         host, port = _parse_tcp(args.tcp)
         log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)

@@ -30,7 +30,8 @@ from .ai.env_keys import PROVIDER_ENV_KEYS, get_env_api_key
 from .ai.http import new_http_client
 from .ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
 from .run_output import BashPermission, JsonPrinter, TerminalPrinter
-from .sessions import Redactor, SessionNotFoundError, SessionStore
+from .security import vault
+from .sessions import SessionNotFoundError, SessionStore
 from .sessions.agent_session import AgentSession
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -92,7 +93,7 @@ class Plan:
 
 
 def default_provider(env: dict[str, str] | os._Environ[str] | None = None) -> str | None:
-    source = os.environ if env is None else env
+    source = vault.environ() if env is None else env
     for provider in ("anthropic", "openai"):
         if any(source.get(name, "").strip() for name in PROVIDER_ENV_KEYS[provider]):
             return provider
@@ -171,7 +172,10 @@ def plan_run(args: argparse.Namespace) -> Plan:
     except ValueError as exc:
         raise UsageError(str(exc).replace("baseUrl setting", "--base-url")) from None
     key_env = args.api_key_env
+    if key_env:  # redacted from session files and kept from commands, like the server does
+        vault.mark_secret(key_env)
     key = get_env_api_key(provider, api_key_env=key_env)
+    vault.remember_value(key)
     if key is None and provider not in KEYLESS_PROVIDERS:
         raise UsageError(
             f"no API key for {provider}: set {_key_var(provider, key_env)} in the environment "
@@ -222,10 +226,7 @@ async def execute(plan: Plan) -> int:
         get_api_key=plan.get_api_key,
         before_tool_call=permission,
     )
-    store = SessionStore.for_workspace(
-        plan.cwd,
-        redactor=Redactor(extra_names=secret_env, extra_values=plan.secrets),
-    )
+    store = SessionStore.for_workspace(plan.cwd)  # redacts every secret the vault knows
     if plan.resume:
         try:
             file, locked_original = store.open_for_writing(plan.resume)

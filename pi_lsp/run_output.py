@@ -24,6 +24,7 @@ from .agent.types import (
 from .ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
 from .ai.events import RetryInfo, TextDeltaEvent, ThinkingDeltaEvent
 from .lsp.events import event_wire
+from .security.prompt_text import shown_command
 from .sessions.events import (
     AutoRetryStartEvent,
     CompactionEndEvent,
@@ -238,8 +239,10 @@ class BashPermission:
         async with self._lock:
             if self._allowed():  # "always" may have been answered while we waited
                 return None
-            answer = await self._ask(f"\nRun `{command}`? [y/N/a=always] ", signal)
-        if answer in ("a", "always"):
+            shown = shown_command(command)  # nothing can hide in it (escapes, padding)
+            always = "" if shown.cut else "/a=always"
+            answer = await self._ask(f"\nRun `{shown.text}`? [y/N{always}] ", signal)
+        if answer in ("a", "always") and not shown.cut:
             self.allow_all = True
             return None
         if answer in ("y", "yes"):

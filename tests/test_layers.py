@@ -1,8 +1,9 @@
 """The layer import direction of docs/architecture.md, enforced on the source.
 
 - nothing under ai/, agent/, tools/, sessions/, review/ imports pygls or lsprotocol;
-- ai/ imports nothing of ours above it; agent/ and tools/ do not import lsp/ or sessions/;
-  sessions/ does not import lsp/; review/ (pure text algorithms) imports none of ours.
+- security/ and review/ (pure text algorithms) import nothing of ours; ai/ imports nothing of
+  ours above it; agent/ and tools/ do not import lsp/ or sessions/; sessions/ does not import
+  lsp/.
 """
 
 from __future__ import annotations
@@ -15,15 +16,11 @@ import pytest
 PKG = Path(__file__).resolve().parent.parent / "pi_lsp"
 EDITOR_LIBS = {"pygls", "lsprotocol"}
 
+ABOVE_AI = {"pi_lsp.agent", "pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli",
+            "pi_lsp.run"}
 FORBIDDEN: dict[str, set[str]] = {
-    "ai": {
-        "pi_lsp.agent",
-        "pi_lsp.tools",
-        "pi_lsp.sessions",
-        "pi_lsp.lsp",
-        "pi_lsp.cli",
-        "pi_lsp.run",
-    },
+    "security": {"pi_lsp.ai", *ABOVE_AI},  # stdlib only: everything may use it
+    "ai": ABOVE_AI,
     "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
     "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
     "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from inspect import isawaitable
 from types import CoroutineType
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel
 
@@ -32,7 +32,7 @@ from ..ai import (
 from ._hooks import resolve
 from .loop import run_agent_loop, run_agent_loop_continue
 from .messages import AgentMessage, convert_to_llm_default, user_message
-from .queue import PendingMessageQueue
+from .queue import PendingMessageQueue, QueuedMessage
 from .state import AgentState
 from .types import (
     AfterToolCall,
@@ -72,6 +72,7 @@ AgentPrepareNextTurn: TypeAlias = Callable[
     [AbortSignal | None], MaybeAwaitable[AgentLoopTurnUpdate | None]
 ]
 _Executor: TypeAlias = Callable[[AbortSignal], Coroutine[Any, Any, object]]
+QueueKind: TypeAlias = Literal["steer", "followUp"]
 
 
 class AgentBusyError(RuntimeError):
@@ -131,6 +132,11 @@ class Agent:
         self.session_id = session_id
         self._steering = PendingMessageQueue(steering_mode)
         self._follow_ups = PendingMessageQueue(follow_up_mode)
+        self.on_queue_change: Callable[[], None] | None = None
+        """Called (synchronously) after every change of either queue: enqueue, delivery,
+        edit, removal, promotion, clear. A host shows and persists the queues from it."""
+        self._delivering: dict[int, tuple[str, QueueKind]] = {}
+        """Queued messages handed to the loop, by identity, until their ``message_start``."""
         self._listeners: dict[object, AgentListener] = {}
         self._listener_list: tuple[AgentListener, ...] = ()
         self._active: _ActiveRun | None = None
@@ -178,26 +184,97 @@ class Agent:
     def queued_follow_ups(self) -> list[AgentMessage]:
         return self._follow_ups.snapshot()
 
-    def steer(self, message: str | AgentMessage) -> None:
-        """Queue a message to be injected after the current turn's tools finish."""
-        self._steering.enqueue(user_message(message) if isinstance(message, str) else message)
+    def steer(self, message: str | AgentMessage) -> str:
+        """Queue a message to be injected after the current turn's tools finish; returns
+        its queue id."""
+        queue_id = self._steering.enqueue(
+            user_message(message) if isinstance(message, str) else message
+        )
+        self._queue_changed()
+        return queue_id
 
-    def follow_up(self, message: str | AgentMessage) -> None:
-        """Queue a message to run only when the agent would otherwise stop."""
-        self._follow_ups.enqueue(user_message(message) if isinstance(message, str) else message)
+    def follow_up(self, message: str | AgentMessage) -> str:
+        """Queue a message to run only when the agent would otherwise stop; returns its id."""
+        queue_id = self._follow_ups.enqueue(
+            user_message(message) if isinstance(message, str) else message
+        )
+        self._queue_changed()
+        return queue_id
 
     def clear_steering_queue(self) -> None:
         self._steering.clear()
+        self._queue_changed()
 
     def clear_follow_up_queue(self) -> None:
         self._follow_ups.clear()
+        self._queue_changed()
 
     def clear_all_queues(self) -> None:
         self._steering.clear()
         self._follow_ups.clear()
+        self._queue_changed()
 
     def has_queued_messages(self) -> bool:
         return self._steering.has_items() or self._follow_ups.has_items()
+
+    def queue_items(self) -> tuple[list[QueuedMessage], list[QueuedMessage]]:
+        """``(steering, follow_ups)``: the queued items with their ids, oldest first."""
+        return self._steering.items(), self._follow_ups.items()
+
+    def remove_queued(self, queue_id: str) -> QueuedMessage:
+        """Take a queued message out of its queue; ``KeyError`` when it is not queued."""
+        item = self._steering.remove(queue_id) or self._follow_ups.remove(queue_id)
+        if item is None:
+            raise KeyError(queue_id)
+        self._queue_changed()
+        return item
+
+    def edit_queued(self, queue_id: str, message: AgentMessage) -> None:
+        """Replace the text of a queued message in place (same id, same position)."""
+        item = self._steering.find(queue_id) or self._follow_ups.find(queue_id)
+        if item is None:
+            raise KeyError(queue_id)
+        item.message = message
+        self._queue_changed()
+
+    def promote_queued(self, queue_id: str) -> None:
+        """A queued follow-up becomes steering (last in that queue): "send now"."""
+        if self._steering.find(queue_id) is not None:
+            return self._queue_changed()
+        item = self._follow_ups.remove(queue_id)
+        if item is None:
+            raise KeyError(queue_id)
+        self._steering.enqueue(item.message, item.id)
+        self._queue_changed()
+
+    def restore_queues(
+        self, steering: Sequence[QueuedMessage], follow_ups: Sequence[QueuedMessage]
+    ) -> None:
+        """Put saved queues back (a resumed session); no change notification."""
+        self._steering.clear()
+        self._follow_ups.clear()
+        for item in steering:
+            self._steering.enqueue(item.message, item.id)
+        for item in follow_ups:
+            self._follow_ups.enqueue(item.message, item.id)
+
+    def _queue_changed(self) -> None:
+        hook = self.on_queue_change
+        if hook is not None:
+            try:
+                hook()
+            except Exception:
+                logger.exception("queue change hook failed")
+
+    def _deliver(self, queue: PendingMessageQueue, kind: QueueKind) -> list[AgentMessage]:
+        """Drain ``queue`` for the loop, remembering which queued ids are being delivered."""
+        items = queue.drain_items()
+        if not items:
+            return []
+        for item in items:
+            self._delivering[id(item.message)] = (item.id, kind)
+        self._queue_changed()
+        return [item.message for item in items]
 
     # ------------------------------------------------------------------ run control
 
@@ -261,10 +338,10 @@ class Agent:
         if not history:
             raise ValueError(NO_MESSAGES)
         if history[-1].role == "assistant":
-            steering = self._steering.drain()
+            steering = self._deliver(self._steering, "steer")
             if steering:
                 return self._start_prompt_run(steering, skip_initial_steering_poll=True)
-            follow_ups = self._follow_ups.drain()
+            follow_ups = self._deliver(self._follow_ups, "followUp")
             if follow_ups:
                 return self._start_prompt_run(follow_ups)
             raise ValueError(FROM_ASSISTANT)
@@ -296,12 +373,21 @@ class Agent:
         skip = skip_initial_steering_poll
         steering, follow_ups = self._steering, self._follow_ups
 
+        def aborted() -> bool:
+            signal = self.signal
+            return signal is not None and signal.aborted
+
         def get_steering_messages() -> list[AgentMessage]:
             nonlocal skip
             if skip:
                 skip = False
                 return []
-            return steering.drain()
+            if aborted():  # an abort never delivers the queue: it waits for the next run
+                return []
+            return self._deliver(steering, "steer")
+
+        def get_follow_up_messages() -> list[AgentMessage]:
+            return [] if aborted() else self._deliver(follow_ups, "followUp")
 
         prepare: Callable[[TurnContext], Awaitable[AgentLoopTurnUpdate | None]] | None = None
         if self.prepare_next_turn is not None:
@@ -320,7 +406,7 @@ class Agent:
             transform_context=self.transform_context,
             get_api_key=self.get_api_key,
             get_steering_messages=get_steering_messages,
-            get_follow_up_messages=follow_ups.drain,
+            get_follow_up_messages=get_follow_up_messages,
             prepare_next_turn=prepare,
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,
@@ -374,14 +460,21 @@ class Agent:
         state.streaming_message = None
         state.pending_tool_calls = frozenset()
         self._active = None
+        self._delivering.clear()
         run.idle.set()
 
     async def _process_event(self, event: AgentEvent) -> None:
         """Reduce the state for ``event``, then await every listener in order."""
         state = self.state
         kind = event.type
-        if kind == "message_update" or kind == "message_start":
+        if kind == "message_update":
             state.streaming_message = event.message  # type: ignore[union-attr]
+        elif kind == "message_start":
+            state.streaming_message = event.message  # type: ignore[union-attr]
+            if self._delivering:  # a queued message arriving: say which one, and from where
+                delivered = self._delivering.pop(id(event.message), None)  # type: ignore[union-attr]
+                if delivered is not None:
+                    event.queued_id, event.delivered_as = delivered  # type: ignore[union-attr]
         elif kind == "message_end":
             state.streaming_message = None
             state.messages.append(event.message)  # type: ignore[union-attr]

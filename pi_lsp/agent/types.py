@@ -154,6 +154,9 @@ class TurnEndEvent:
 class MessageStartEvent:
     message: AgentMessage
     type: Literal["message_start"] = "message_start"
+    queued_id: str | None = None
+    """Set when ``message`` is a queued steering / follow-up message being delivered."""
+    delivered_as: Literal["steer", "followUp"] | None = None
 
 
 @dataclass(slots=True)

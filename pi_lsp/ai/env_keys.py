@@ -2,14 +2,16 @@
 
 Keys come only from the environment or an env-var name the user configured (``apiKeyEnv``);
 they are never logged. ``is_secret_env_name`` is shared by the bash tool's environment scrub
-and by session/log redaction. Must not import anything of ours above ``ai/``.
+and by session/log redaction; the patterns themselves live in ``security.env_secrets`` and
+the secrets moved out of ``os.environ`` at start-up in ``security.vault`` (so the default
+look-up source is ``vault.environ()``). Must not import anything of ours above ``ai/``.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+
+from ..security import env_secrets, vault
 
 # provider -> env vars, in order of preference (pi-reference §3.11)
 PROVIDER_ENV_KEYS: dict[str, tuple[str, ...]] = {
@@ -34,19 +36,13 @@ PROVIDER_ENV_KEYS: dict[str, tuple[str, ...]] = {
 KEY_OPTIONAL_PROVIDERS: frozenset[str] = frozenset({"openai-compatible", "ollama", "faux"})
 """Providers whose servers usually need no key (a configured one is still sent)."""
 
-_SECRET_NAME = re.compile(
-    r"(_API_KEY$|^API_KEY$|_TOKEN$|^TOKEN$|_SECRET$|^SECRET$|SECRET_KEY|PASSWORD|PASSWD|"
-    r"_CREDENTIALS?$|^AWS_SECRET|^AWS_SESSION_TOKEN$|_OAUTH_)",
-    re.IGNORECASE,
-)
-
 
 def get_env_api_key(
     provider: str, env: Mapping[str, str] | None = None, api_key_env: str | None = None
 ) -> str | None:
     """The key for ``provider``: the ``api_key_env`` variable if named, else the provider's
     default variables in order. Empty or whitespace-only values count as missing."""
-    source = os.environ if env is None else env
+    source = vault.environ() if env is None else env
     names = (api_key_env,) if api_key_env else PROVIDER_ENV_KEYS.get(provider, ())
     for name in names:
         value = source.get(name)
@@ -69,21 +65,22 @@ def missing_key_message(provider: str, api_key_env: str | None = None) -> str:
 
 
 def is_secret_env_name(name: str) -> bool:
-    """True for variables that look like credentials (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``,
-    ``*PASSWORD*`` …) and for every provider key variable."""
-    if _SECRET_NAME.search(name):
+    """True for variables that look like credentials (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
+    ``*PASSWORD*``, ``*_DSN``, ``DATABASE_URL`` … see ``security.env_secrets``) and for every
+    provider key variable."""
+    if env_secrets.is_secret_name(name):
         return True
     return any(name in names for names in PROVIDER_ENV_KEYS.values())
 
 
 def scrub_env(
-    env: Mapping[str, str], *, allow: frozenset[str] | set[str] = frozenset(),
-    extra_secrets: frozenset[str] | set[str] = frozenset(),
+    env: Mapping[str, str],
+    *,
+    allow: Collection[str] = frozenset(),
+    extra_secrets: Collection[str] = frozenset(),
 ) -> dict[str, str]:
-    """A copy of ``env`` without secret-looking variables (``allow`` keeps named ones;
-    ``extra_secrets`` removes more, e.g. the configured ``apiKeyEnv``)."""
-    return {
-        k: v
-        for k, v in env.items()
-        if k in allow or (k not in extra_secrets and not is_secret_env_name(k))
-    }
+    """A copy of ``env`` without secrets: credential-looking names or values, provider key
+    variables and ``extra_secrets`` (e.g. the configured ``apiKeyEnv``); ``allow`` keeps the
+    named ones (the user's ``permissions.envAllow``)."""
+    providers = {n for names in PROVIDER_ENV_KEYS.values() for n in names}
+    return env_secrets.scrub_env(env, allow=allow, extra_secrets={*extra_secrets, *providers})

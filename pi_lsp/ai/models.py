@@ -133,6 +133,13 @@ def list_models(provider: str | None = None) -> list[Model]:
     return [m.model_copy(deep=True) for m in CATALOG if provider in (None, m.provider)]
 
 
+def is_catalog_model(provider: str, model_id: str) -> bool:
+    """True for a catalog entry (and for the faux provider's scripted model)."""
+    if provider == "faux":
+        return model_id == FAUX_MODEL.id
+    return (provider, model_id) in _BY_KEY
+
+
 def default_model_id(provider: str) -> str:
     """The model used when the ``model`` setting is empty."""
     _check_provider(provider)

@@ -17,32 +17,43 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from ..agent.messages import user_message
 from ..ai import ImageContent
 from ..sessions import CompactionError
-from .agent_setup import SetupError
+from .agent_setup import SetupError, model_for, offered_models
+from .attachments import AttachmentError, Attachments
 from .client import ClientBridge
 from .configuration import Configuration
-from .documents import DocumentTracker, real_path
+from .documents import DocumentTracker
 from .hosted import HostedSession
 from .methods import REVIEW, REVIEW_DECISION
-from .prompt_context import build_prompt
 from .protocol import (
     ABORT,
     COMPACT,
     FOLLOW_UP,
     FORK_SESSION,
+    MODELS,
     NEW_SESSION,
+    PERMISSIONS,
     PROMPT,
+    QUEUE,
     REPLAY,
     RESUME_SESSION,
     SESSIONS,
+    SET_MODEL,
     STATE,
     STEER,
     AbortResult,
+    Attachment,
     CompactResult,
+    FileAttachment,
     ForkParams,
+    ModelInfo,
+    ModelRef,
+    ModelsParams,
+    ModelsResult,
     NewSessionParams,
-    PromptContext,
+    PermissionsParams,
     PromptParams,
     PromptResult,
+    QueueOpParams,
     QueueParams,
     ReplayParams,
     ReplayResult,
@@ -51,6 +62,7 @@ from .protocol import (
     SessionIdResult,
     SessionParams,
     SessionsResult,
+    SetModelParams,
     parse_params,
 )
 from .session_manager import SessionManager, UnknownSessionError
@@ -100,6 +112,10 @@ class PiApi:
             COMPACT: self.compact,
             REVIEW: self.review,
             REVIEW_DECISION: self.review_decision,
+            PERMISSIONS: self.permissions,
+            QUEUE: self.queue,
+            MODELS: self.models,
+            SET_MODEL: self.set_model,
         }
 
     @property
@@ -122,8 +138,17 @@ class PiApi:
         _ = self.manager  # before initialize: refused at once, not after the settings wait
         await self.config.wait_loaded()
         hosted = self._session(p.session_id, create=True)
-        text = p.text if p.context is None else await self._with_context(p.text, p.context)
+        attachments: list[Attachment] = list(p.attachments or ())
+        if p.context is not None:  # v1: one file or selection
+            attachments.insert(0, FileAttachment(uri=p.context.uri, range=p.context.range))
         images = [ImageContent(data=i.data, mime_type=i.mime_type) for i in p.images or ()]
+        builder = Attachments(self.tracker, self.manager.workspace, self.bridge.encoding)
+        try:
+            text, images = await builder.build(
+                p.text, attachments, images, hosted.agent.state.model
+            )
+        except AttachmentError as exc:
+            raise JsonRpcInvalidParams(f"Invalid params for {PROMPT}: {exc}") from None
         try:
             delivered = hosted.submit(user_message(text, images), p.deliver_as)
         except SetupError as exc:
@@ -142,6 +167,59 @@ class PiApi:
         hosted = self._session(p.session_id, create=True)
         delivered = hosted.queue(user_message(p.text), "followUp")
         return PromptResult(session_id=hosted.id, delivered=delivered).to_wire()
+
+    async def queue(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(QUEUE, QueueOpParams, raw)
+        hosted = self._session(p.session_id)
+        try:
+            return hosted.queue_op(p.op, p.id, p.text)
+        except KeyError:
+            raise JsonRpcInvalidParams(
+                f"Invalid params for {QUEUE}: id {p.id!r} is not queued in session "
+                f"{hosted.id} (unknown, or already delivered or removed)"
+            ) from None
+        except ValueError as exc:
+            raise JsonRpcInvalidParams(f"Invalid params for {QUEUE}: {exc}") from None
+
+    async def models(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(MODELS, ModelsParams, raw)
+        await self.config.wait_loaded()
+        settings = self.config.current()
+        current: ModelRef | None = None
+        hosted = (
+            self._session(p.session_id) if p.session_id is not None else self.manager.current
+        )
+        try:
+            model = (
+                hosted.agent.state.model if hosted is not None else model_for(settings)
+            )
+            current = ModelRef(provider=model.provider, id=model.id)
+        except SetupError:
+            current = None
+        infos = [
+            ModelInfo(
+                provider=m.provider,
+                id=m.id,
+                name=m.name or m.id,
+                context_window=m.context_window,
+                max_tokens=m.max_tokens,
+                reasoning=m.reasoning,
+                input=list(m.input),
+                cost=m.cost.model_dump(by_alias=True, exclude={"total"}),
+            )
+            for m in offered_models(settings)
+        ]
+        return ModelsResult(models=infos, current=current).to_wire()
+
+    async def set_model(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(SET_MODEL, SetModelParams, raw)
+        await self.config.wait_loaded()
+        hosted = self._session(p.session_id)
+        try:
+            hosted.set_model(p.provider, p.model, p.thinking_level)
+        except (SetupError, ValueError) as exc:
+            raise JsonRpcInvalidParams(f"Invalid params for {SET_MODEL}: {exc}") from None
+        return hosted.state()
 
     async def abort(self, raw: Any) -> dict[str, Any]:
         p = parse_params(ABORT, SessionParams, raw)
@@ -164,6 +242,7 @@ class PiApi:
         except UnknownSessionError as exc:
             raise JsonRpcInvalidParams(str(exc)) from None
         messages, entry_ids = hosted.messages()
+        hosted.publish_queue()
         return ResumeResult(
             session_id=hosted.id,
             messages=messages,
@@ -216,38 +295,16 @@ class PiApi:
             raise request_failed(str(exc)) from None
         return CompactResult(**result).to_wire()
 
-    # -------------------------------------------------------------------- context
-
-    async def _with_context(self, text: str, ctx: PromptContext) -> str:
-        manager = self.manager
-        workspace = manager.workspace
-        buf = self.tracker.buffer(ctx.uri)
-        path = real_path(ctx.uri)
-        if buf is not None:
-            content = buf.text
-        elif path is not None:
-            try:
-                content = await workspace.disk_read_text(path)
-            except OSError as exc:
-                raise JsonRpcInvalidParams(
-                    f"Invalid params for {PROMPT}: context.uri: cannot read {path}: "
-                    f"{exc.strerror or exc}"
-                ) from None
-        else:
-            raise JsonRpcInvalidParams(
-                f"Invalid params for {PROMPT}: context.uri: {ctx.uri} is neither an open "
-                "document nor a file: URI"
-            )
-        if path is not None and workspace.contains(path):
-            shown = workspace.display_path(path)
-        else:
-            shown = str(path) if path is not None else ctx.uri
-        rng = ctx.range
-        return build_prompt(
-            text,
-            shown_path=shown,
-            content=content,
-            encoding=self.bridge.encoding,
-            start=(rng.start.line, rng.start.character) if rng else None,
-            end=(rng.end.line, rng.end.character) if rng else None,
-        )
+    async def permissions(self, raw: Any) -> dict[str, Any]:
+        """``pi/permissions``: the workspace's "always" rules — list, or revoke one by id."""
+        p = parse_params(PERMISSIONS, PermissionsParams, raw)
+        rules = self.manager.security.rules
+        if p.op == "list":
+            return {"rules": [r.to_wire() for r in rules.rules()]}
+        if not p.id:
+            raise JsonRpcInvalidParams("Invalid params for pi/permissions: revoke needs an id")
+        try:
+            revoked = rules.revoke(p.id)
+        except OSError as exc:
+            raise request_failed(f"Could not update the permission rules: {exc}") from None
+        return {"revoked": revoked}

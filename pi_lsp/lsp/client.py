@@ -32,6 +32,9 @@ class RequestAborted(Exception):
 class ClientBridge:
     def __init__(self, server: LanguageServer) -> None:
         self.server = server
+        self.connected = True
+        """False between TCP connections: requests to the client fail at once, and
+        notifications are dropped (the sessions' ``pi/event`` buffers keep them for replay)."""
         self._background: set[asyncio.Task[None]] = set()
 
     @property
@@ -102,6 +105,8 @@ class ClientBridge:
     ) -> Any:
         """Send a request; raise ``RequestAborted`` (after ``$/cancelRequest``) on abort.
         A client error reply raises ``JsonRpcException``."""
+        if not self.connected:
+            raise JsonRpcException(f"no editor is connected (cannot send {method})")
         msg_id = f"pi-{uuid.uuid4().hex[:12]}"
         future = asyncio.wrap_future(self.protocol.send_request(method, params, msg_id=msg_id))
         if signal is None:
@@ -120,6 +125,13 @@ class ClientBridge:
         future.cancel()
         self._cancel(msg_id)
         raise RequestAborted
+
+    def fail_pending(self, reason: str) -> None:
+        """Fail every request still waiting for the client (it has gone)."""
+        for msg_id, future in list(self.protocol._request_futures.items()):
+            if not future.done():
+                future.set_exception(JsonRpcException(reason))
+            self.protocol._request_futures.pop(msg_id, None)
 
     def _cancel(self, msg_id: str) -> None:
         self.protocol._request_futures.pop(msg_id, None)

@@ -1,8 +1,9 @@
 """Code actions that start a prompt: "Ask pi to fix this" and "Explain this".
 
 Offered on a non-empty selection or where diagnostics are; each runs the ``pi.prompt``
-command with the selection (or the diagnostics' span) as context, so any client with code
-actions gets the agent with no plugin. Pure: lsprotocol types in, out.
+command with attachments — the selection, and the diagnostics (which the server sends with
+the code around them: the whole file when it is short, else the lines around) — so any
+client with code actions gets the agent with no plugin. Pure: lsprotocol types in, out.
 """
 
 from __future__ import annotations
@@ -29,18 +30,23 @@ def _range_wire(rng: types.Range) -> dict[str, Any]:
     }
 
 
-def _span(diagnostics: list[types.Diagnostic]) -> types.Range:
-    start = min((d.range.start for d in diagnostics), key=lambda p: (p.line, p.character))
-    end = max((d.range.end for d in diagnostics), key=lambda p: (p.line, p.character))
-    return types.Range(start=start, end=end)
-
-
 def _describe(diagnostics: list[types.Diagnostic]) -> str:
     lines = []
     for d in diagnostics[:10]:
         source = f"{d.source}: " if d.source else ""
         lines.append(f"- line {d.range.start.line + 1}: {source}{d.message}")
     return "\n".join(lines)
+
+
+def _diagnostic_wire(d: types.Diagnostic) -> dict[str, Any]:
+    out: dict[str, Any] = {"range": _range_wire(d.range), "message": d.message}
+    if d.severity is not None:
+        out["severity"] = int(d.severity)
+    if d.source:
+        out["source"] = d.source
+    if d.code is not None:
+        out["code"] = d.code
+    return out
 
 
 def _allowed(kind: str | None, only: Sequence[Any] | None) -> bool:
@@ -58,11 +64,14 @@ def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
     if _is_empty(rng) and not diagnostics:
         return []
     uri = params.text_document.uri
-    target = rng if not _is_empty(rng) else _span(diagnostics)
-    context = {"uri": uri, "range": _range_wire(target)}
+    attachments: list[dict[str, Any]] = []
+    if not _is_empty(rng):
+        attachments.append({"uri": uri, "range": _range_wire(rng)})
     if diagnostics:
-        fix_text = "Fix these problems in the selected code:\n" + _describe(diagnostics)
-        explain_text = "Explain these problems in the selected code:\n" + _describe(diagnostics)
+        items = [_diagnostic_wire(d) for d in diagnostics]
+        attachments.append({"diagnostics": {"uri": uri, "items": items}})
+        fix_text = "Fix these problems:\n" + _describe(diagnostics)
+        explain_text = "Explain these problems:\n" + _describe(diagnostics)
     else:
         fix_text = "Fix the problems in the selected code."
         explain_text = "Explain the selected code."
@@ -78,7 +87,7 @@ def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
                 command=types.Command(
                     title=FIX_TITLE,
                     command=CMD_PROMPT,
-                    arguments=[{"text": fix_text, "context": context}],
+                    arguments=[{"text": fix_text, "attachments": attachments}],
                 ),
             )
         )
@@ -89,7 +98,7 @@ def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
                 command=types.Command(
                     title=EXPLAIN_TITLE,
                     command=CMD_PROMPT,
-                    arguments=[{"text": explain_text, "context": context}],
+                    arguments=[{"text": explain_text, "attachments": attachments}],
                 ),
             )
         )

@@ -83,6 +83,15 @@ class DocumentTracker:
         self._expected.pop(key, None)
         self._signal(uri)
 
+    def forget_all(self, workspace: PyglsWorkspace | None = None) -> None:
+        """The client went away (or a new one came): its buffers are gone with it."""
+        self.workspace = workspace
+        self._by_path.clear()
+        self._expected.clear()
+        for event in self._changed.values():
+            event.set()
+        self._changed.clear()
+
     def _signal(self, uri: str) -> None:
         event = self._changed.pop(unquote(uri), None)
         if event is not None:

@@ -1,7 +1,8 @@
 """``EditorWorkspace``: the tools' ``Workspace`` inside an editor.
 
 Reads see open buffers before the disk; ``edit`` / ``write`` become ``workspace/applyEdit``
-(the editor's undo stack, its unsaved state) instead of disk writes. The text an edit was
+(the editor's undo stack, its unsaved state) instead of disk writes — except while no editor
+is connected (``pi-lsp --tcp`` between connections), when they go to the disk. The text an edit was
 computed from is compared with the current buffer (version, then text) right before it is
 sent; when the user changed it meanwhile, the edit is rebased onto the current text with a
 three-way line merge (PROTOCOL §9.2) and only an overlap is refused (``StaleDocumentError``
@@ -113,6 +114,9 @@ class EditorWorkspace(DiskWorkspace):
     # ----------------------------------------------------------------------- writes
 
     async def write_document(self, path: Path, text: str, *, label: str) -> None:
+        if not self.bridge.connected:  # no editor (between TCP connections): the disk
+            await DiskWorkspace.write_document(self, path, text, label=label)
+            return
         if await self.exists(path):
             doc = await self._read_current(path)
             seen = self._last_read.get(path)
@@ -141,6 +145,9 @@ class EditorWorkspace(DiskWorkspace):
     async def apply_edits(
         self, document: Document, edits: Sequence[TextEdit], *, label: str
     ) -> None:
+        if not self.bridge.connected:  # no editor (between TCP connections): the disk
+            await DiskWorkspace.apply_edits(self, document, edits, label=label)
+            return
         label = _label(label)
         path = document.path
         new_text = apply_text_edits(document.text, edits)

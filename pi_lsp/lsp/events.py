@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from ..agent.queue import QueuedMessage
 from ..agent.types import (
     AgentEndEvent,
     AgentStartEvent,
@@ -87,7 +88,13 @@ def event_wire(event: Any) -> dict[str, Any] | None:
         return update_wire(event)
     if isinstance(event, AgentStartEvent | TurnStartEvent):
         return {"type": event.type}
-    if isinstance(event, MessageStartEvent | MessageEndEvent):
+    if isinstance(event, MessageStartEvent):
+        start: dict[str, Any] = {"type": event.type, "message": message_wire(event.message)}
+        if event.queued_id is not None:
+            start["queuedId"] = event.queued_id
+            start["deliveredAs"] = event.delivered_as
+        return start
+    if isinstance(event, MessageEndEvent):
         return {"type": event.type, "message": message_wire(event.message)}
     if isinstance(event, ToolExecutionStartEvent):
         return {
@@ -124,12 +131,35 @@ def event_wire(event: Any) -> dict[str, Any] | None:
     kind = getattr(event, "type", None)
     if kind in ("compaction_start", "compaction_end"):
         return compaction_wire(event)
+    if kind == "queue_update":
+        return queue_wire(event.steering, event.follow_up)
     if kind == "session_save":
         out: dict[str, Any] = {"type": "session_save", "ok": event.ok}
         if event.error_message:
             out["errorMessage"] = event.error_message
         return out
     return None
+
+
+def queued_text(item: QueuedMessage) -> str:
+    """The text of a queued message, as a queue UI shows it."""
+    content = getattr(item.message, "content", "")
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(block, "text", "") for block in content)
+
+
+def queue_items_wire(items: list[QueuedMessage]) -> list[dict[str, str]]:
+    return [{"id": item.id, "text": queued_text(item)} for item in items]
+
+
+def queue_wire(steering: list[QueuedMessage], follow_up: list[QueuedMessage]) -> dict[str, Any]:
+    """``queue_update {steering: [{id, text}], followUp: [{id, text}]}``."""
+    return {
+        "type": "queue_update",
+        "steering": queue_items_wire(steering),
+        "followUp": queue_items_wire(follow_up),
+    }
 
 
 def retry_wire(info: RetryInfo) -> dict[str, Any]:

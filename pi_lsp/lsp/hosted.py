@@ -10,25 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, Literal
 
 from lsprotocol import types
 
 from ..agent import Agent
 from ..agent.messages import AgentMessage, user_message
+from ..agent.types import AgentLoopTurnUpdate
 from ..ai import AssistantMessage, TextContent, UserMessage
 from ..ai.events import RetryInfo
-from ..sessions.agent_session import AgentSession
+from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
-from .agent_setup import AgentSetup
-from .channel import EventChannel
+from .agent_setup import AgentSetup, choose_model
+from .channel import MAX_WINDOW, EventChannel
 from .client import ClientBridge
 from .editor_workspace import CURRENT_SIGNAL
-from .events import event_wire, message_wire
+from .events import event_wire, message_wire, queue_wire
 from .permissions import BashPermissions
+from .plain_answers import PlainAnswers
 from .progress import RunProgress
-from .protocol import EVENT, Delivered
+from .protocol import EVENT, DeliverAs, Delivered
 from .review_book import CURRENT_SESSION, ReviewBook, undo_note
 from .settings import ClientFeatures
 
@@ -65,6 +67,10 @@ class HostedSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
         self.review: ReviewBook | None = None
+        self.plain = None if features.events else PlainAnswers(bridge, session)
+        """Final answers as messages, for a client that shows no ``pi/event``."""
+        self._run_provider: str | None = None
+        session.agent.prepare_next_turn = self._next_turn
 
     @property
     def agent(self) -> Agent:
@@ -80,6 +86,8 @@ class HostedSession:
         wire = event_wire(event)
         if wire is None:
             return
+        if self.plain is not None:
+            self.plain.on_event(event)
         self.channel.publish(wire)
         if self.progress is not None:
             self.progress.on_event(wire)
@@ -107,13 +115,18 @@ class HostedSession:
 
     # --------------------------------------------------------------------------- runs
 
-    def submit(
-        self, message: AgentMessage, deliver_as: Literal["steer", "followUp"] | None
-    ) -> Delivered:
+    def submit(self, message: AgentMessage, deliver_as: DeliverAs | None) -> Delivered:
         """Start a run with ``message``, or queue it when a run is going. During a manual
-        compaction the run starts as soon as the compaction is over."""
+        compaction the run starts as soon as the compaction is over. ``interrupt`` aborts
+        the run (the queue stays queued) and starts a new one with ``message``."""
+        if deliver_as == "interrupt":
+            if not self.running and self._compaction is None:
+                return self.submit(message, None)
+            self.abort()
+            self._spawn(self._submit_after(self.session.wait_for_idle(), message, None))
+            return "interrupt"
         if self._compaction is not None and not self.agent.is_running:
-            self._spawn(self._after_compaction(self._compaction, message, deliver_as))
+            self._spawn(self._submit_after(self._compaction.wait(), message, deliver_as))
             return "prompt"
         if self.running:
             if deliver_as == "followUp":
@@ -123,6 +136,7 @@ class HostedSession:
             return "steer"
         self.setup.configure(self.agent)
         message = self._with_review_notes(message)
+        self._run_provider = self.agent.state.model.provider
         token = CURRENT_SIGNAL.set(lambda: self.agent.signal)
         session_token = CURRENT_SESSION.set(self.id)
         try:
@@ -163,9 +177,79 @@ class HostedSession:
             self.agent.steer(message)
         return kind
 
+    def queue_op(self, op: str, queue_id: str | None, text: str | None) -> dict[str, Any]:
+        """``pi/queue``: one edit of the visible queue (``KeyError(id)`` for an id that is
+        not queued); returns both queues after it. Every op sends one ``queue_update``."""
+        agent = self.agent
+        if op == "clear":
+            agent.clear_all_queues()
+        elif queue_id is None:
+            raise ValueError(f"`id` is required for op {op!r}")
+        elif op == "remove":
+            agent.remove_queued(queue_id)
+        elif op == "promote":
+            agent.promote_queued(queue_id)
+        elif op == "edit":
+            if text is None:
+                raise ValueError("`text` is required for op 'edit'")
+            steering, follow_ups = agent.queue_items()
+            item = next((i for i in (*steering, *follow_ups) if i.id == queue_id), None)
+            if item is None:
+                raise KeyError(queue_id)
+            content = getattr(item.message, "content", None)
+            blocks = content if isinstance(content, list) else []
+            images = [b for b in blocks if getattr(b, "type", None) == "image"]
+            agent.edit_queued(queue_id, user_message(text, images))
+        return self.queue_view()
+
+    def queue_view(self) -> dict[str, Any]:
+        event = self.session.queue_event()
+        wire = queue_wire(event.steering, event.follow_up)
+        return {"steering": wire["steering"], "followUp": wire["followUp"]}
+
+    def publish_queue(self) -> None:
+        """Send the queues as they are (``pi/resumeSession``: restored from the file)."""
+        self._on_event(self.session.queue_event())
+
+    def attach_client(self, features: ClientFeatures) -> None:
+        """A new client connected (TCP): its update budget and whether it renders events."""
+        self.channel.interval = min(features.update_interval, MAX_WINDOW)
+        self.channel.window = self.channel.interval
+        if features.events:
+            self.plain = None
+        elif self.plain is None:
+            self.plain = PlainAnswers(self.bridge, self.session)
+
+    def _next_turn(self, signal: Any) -> AgentLoopTurnUpdate | None:
+        """Before each further model call of a run: a model chosen meanwhile with
+        ``pi/setModel`` takes over (another provider only from the next run, whose key and
+        transport are set up at its start)."""
+        state = self.agent.state
+        if state.model.provider != self._run_provider:
+            return None
+        return AgentLoopTurnUpdate(model=state.model, thinking_level=state.thinking_level)
+
+    def set_model(self, provider: str | None, model_id: str, thinking: str | None) -> None:
+        """``pi/setModel``: this session only, from its next model call (``SetupError`` /
+        ``ValueError`` when the model or level is not usable)."""
+        setup = self.setup
+        if provider is None:
+            provider = self.agent.state.model.provider
+        choice = choose_model(setup.settings(), provider, model_id)
+        if thinking is not None and thinking not in THINKING_LEVELS:
+            raise ValueError(f"unknown thinkingLevel {thinking!r}")
+        setup.choice = (provider, model_id)
+        if thinking is not None:
+            setup.choice_thinking = thinking  # type: ignore[assignment]
+        self.session.choose_model(choice.model, thinking)
+        if not self.running:
+            setup.configure(self.agent)
+
     def _run_done(self, task: asyncio.Task[None], progress: RunProgress) -> None:
         progress.end("aborted" if self._was_aborted() else "done")
         self.channel.flush()
+        if self.plain is not None:
+            self.plain.run_done()
         if task.cancelled():
             return
         exc = task.exception()
@@ -203,13 +287,10 @@ class HostedSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _after_compaction(
-        self,
-        done: asyncio.Event,
-        message: AgentMessage,
-        deliver_as: Literal["steer", "followUp"] | None,
+    async def _submit_after(
+        self, done: Awaitable[Any], message: AgentMessage, deliver_as: DeliverAs | None
     ) -> None:
-        await done.wait()
+        await done
         try:
             self.submit(message, deliver_as)
         except Exception as exc:  # a setting went bad meanwhile: tell the user
@@ -238,13 +319,25 @@ class HostedSession:
     def state(self) -> dict[str, Any]:
         agent = self.agent
         model = agent.state.model
+        usage = self.session.usage_totals()
         return {
             "sessionId": self.id,
             "isStreaming": self.running,
             "model": message_wire(model) if model is not None else None,
+            "thinkingLevel": agent.state.thinking_level,
             "messageCount": len(agent.state.messages),
             "pendingSteering": len(agent.queued_steering),
             "pendingFollowUp": len(agent.queued_follow_ups),
+            "pendingPermissions": self.permissions.pending_list(),
+            "usage": {
+                "input": usage.input,
+                "output": usage.output,
+                "cacheRead": usage.cache_read,
+                "cacheWrite": usage.cache_write,
+                "cost": usage.cost,
+            },
+            "contextTokens": self.session.context_tokens(),
+            "contextWindow": model.context_window if model is not None else None,
             "saveError": self.session.persist_error,
             "forkedFrom": self.forked_from,
         }

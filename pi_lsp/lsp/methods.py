@@ -20,14 +20,34 @@ FORK_SESSION = "pi/forkSession"
 COMPACT = "pi/compact"
 REVIEW = "pi/review"
 REVIEW_DECISION = "pi/reviewDecision"
+QUEUE = "pi/queue"
+MODELS = "pi/models"
+SET_MODEL = "pi/setModel"
+PERMISSIONS = "pi/permissions"
 REQUESTS = (
-    PROMPT, STEER, FOLLOW_UP, ABORT, NEW_SESSION, SESSIONS, RESUME_SESSION, STATE, REPLAY,
-    FORK_SESSION, COMPACT,
+    PROMPT,
+    STEER,
+    FOLLOW_UP,
+    ABORT,
+    NEW_SESSION,
+    SESSIONS,
+    RESUME_SESSION,
+    STATE,
+    REPLAY,
+    FORK_SESSION,
+    COMPACT,
+    QUEUE,
+    MODELS,
+    SET_MODEL,
+    PERMISSIONS,
+    REVIEW,
+    REVIEW_DECISION,
 )
 # server -> client
 EVENT = "pi/event"
 SAVE_DOCUMENTS = "pi/saveDocuments"
 DIAGNOSTICS = "pi/diagnostics"
+REQUEST_PERMISSION = "pi/requestPermission"
 # workspace/executeCommand commands (arguments: one object, the request's params)
 CMD_PROMPT = "pi.prompt"
 CMD_STEER = "pi.steer"

@@ -51,13 +51,25 @@ from .methods import (
     FORK_SESSION as FORK_SESSION,
 )
 from .methods import (
+    MODELS as MODELS,
+)
+from .methods import (
     NEW_SESSION as NEW_SESSION,
+)
+from .methods import (
+    PERMISSIONS as PERMISSIONS,
 )
 from .methods import (
     PROMPT as PROMPT,
 )
 from .methods import (
+    QUEUE as QUEUE,
+)
+from .methods import (
     REPLAY as REPLAY,
+)
+from .methods import (
+    REQUEST_PERMISSION as REQUEST_PERMISSION,
 )
 from .methods import (
     REQUESTS as REQUESTS,
@@ -72,13 +84,17 @@ from .methods import (
     SESSIONS as SESSIONS,
 )
 from .methods import (
+    SET_MODEL as SET_MODEL,
+)
+from .methods import (
     STATE as STATE,
 )
 from .methods import (
     STEER as STEER,
 )
 
-Delivered = Literal["prompt", "steer", "followUp"]
+Delivered = Literal["prompt", "steer", "followUp", "interrupt"]
+DeliverAs = Literal["steer", "followUp", "interrupt"]
 
 
 class WireParams(BaseModel):
@@ -109,12 +125,46 @@ class ImageParam(WireParams):
     mime_type: str
 
 
+class FileAttachment(WireParams):
+    """A file, or a selection of it."""
+
+    uri: str
+    range: Range | None = None
+
+
+class DiagnosticItem(WireParams):
+    """One LSP ``Diagnostic`` as the editor has it (the fields the prompt shows)."""
+
+    range: Range
+    message: str
+    severity: int | None = None
+    source: str | None = None
+    code: int | str | None = None
+
+
+class DiagnosticsList(WireParams):
+    uri: str
+    items: list[DiagnosticItem]
+
+
+class DiagnosticsAttachment(WireParams):
+    diagnostics: DiagnosticsList
+
+
+class ImageAttachment(WireParams):
+    image: ImageParam
+
+
+Attachment = FileAttachment | DiagnosticsAttachment | ImageAttachment
+
+
 class PromptParams(WireParams):
     text: str
     session_id: str | None = None
     images: list[ImageParam] | None = None
     context: PromptContext | None = None
-    deliver_as: Literal["steer", "followUp"] | None = None
+    attachments: list[Attachment] | None = None
+    deliver_as: DeliverAs | None = None
 
 
 class PromptResult(WireParams):
@@ -127,6 +177,60 @@ class QueueParams(WireParams):
 
     text: str
     session_id: str | None = None
+
+
+class QueueOpParams(WireParams):
+    """``pi/queue``: edit the visible queue of a session (PROTOCOL §7)."""
+
+    session_id: str
+    op: Literal["remove", "edit", "promote", "clear"]
+    id: str | None = None
+    text: str | None = None
+
+
+class QueuedItem(WireParams):
+    id: str
+    text: str
+
+
+class QueueResult(WireParams):
+    steering: list[QueuedItem]
+    follow_up: list[QueuedItem]
+
+
+class ModelsParams(WireParams):
+    """``pi/models``; ``sessionId`` (an extension) picks whose model is ``current``."""
+
+    session_id: str | None = None
+
+
+class ModelRef(WireParams):
+    provider: str
+    id: str
+
+
+class ModelInfo(WireParams):
+    provider: str
+    id: str
+    name: str
+    context_window: int
+    max_tokens: int
+    reasoning: bool
+    input: list[str]
+    cost: dict[str, float]
+    """$ per million tokens: ``{input, output, cacheRead, cacheWrite}``."""
+
+
+class ModelsResult(WireParams):
+    models: list[ModelInfo]
+    current: ModelRef | None = None
+
+
+class SetModelParams(WireParams):
+    session_id: str
+    provider: str | None = None
+    model: str = Field(min_length=1)
+    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
 
 
 class SessionParams(WireParams):
@@ -157,6 +261,9 @@ class SessionSummary(WireParams):
     title: str
     updated_at: str
     message_count: int
+    is_streaming: bool = False
+    """A run is going in this session now (a reconnecting client re-attaches with
+    ``pi/replay``)."""
 
 
 class SessionsResult(WireParams):
@@ -183,6 +290,35 @@ class StateResult(WireParams):
     save_error: str | None = None
     """Why the session file cannot be written now (absent while saving works)."""
     forked_from: str | None = None
+
+
+class PermissionsParams(WireParams):
+    """``pi/permissions``: list the workspace's "always" rules, or revoke one."""
+
+    op: Literal["list", "revoke"]
+    id: str | None = None
+
+
+class PermissionOption(WireParams):
+    id: str
+    label: str
+    kind: Literal["allowOnce", "allowSession", "allowAlways", "deny"]
+
+
+class RequestPermissionParams(WireParams):
+    """Server → client ``pi/requestPermission`` (PROTOCOL §8)."""
+
+    session_id: str
+    tool_call_id: str
+    tool: str
+    title: str
+    detail: str
+    options: list[PermissionOption]
+
+
+class RequestPermissionResult(WireParams):
+    option_id: str
+    reason: str | None = None
 
 
 class ReplayParams(WireParams):
@@ -235,6 +371,4 @@ def parse_params(method: str, model: type[P], raw: Any) -> P:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        raise JsonRpcInvalidParams(
-            f"Invalid params for {method}: {describe_error(exc)}"
-        ) from None
+        raise JsonRpcInvalidParams(f"Invalid params for {method}: {describe_error(exc)}") from None

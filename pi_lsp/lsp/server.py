@@ -30,11 +30,10 @@ from .framing import BlockingFrameReader
 from .outbox import Outbox
 from .protocol import COMMANDS, DIAGNOSTICS
 from .transport import (
+    NullWriter,
     PiProtocol,
-    StreamWriterAdapter,
     dispatch,
     run_loop,
-    stream_frames,
     thread_frames,
 )
 
@@ -56,6 +55,9 @@ class PiLanguageServer(LanguageServer):
         self.review: ReviewBook | None = None
         self.api = PiApi(self.bridge, self.tracker, lambda: self.manager, self.config)
         self._stopped = False
+        self.persistent = False
+        """Serving over TCP: the sessions outlive a connection (``shutdown`` / ``exit`` /
+        a closed socket end the connection, not the server)."""
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Log instead of pygls' "Error in server" popups: request errors are already in the
@@ -73,16 +75,25 @@ class PiLanguageServer(LanguageServer):
     # ------------------------------------------------------------------- lifecycle
 
     def initialize_host(self, params: types.InitializeParams) -> None:
+        from ..security.rules import RuleStore
+        from ..security.sandbox import default_sandbox
         from ..sessions import SessionStore
         from .editor_workspace import EditorWorkspace, EditPolicy
+        from .permissions import SecurityContext, rules_file
         from .review_api import ReviewApi
         from .review_book import ReviewBook
         from .session_manager import SessionManager
         from .text_document import install
 
         install(self.workspace)  # didChange in time proportional to the change
-        self.tracker.workspace = self.workspace
+        self.tracker.forget_all(self.workspace)
         self.config.initialize(params.initialization_options)
+        if self.manager is not None:  # a new connection to a running server (TCP)
+            self.manager.attach_client(self.config.features)
+            log.info("client reconnected; %d live sessions", len(self.manager.sessions))
+            return
+        sandbox = default_sandbox()
+        sandbox.start_probe()  # really runs bwrap once, in the background
         roots = workspace_roots(params)
         workspace = EditorWorkspace(
             roots,
@@ -97,6 +108,9 @@ class PiLanguageServer(LanguageServer):
             store=store,
             settings=self.config.current,
             features=self.config.features,
+            security=SecurityContext(
+                RuleStore(rules_file(workspace.cwd), str(workspace.cwd)), sandbox
+            ),
         )
         self.review = ReviewBook(self._publish_review, lambda: self.bridge.encoding)
         workspace.review = self.review
@@ -120,6 +134,46 @@ class PiLanguageServer(LanguageServer):
         except Exception:
             return False
         return True
+
+    async def security_notice(self) -> None:
+        """Say once when ``permissions.bash`` is ``sandbox`` but the sandbox does not work."""
+        if self.manager is None:
+            return
+        text = await self.manager.security.unavailable_notice(self.config.settings)
+        if text is not None:
+            log.warning("%s", text)
+            self.bridge.show_message(types.MessageType.Warning, text)
+
+    def roots_differ(self, params: types.InitializeParams) -> str | None:
+        """Why a new connection cannot share this server's sessions (other folders)."""
+        if self.manager is None:
+            return None
+        mine = {os.path.realpath(r) for r in self.manager.workspace.roots}
+        theirs = {os.path.realpath(r) for r in workspace_roots(params)}
+        if mine == theirs:
+            return None
+        return (
+            f"This pi-lsp serves the workspace {', '.join(sorted(mine))}; this connection's "
+            f"folders are {', '.join(sorted(theirs))}. One server serves one workspace: start "
+            "another pi-lsp for that folder."
+        )
+
+    def connection_opened(self) -> None:
+        """A new client (TCP): it starts over with its own ``initialize``."""
+        protocol = self.protocol
+        assert isinstance(protocol, PiProtocol)
+        protocol._shutdown = False
+        protocol.initialize_seen = False
+        self.bridge.connected = True
+
+    def connection_closed(self) -> None:
+        """The client went away (TCP): runs go on; what waited for it fails now."""
+        self.bridge.connected = False
+        self.bridge.fail_pending("the editor disconnected")
+        self.tracker.forget_all(None)
+        protocol = self.protocol
+        assert isinstance(protocol, PiProtocol)
+        protocol.set_writer(NullWriter())
 
     async def stop(self) -> None:
         """End every run, kill tool processes, flush sessions (idempotent)."""
@@ -180,6 +234,7 @@ def _register(server: PiLanguageServer) -> None:
             await ls.config.refresh()
         finally:
             ls.config.mark_loaded()
+        await ls.security_notice()
         if ls.bridge.cap("workspace.did_change_configuration.dynamic_registration", False):
             await _register_configuration(ls)
 
@@ -188,6 +243,7 @@ def _register(server: PiLanguageServer) -> None:
         ls: PiLanguageServer, params: types.DidChangeConfigurationParams
     ) -> None:
         await ls.config.refresh(params.settings)
+        await ls.security_notice()
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PiLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -226,7 +282,8 @@ def _register(server: PiLanguageServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: PiLanguageServer, params: Any) -> None:
-        await ls.stop()
+        if not ls.persistent:  # over TCP the sessions outlive the connection
+            await ls.stop()
 
     for method, handler in server.api.methods().items():
         server.feature(method)(_request(handler))
@@ -301,34 +358,5 @@ def run_stdio(
             return 0
         dispatch(protocol, first)
         return await run_loop(protocol, thread_frames(stdin), server.stop)
-
-    return asyncio.run(main())
-
-
-def serve_tcp(host: str, port: int) -> int:
-    server = create_server()
-    done: asyncio.Future[int] | None = None
-
-    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        assert done is not None
-        if done.done():
-            writer.close()
-            return
-        server.protocol.set_writer(StreamWriterAdapter(writer))
-        protocol = server.protocol
-        assert isinstance(protocol, PiProtocol)
-        code = await run_loop(protocol, stream_frames(reader), server.stop)
-        await writer.drain()
-        writer.close()
-        if not done.done():
-            done.set_result(code)
-
-    async def main() -> int:
-        nonlocal done
-        done = asyncio.get_running_loop().create_future()
-        tcp = await asyncio.start_server(on_connect, host, port)
-        log.info("listening on %s", ", ".join(str(s.getsockname()) for s in tcp.sockets))
-        async with tcp:
-            return await done
 
     return asyncio.run(main())

@@ -16,11 +16,11 @@ from typing import Any
 from lsprotocol import types
 
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
-from ..sessions.agent_session import AgentSession
+from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from .agent_setup import AgentSetup, SetupError
 from .client import ClientBridge
 from .hosted import HostedSession
-from .permissions import BashPermissions
+from .permissions import BashPermissions, SecurityContext
 from .protocol import SessionSummary
 from .review_book import ReviewBook
 from .settings import ClientFeatures, Settings
@@ -43,8 +43,10 @@ class SessionManager:
         store: SessionStore,
         settings: Callable[[], Settings],
         features: ClientFeatures,
+        security: SecurityContext,
     ) -> None:
         self.bridge = bridge
+        self.security = security
         self.workspace = workspace
         self.store = store
         self.settings = settings
@@ -59,9 +61,12 @@ class SessionManager:
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
         holder: list[HostedSession] = []
         setup = AgentSetup(
-            self.workspace, self.settings, lambda info: holder[0].on_retry(info) if holder else None
+            self.workspace,
+            self.settings,
+            lambda info: holder[0].on_retry(info) if holder else None,
+            sandbox=self.security,
         )
-        permissions = BashPermissions(self.bridge, lambda: self.settings().permissions.bash)
+        permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
         agent = setup.new_agent(permissions.before_tool_call)
         session = AgentSession.resume(agent, file) if resume else AgentSession(agent, file)
         hosted = HostedSession(
@@ -69,6 +74,12 @@ class SessionManager:
         )
         hosted.review = self.review
         holder.append(hosted)
+        permissions.session_id = hosted.id
+        saved = session.saved_model_choice() if resume else None
+        if saved is not None:  # the session chose its own model: it keeps it
+            setup.choice = saved[0], saved[1]
+            if saved[2] in THINKING_LEVELS:
+                setup.choice_thinking = saved[2]  # type: ignore[assignment]
         # so pi/state shows the configured model before the first run; a bad setting is
         # reported when a run is asked for
         with contextlib.suppress(SetupError):
@@ -138,6 +149,7 @@ class SessionManager:
                     title=info.title,
                     updated_at=info.updated_at_iso,
                     message_count=count,
+                    is_streaming=live.running if live is not None else False,
                 )
             )
         for hosted in self.sessions.values():
@@ -148,9 +160,16 @@ class SessionManager:
                         title=_title(hosted),
                         updated_at="",
                         message_count=len(hosted.agent.state.messages),
+                        is_streaming=hosted.running,
                     )
                 )
         return out
+
+    def attach_client(self, features: ClientFeatures) -> None:
+        """A new connection (TCP reconnect): its client capabilities apply to every session."""
+        self.features = features
+        for hosted in self.sessions.values():
+            hosted.attach_client(features)
 
     # ---------------------------------------------------------------------- shutdown
 

@@ -17,7 +17,8 @@ from pydantic.alias_generators import to_camel
 from ..ai.models import PROVIDERS
 
 ThinkingSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-BashPermission = Literal["ask", "allow", "deny"]
+BashPermission = Literal["ask", "allow", "deny", "sandbox"]
+InputKind = Literal["text", "image"]
 
 DEFAULT_UPDATES_PER_SECOND = 60
 MIN_UPDATES_PER_SECOND = 10  # so merging never spans more than ~100 ms
@@ -36,11 +37,49 @@ class _Model(BaseModel):
 
 class Permissions(_Model):
     bash: BashPermission = "ask"
+    network: bool = False
+    """``bash: "sandbox"`` only: let sandboxed commands use the network."""
+    env_allow: list[str] = Field(default_factory=list)
+    """Environment variables passed to commands although they look like secrets."""
+
+    @field_validator("env_allow")
+    @classmethod
+    def _names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name or "=" in name or "\0" in name:
+                raise ValueError(f"not an environment variable name: {name!r}")
+        return value
+
+
+class CustomModel(_Model):
+    """One entry of the ``models`` setting: a model the catalog does not know (a local
+    server's), offered by ``pi/models`` and selectable with ``pi/setModel``."""
+
+    id: str = Field(min_length=1)
+    provider: str = "openai-compatible"
+    name: str | None = None
+    base_url: str | None = None
+    context_window: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0)
+    reasoning: bool = False
+    input: list[InputKind] = Field(default_factory=lambda: list[InputKind](["text"]))
+    cost: dict[str, float] | None = None
+    """$ per million tokens: ``{input, output, cacheRead, cacheWrite}``."""
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        if value not in PROVIDERS:
+            raise ValueError(f"unknown provider; expected one of {', '.join(PROVIDERS)}")
+        return value
 
 
 class ClientFeatures(_Model):
     """``initializationOptions.pi.clientCapabilities``: ``pi/*`` features the client handles."""
 
+    events: bool = False
+    """The client renders ``pi/event``; without it the final answer of each run is sent as
+    ``window/showMessage`` with a Markdown transcript (PROTOCOL §12)."""
     save_documents: bool = False
     """The client answers ``pi/saveDocuments {uris}`` (so the server never writes buffers)."""
     diagnostics: bool = False
@@ -49,6 +88,8 @@ class ClientFeatures(_Model):
         default=DEFAULT_UPDATES_PER_SECOND, ge=1, le=MAX_UPDATES_PER_SECOND
     )
     """Budget of ``message_update`` notifications per session (clamped to 10…1000)."""
+    request_permission: bool = False
+    """The client answers ``pi/requestPermission`` (PROTOCOL §8) instead of a message box."""
 
     @property
     def update_interval(self) -> float:
@@ -88,11 +129,14 @@ class Settings(_Model):
     system_prompt_append: str | None = None
     """Extra text appended to the coding-agent system prompt."""
     context_window: int | None = Field(default=None, ge=256)
-    """The model's context window in tokens (default: the catalog's, or 128000)."""
+    """The configured model's context window in tokens (default: the catalog's, or 128000):
+    drives compaction and ``pi/state.contextWindow`` (a small local model's real window)."""
     max_tokens: int | None = Field(default=None, ge=1)
     """Cap on the tokens of one answer (sent as ``max_tokens``; default: the model's)."""
     read_timeout: float | None = Field(default=None, gt=0)
     """Seconds without any data from the provider before a request fails (default 600)."""
+    models: list[CustomModel] = Field(default_factory=list)
+    """Custom models (local servers) offered by ``pi/models`` besides the catalog."""
 
 
 SETTING_KEYS: frozenset[str] = frozenset(

@@ -51,6 +51,8 @@ class PiProtocol(LanguageServerProtocol):
     on_exit: Callable[[int], None] | None = None
     suppressed_response: Any = None
     """Id of an ``initialize`` already answered by the start-up path (``stdio``)."""
+    initialize_seen: bool = False
+    """This connection sent its ``initialize``: another one is refused (InvalidRequest)."""
 
     def _send_data(self, data: Any) -> None:
         if not data:
@@ -147,6 +149,16 @@ def dispatch(protocol: PiProtocol, body: bytes) -> None:
     if is_request and protocol._shutdown:
         protocol.send_error(msg_id, JsonRpcInvalidRequest("Server is shutting down"))
         return
+    if method == "initialize" and is_request and protocol.initialize_seen:
+        # a second one would re-root the tools and orphan the running sessions
+        protocol.send_error(
+            msg_id,
+            JsonRpcInvalidRequest(
+                "Invalid Request: this connection is already initialized; a second "
+                "`initialize` is refused (reconnect to start over)"
+            ),
+        )
+        return
     try:
         message = protocol.structure_message(raw)
     except JsonRpcException as exc:
@@ -161,6 +173,8 @@ def dispatch(protocol: PiProtocol, body: bytes) -> None:
         else:
             log.warning("dropping malformed %s: %s", method or "response", _params_error(exc))
         return
+    if method == "initialize" and is_request:
+        protocol.initialize_seen = True
     try:
         protocol.handle_message(message)
     except Exception:
@@ -275,3 +289,13 @@ class StreamWriterAdapter:
 
     def close(self) -> None:
         self._writer.close()
+
+
+class NullWriter:
+    """The writer while no client is connected: output is dropped (not logged per message)."""
+
+    def write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        pass

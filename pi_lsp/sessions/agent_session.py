@@ -34,10 +34,19 @@ from ..agent.messages import (
 from ..agent.types import AgentEvent, MaybeAwaitable
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
 from .compaction import CompactionResult, CompactionSettings
-from .events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent, SessionSaveEvent
+from .entries import CustomEntry
+from .events import (
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
+    QueueUpdateEvent,
+    SessionEvent,
+    SessionSaveEvent,
+)
 from .overflow import is_retryable_error
+from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
+from .usage import UsageTotals, context_tokens, usage_totals
 
 log = logging.getLogger("pi_lsp.sessions")
 
@@ -45,6 +54,7 @@ SessionListener = Callable[[SessionEvent], MaybeAwaitable[None]]
 ModelResolver = Callable[[str, str], Model | None]
 Sleep = Callable[[float, AbortSignal], Awaitable[None]]
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+MODEL_CHOICE_ENTRY_TYPE = "pi-lsp.model_choice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +114,9 @@ class AgentSession(CompactionMixin):
         """Why the session file cannot be written now (``None`` while saving works)."""
         self._side_tasks: set[asyncio.Task[None]] = set()
         """The last failure to write the session file (the run goes on), for the UI."""
+        self._pending_listeners: set[asyncio.Future[Any]] = set()
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
+        agent.on_queue_change = self._queue_changed
 
     @classmethod
     def resume(
@@ -139,6 +151,7 @@ class AgentSession(CompactionMixin):
                         current.id,
                     )
         agent.session_id = file.session_id
+        agent.restore_queues(*restore_queues(file.get_branch()))
         return cls(agent, file, compaction=compaction, retry=retry, sleep=sleep)
 
     # ------------------------------------------------------------------ listeners
@@ -167,6 +180,34 @@ class AgentSession(CompactionMixin):
         session file's lock."""
         self._unsubscribe_agent()
         self._tree.close()
+        if self.agent.on_queue_change == self._queue_changed:
+            self.agent.on_queue_change = None
+
+    # ------------------------------------------------------------------ queue
+
+    def queue_event(self) -> QueueUpdateEvent:
+        steering, follow_ups = self.agent.queue_items()
+        return QueueUpdateEvent(steering, follow_ups)
+
+    def _queue_changed(self) -> None:
+        """Persist both queues (one entry) and tell the listeners (one ``queue_update``).
+        Listeners run synchronously here; an awaitable they return is scheduled."""
+        steering, follow_ups = self.agent.queue_items()
+        saved = self._record(
+            self._tree.append_custom, QUEUE_ENTRY_TYPE, queue_data(steering, follow_ups)
+        )
+        if saved is not None and (steering or follow_ups):
+            self._record(self._tree.flush)  # written now, even before the first message
+        event = QueueUpdateEvent(steering, follow_ups)
+        for listener in tuple(self._listeners.values()):
+            try:
+                result = listener(event)
+                if result is not None and isawaitable(result):
+                    task = asyncio.ensure_future(result)
+                    self._pending_listeners.add(task)
+                    task.add_done_callback(self._pending_listeners.discard)
+            except Exception:
+                log.exception("session listener failed on %s", event.type)
 
     # ------------------------------------------------------------------ state
 
@@ -187,6 +228,36 @@ class AgentSession(CompactionMixin):
         self.agent.state.model = model
         self._record(self._tree.append_model_change, model.provider, model.id)
 
+    def choose_model(self, model: Model, thinking_level: str | None = None) -> None:
+        """This session's own model (``pi/setModel``): a ``model_change`` entry (as in Pi)
+        plus a ``pi-lsp.model_choice`` entry, so a resumed session keeps its choice whatever
+        the settings say. The model is used from the next model call on."""
+        if thinking_level is not None and thinking_level not in THINKING_LEVELS:
+            raise ValueError(f"Unknown thinking level: {thinking_level}")
+        self.set_model(model)
+        if thinking_level is not None:
+            self.set_thinking_level(thinking_level)
+        data = {"provider": model.provider, "modelId": model.id, "thinkingLevel": thinking_level}
+        self._record(self._tree.append_custom, MODEL_CHOICE_ENTRY_TYPE, data)
+
+    def saved_model_choice(self) -> tuple[str, str, str | None] | None:
+        """``(provider, model id, thinking level)`` of the last ``pi/setModel`` on this branch."""
+        for entry in reversed(self._tree.get_branch()):
+            if isinstance(entry, CustomEntry) and entry.custom_type == MODEL_CHOICE_ENTRY_TYPE:
+                data = entry.data if isinstance(entry.data, dict) else {}
+                provider, model_id = data.get("provider"), data.get("modelId")
+                level = data.get("thinkingLevel")
+                if isinstance(provider, str) and isinstance(model_id, str):
+                    return provider, model_id, level if isinstance(level, str) else None
+        return None
+
+    def usage_totals(self) -> UsageTotals:
+        return usage_totals(self._tree.entries)
+
+    def context_tokens(self) -> int:
+        state = self.agent.state
+        return context_tokens(state.messages, state.system_prompt, state.tools)
+
     def set_thinking_level(self, level: str) -> None:
         if level not in THINKING_LEVELS:
             raise ValueError(f"Unknown thinking level: {level}")
@@ -203,7 +274,7 @@ class AgentSession(CompactionMixin):
         if context.thinking_level != self.agent.state.thinking_level:
             self._record(self._tree.append_thinking_level_change, self.agent.state.thinking_level)
 
-    def _record(self, append: Callable[..., str], *args: Any) -> str | None:
+    def _record(self, append: Callable[..., str | None], *args: Any) -> str | None:
         try:
             entry_id = append(*args)
         except Exception as exc:  # never let bookkeeping break the run or its events
@@ -294,9 +365,7 @@ class AgentSession(CompactionMixin):
         if message.stop_reason == "error" and self._retry_attempt > 0:
             attempt, self._retry_attempt = self._retry_attempt, 0
             await self._emit(
-                AutoRetryEndEvent(
-                    success=False, attempt=attempt, final_error=message.error_message
-                )
+                AutoRetryEndEvent(success=False, attempt=attempt, final_error=message.error_message)
             )
         if await self._check_compaction(message):
             return True

@@ -2,7 +2,8 @@
 
 ``compaction_start{reason}`` / ``compaction_end{reason, tokensBefore, tokensAfter, result,
 aborted, willRetry, errorMessage?}`` (reason: ``manual`` | ``threshold`` | ``overflow``), and
-Pi's session-level ``auto_retry_start`` / ``auto_retry_end``. Slotted dataclasses like the
+Pi's session-level ``auto_retry_start`` / ``auto_retry_end``, and ``queue_update`` (both
+queues, after every change). Slotted dataclasses like the
 agent events; the LSP layer maps them to the wire.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from ..agent.queue import QueuedMessage
 from ..agent.types import AgentEvent
 from .compaction import CompactionResult
 
@@ -69,11 +71,22 @@ class AutoRetryEndEvent:
     type: Literal["auto_retry_end"] = "auto_retry_end"
 
 
+@dataclass(slots=True)
+class QueueUpdateEvent:
+    """Either queue changed (enqueue, delivery, edit, removal, promotion, clear, restore):
+    both queues as they are now, oldest first."""
+
+    steering: list[QueuedMessage]
+    follow_up: list[QueuedMessage]
+    type: Literal["queue_update"] = "queue_update"
+
+
 SessionOnlyEvent: TypeAlias = (
     CompactionStartEvent
     | CompactionEndEvent
     | AutoRetryStartEvent
     | AutoRetryEndEvent
+    | QueueUpdateEvent
     | SessionSaveEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

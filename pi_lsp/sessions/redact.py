@@ -1,24 +1,26 @@
 """Keeps secrets out of session files.
 
 A ``Redactor`` replaces, in every string of an entry about to be written: the values of
-secret-looking environment variables (``ai.env_keys.is_secret_env_name``: provider keys,
-``*_TOKEN``, ``*_SECRET`` …, plus names the caller adds such as the configured ``apiKeyEnv``),
-explicit secret values, authorization headers, bearer tokens and ``sk-…`` style keys.
+secret-looking environment variables (by name or value, ``security.env_secrets``), every
+secret the process holds or was told about (``security.vault``: the variables moved out of
+``os.environ`` at start-up, names marked secret such as the configured ``apiKeyEnv`` — by the
+server and the CLI alike — and remembered key values), names and values the caller adds,
+authorization headers, bearer tokens and ``sk-…`` style keys. The default redactor follows
+the vault as it grows, so there is one redaction path for every front-end.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..ai.env_keys import is_secret_env_name
+from ..security import env_secrets, vault
+from ..security.vault import MIN_SECRET_LENGTH
 
 REDACTED = "[REDACTED]"
-MIN_SECRET_LENGTH = 8
-"""Shorter values are not treated as secrets (``TOKEN=1`` would redact every ``1``)."""
 
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Authorization: Bearer xyz / "authorization": "Basic xyz" / proxy-authorization=...
@@ -39,6 +41,10 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}"), "Bearer " + REDACTED),
     (re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), REDACTED),
+    (env_secrets.URL_CREDENTIALS, r"\1" + REDACTED + "@"),
+    (env_secrets.PRIVATE_KEY_BLOCK, REDACTED),
+    (env_secrets.TOKEN, REDACTED),
+    (env_secrets.WEBHOOK_URL, REDACTED),
 )
 
 
@@ -52,20 +58,30 @@ class Redactor:
         extra_names: Iterable[str] = (),
         extra_values: Iterable[str] = (),
     ) -> None:
-        source = os.environ if env is None else env
-        names = set(extra_names)
-        values = {v for v in extra_values if v and len(v.strip()) >= MIN_SECRET_LENGTH}
+        self._env = env
+        self._names = set(extra_names)
+        self._extra = {v for v in extra_values if v and len(v.strip()) >= MIN_SECRET_LENGTH}
+        self._version = -1
+        self._values: re.Pattern[str] | None = None
+        self._refresh()
+
+    def _refresh(self) -> None:
+        version = vault.version()
+        if version == self._version:
+            return
+        self._version = version
+        source = vault.environ() if self._env is None else self._env
+        values = set(self._extra) | vault.secret_values(source)
         for name, value in source.items():
-            if (name in names or is_secret_env_name(name)) and len(value) >= MIN_SECRET_LENGTH:
-                values.add(value)
-                if value.strip() != value and len(value.strip()) >= MIN_SECRET_LENGTH:
-                    values.add(value.strip())
+            if name in self._names or is_secret_env_name(name):
+                values.update(v for v in (value, value.strip()) if len(v) >= MIN_SECRET_LENGTH)
         ordered = sorted(values, key=len, reverse=True)
         self._values = (
             re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
         )
 
     def text(self, value: str) -> str:
+        self._refresh()
         if self._values is not None:
             value = self._values.sub(REDACTED, value)
         for pattern, replacement in _PATTERNS:

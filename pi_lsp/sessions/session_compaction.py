@@ -28,6 +28,7 @@ from .compaction import (
     compact,
     estimate_context_tokens,
     estimate_messages_tokens,
+    fitted_to_window,
     prepare_compaction,
     should_compact,
 )
@@ -57,11 +58,15 @@ class CompactionMixin:
     async def _emit(self, event: SessionEvent) -> None:
         raise NotImplementedError
 
-    def _record(self, append: Callable[..., str], *args: Any) -> str | None:
+    def _record(self, append: Callable[..., str | None], *args: Any) -> str | None:
         raise NotImplementedError
 
     def _drop_trailing_assistant(self, *, only_errors: bool = False) -> None:
         raise NotImplementedError
+
+    def _fitted_settings(self) -> CompactionSettings:
+        """The compaction settings for the current model's window (see ``fitted_to_window``)."""
+        return fitted_to_window(self.compaction_settings, self.agent.state.model.context_window)
 
     def _latest_compaction(self) -> CompactionEntry | None:
         for entry in reversed(self._tree.get_branch()):
@@ -72,7 +77,7 @@ class CompactionMixin:
     async def _check_compaction(
         self, message: AssistantMessage, *, skip_aborted: bool = True
     ) -> bool:
-        settings = self.compaction_settings
+        settings = self._fitted_settings()
         if not settings.enabled:
             return False
         if skip_aborted and message.stop_reason == "aborted":
@@ -151,7 +156,7 @@ class CompactionMixin:
         will_retry: bool,
         custom_instructions: str | None,
     ) -> CompactionResult | None:
-        preparation = prepare_compaction(self._tree.get_branch(), self.compaction_settings)
+        preparation = prepare_compaction(self._tree.get_branch(), self._fitted_settings())
         if preparation is None:
             return None
         await self._emit(CompactionStartEvent(reason=reason))

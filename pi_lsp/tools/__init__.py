@@ -6,7 +6,7 @@ the coding-agent prompt. Must not import pygls/lsprotocol, nor ``pi_lsp.lsp`` /
 ``pi_lsp.sessions``.
 """
 
-from .bash import BashOptions, BashParams, BashTool
+from .bash import BashOptions, BashParams, BashSandbox, BashTool
 from .common import ToolError, ToolParams
 from .disk_workspace import DiskWorkspace
 from .edit import EditItem, EditParams, EditTool
@@ -35,6 +35,7 @@ __all__ = [
     "READ_ONLY_TOOL_NAMES",
     "BashOptions",
     "BashParams",
+    "BashSandbox",
     "BashTool",
     "DirEntry",
     "DiskWorkspace",

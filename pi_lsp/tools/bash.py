@@ -1,10 +1,14 @@
 """The ``bash`` tool (pi-reference §4.5): run a command in the workspace cwd, stream its output.
 
 The command runs as ``[shell, "-c", command]`` in its own process group with stdin closed,
-stdout and stderr merged, and an environment without secrets. Output streams as throttled
-updates (at most one per 100 ms, the accumulated tail each time); the result keeps the last
-2000 lines / 50 KiB with the full output in a temp file. Timeout and abort SIGKILL the whole
-group. Must not import anything above tools/.
+stdout and stderr merged, and an environment without secrets (``security``: credential-looking
+names and values, the secrets the process holds, the configured key variable — unless the
+user allowed a name). With ``BashOptions.sandbox`` the shell runs inside bubblewrap
+(``security.sandbox``: read-only system, writable workspace roots and private /tmp, no
+network unless allowed); a sandbox that does not work refuses the command. Output streams
+as throttled updates (at most one per 100 ms, the accumulated tail each time); the result
+keeps the last 2000 lines / 50 KiB with the full output in a temp file. Timeout and abort
+SIGKILL the whole group. Must not import anything above tools/.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import math
 import os
 import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -23,6 +28,8 @@ from pydantic.json_schema import SkipJsonSchema
 from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal, TextContent
 from ..ai.env_keys import scrub_env
+from ..security import vault
+from ..security.sandbox import Bubblewrap, SandboxPolicy
 from .common import ToolError, ToolParams, emit_update, format_number, text_result
 from .output import OutputAccumulator, OutputSnapshot
 from .process import ProcessRegistry, ShellProcess, default_registry
@@ -31,6 +38,14 @@ from .workspace import Workspace
 
 UPDATE_INTERVAL_SECONDS = 0.1
 MAX_TIMEOUT_SECONDS = 2_147_483_647 / 1000
+
+
+@dataclass(frozen=True, slots=True)
+class BashSandbox:
+    """Run every command inside ``runner`` (bubblewrap)."""
+
+    runner: Bubblewrap
+    network: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +59,8 @@ class BashOptions:
     command_prefix: str | None = None
     """Prepended as ``prefix\\ncommand`` (Pi's ``shellCommandPrefix``)."""
     process_registry: ProcessRegistry = field(default_factory=default_registry)
+    sandbox: BashSandbox | None = None
+    """Run commands in the OS sandbox (``permissions.bash = "sandbox"``)."""
 
 
 class BashParams(ToolParams):
@@ -80,8 +97,22 @@ class BashTool(AgentTool[BashParams]):
 
     def environment(self) -> dict[str, str]:
         return scrub_env(
-            os.environ, allow=self.options.env_allow, extra_secrets=self.options.extra_secret_env
+            vault.environ(),
+            allow=self.options.env_allow,
+            extra_secrets={*self.options.extra_secret_env, *vault.secret_names()},
         )
+
+    async def argv(self, command: str, cwd: Path) -> list[str]:
+        argv = [resolve_shell(self.options.shell), "-c", command]
+        sandbox = self.options.sandbox
+        if sandbox is None:
+            return argv
+        problem = await asyncio.to_thread(sandbox.runner.problem)  # probed once, at start-up
+        if problem is not None:
+            raise ToolError(f"Not run: the sandbox is unavailable ({problem}).")
+        roots = tuple(r for r in self.workspace.roots if r.is_dir())  # bwrap needs them
+        policy = SandboxPolicy(roots, network=sandbox.network)
+        return sandbox.runner.wrap(argv, cwd=cwd, policy=policy)
 
     async def execute(
         self,
@@ -108,10 +139,11 @@ class BashTool(AgentTool[BashParams]):
             raise ToolError(
                 f"Working directory does not exist: {cwd}\nCannot execute bash commands."
             )
+        argv = await self.argv(command, cwd)
         await emit_update(on_update, AgentToolResult(content=[], details=None))
         try:
             process = ShellProcess(
-                [resolve_shell(self.options.shell), "-c", command],
+                argv,
                 cwd=cwd,
                 env=self.environment(),
                 registry=self.options.process_registry,

@@ -83,3 +83,20 @@ def test_describe_call() -> None:
     assert describe_call("read", {"path": "a.py", "offset": 3}) == "read a.py (offset 3, limit -)"
     assert describe_call("grep", {"pattern": "x", "path": "src"}) == 'grep "x" in src'
     assert describe_call("custom", {"k": 1}) == 'custom {"k": 1}'
+
+
+async def test_a_long_or_disguised_command_is_shown_safely_and_never_always(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\n"))
+    err = io.StringIO()
+    permission = BashPermission(allow_all=False, interactive=True, err=err)
+    command = "echo ok\x1b[2K\r" + " " * 5000 + "x" * 3000 + "; rm -rf ~"
+    result = await permission(ctx(command=command), AbortSignal())
+    shown = err.getvalue()
+    assert result is not None  # "a" is not an answer for a command that was cut
+    assert result.block
+    assert "characters hidden]" in shown
+    assert "; rm -rf ~`? [y/N] " in shown
+    assert "\x1b" not in shown
+    assert not permission.allow_all

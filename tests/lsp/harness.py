@@ -294,14 +294,23 @@ async def start(
             ),
             root_uri=uri_of(root),
             workspace_folders=[types.WorkspaceFolder(uri=uri_of(root), name=root.name)],
-            initialization_options={"pi": pi or {}},
+            initialization_options={"pi": rich_client(pi or {})},
         )
     )
     return harness
 
 
+def rich_client(pi: dict[str, Any]) -> dict[str, Any]:
+    """Settings of a client that renders ``pi/event`` (as the editor plugins do), unless the
+    test says ``clientCapabilities.events: false`` (a plain LSP client)."""
+    caps = {"events": True, **pi.get("clientCapabilities", {})}
+    return {**pi, "clientCapabilities": caps}
+
+
 async def stop(harness: Harness) -> None:
     client = harness.client
+    if client.stopped:  # a test already stopped it (e.g. to restart the server)
+        return
     try:
         await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
     finally:

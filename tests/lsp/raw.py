@@ -18,6 +18,23 @@ from .harness import VSCODE, uri_of
 _converter = get_converter()
 
 
+async def read_message(stream: asyncio.StreamReader) -> dict[str, Any] | None:
+    """One Content-Length framed JSON message (``None`` at EOF)."""
+    length = None
+    while True:
+        line = await stream.readline()
+        if not line:
+            return None
+        if line == b"\r\n":
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    assert length is not None
+    message: dict[str, Any] = json.loads(await stream.readexactly(length))
+    return message
+
+
 class RawClient:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
@@ -43,19 +60,10 @@ class RawClient:
         assert stdout is not None
         while True:
             await self.reading.wait()
-            length = None
-            while True:
-                line = await stdout.readline()
-                if not line:
-                    return
-                if line == b"\r\n":
-                    break
-                name, _, value = line.decode().partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            assert length is not None
-            body = await stdout.readexactly(length)
-            self.messages.append(json.loads(body))
+            message = await read_message(stdout)
+            if message is None:
+                return
+            self.messages.append(message)
             old, self._changed = self._changed, asyncio.Event()
             old.set()
 

@@ -48,7 +48,9 @@ async def test_deny_dismiss_or_error_blocks_the_command(
     (prompt,) = h.prompts
     assert prompt.type == types.MessageType.Warning
     assert "touch ran.txt" in prompt.message
-    assert [a.title for a in prompt.actions or []] == ["Allow", "Always allow", "Deny"]
+    assert [a.title for a in prompt.actions or []] == [
+        "Allow", "Always allow", 'Always allow "touch" in this workspace', "Deny"
+    ]
 
 
 async def test_allow_runs_it_once(pi: Start, tmp_path: Path, workspace: Path) -> None:

@@ -126,7 +126,9 @@ async def test_code_actions_start_a_prompt_with_the_selection(
     assert fix["kind"] == "quickfix"
     assert fix["diagnostics"][0]["message"] == "undefined name 'x'"
     assert "undefined name 'x'" in fix["command"]["arguments"][0]["text"]
-    assert fix["command"]["arguments"][0]["context"]["range"] == sel
+    (attached,) = fix["command"]["arguments"][0]["attachments"]
+    assert attached["diagnostics"]["uri"] == uri
+    assert attached["diagnostics"]["items"][0]["range"] == sel
 
 
 async def test_prompt_with_whole_file_context(pi: Start, tmp_path: Path, workspace: Path) -> None:

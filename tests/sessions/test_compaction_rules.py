@@ -426,3 +426,17 @@ def test_silent_overflows() -> None:
     cut.usage.input = 127_000
     assert is_context_overflow(cut, 128_000)
     assert not is_retryable_error(assistant("", error="insufficient_quota"))
+
+
+def test_compaction_settings_fit_small_windows_and_leave_large_ones_alone() -> None:
+    from pi_lsp.sessions.compaction import CompactionSettings, fitted_to_window
+
+    pi_defaults = CompactionSettings()
+    assert fitted_to_window(pi_defaults, 200_000) is pi_defaults
+    assert fitted_to_window(pi_defaults, 64_000) is pi_defaults
+    small = fitted_to_window(pi_defaults, 4096)
+    assert (small.reserve_tokens, small.keep_recent_tokens) == (1024, 1024)
+    mid = fitted_to_window(pi_defaults, 32_768)  # the reserve works; keeping 20k leaves no cut
+    assert (mid.reserve_tokens, mid.keep_recent_tokens) == (16_384, 8192)
+    custom = CompactionSettings(keep_recent_tokens=12)
+    assert fitted_to_window(custom, 20_000) is custom

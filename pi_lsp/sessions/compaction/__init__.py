@@ -39,6 +39,7 @@ from .tokens import (
     estimate_context_tokens,
     estimate_message_tokens,
     estimate_messages_tokens,
+    fitted_to_window,
     should_compact,
     valid_usage,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "estimate_messages_tokens",
     "find_cut_point",
     "find_turn_start_index",
+    "fitted_to_window",
     "format_file_operations",
     "generate_summary",
     "generate_turn_prefix_summary",

@@ -36,6 +36,23 @@ class CompactionSettings:
     keep_recent_tokens: int = 20_000
 
 
+def fitted_to_window(settings: CompactionSettings, context_window: int) -> CompactionSettings:
+    """``settings`` that can work for a small window (a local 4k–32k model). Pi's defaults
+    assume a large one: a reserve at least as big as the window would compact after every
+    reply, and a recent tail bigger than what may stay leaves nothing to cut. Such a reserve
+    or tail becomes a quarter of the window; settings that work are left alone."""
+    quarter = max(1, context_window // 4)
+    reserve = settings.reserve_tokens
+    if reserve >= context_window:
+        reserve = quarter
+    keep = settings.keep_recent_tokens
+    if keep >= context_window - reserve:
+        keep = quarter
+    if (reserve, keep) == (settings.reserve_tokens, settings.keep_recent_tokens):
+        return settings
+    return CompactionSettings(settings.enabled, reserve, keep)
+
+
 def _content_chars(content: str | Sequence[Any]) -> int:
     if isinstance(content, str):
         return len(content)

@@ -1,0 +1,57 @@
+"""What a session has cost and how full its context is: ``pi/state``'s meter.
+
+``usage_totals`` sums the usage of every assistant message in the session file (all branches:
+tokens spent on an abandoned branch were still paid for). ``context_tokens`` is the estimate
+of the next request: the last valid usage plus estimates for what followed it, or — before
+the first reply — the system prompt, tool definitions and messages estimated.
+Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..agent.messages import AgentMessage
+from ..agent.types import AgentTool, tool_definitions
+from ..ai import AssistantMessage
+from ..ai.cost import estimate_tokens
+from .compaction import estimate_context_tokens
+from .entries import MessageEntry, SessionEntry
+
+
+@dataclass(frozen=True, slots=True)
+class UsageTotals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    """In dollars, from the catalog's (or the custom model's) prices."""
+
+
+def usage_totals(entries: Sequence[SessionEntry]) -> UsageTotals:
+    inp = out = read = write = 0
+    cost = 0.0
+    for entry in entries:
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            usage = entry.message.usage
+            inp += usage.input
+            out += usage.output
+            read += usage.cache_read
+            write += usage.cache_write
+            cost += usage.cost.total
+    return UsageTotals(inp, out, read, write, cost)
+
+
+def context_tokens(
+    messages: Sequence[AgentMessage], system_prompt: str, tools: Sequence[AgentTool[Any]]
+) -> int:
+    estimate = estimate_context_tokens(messages)
+    if estimate.last_usage_index is not None:
+        return estimate.tokens
+    chars = len(system_prompt)
+    for tool in tool_definitions(tools):
+        chars += len(tool.model_dump_json())
+    return estimate.tokens + estimate_tokens(chars)

@@ -40,13 +40,12 @@ def slope(sizes: list[int], seconds: list[float]) -> float:
 
 async def _stream_write(size: int) -> float:
     content = ("x = value(1)  # a line of code\n" * (size // 31 + 1))[:size]
-    provider = FauxProvider([FauxResponse.tool_calls(("write", {"path": "big.py",
-                                                                 "content": content}))],
-                            chunk_size=4)
+    provider = FauxProvider(
+        [FauxResponse.tool_calls(("write", {"path": "big.py", "content": content}))], chunk_size=4
+    )
     model = resolve_model("faux", "faux-1")
     started = time.perf_counter()
-    events = provider.stream(model, Context(messages=[UserMessage(content="go")]),
-                             StreamOptions())
+    events = provider.stream(model, Context(messages=[UserMessage(content="go")]), StreamOptions())
     async for _ in events:
         pass
     final = await events.result()
@@ -58,10 +57,13 @@ async def _stream_write(size: int) -> float:
 
 def tool_args(sizes: list[int]) -> dict[str, object]:
     seconds = [round(asyncio.run(_stream_write(size)), 4) for size in sizes]
-    return {"sizes_chars": sizes, "delta_chars": 4, "seconds": seconds,
-            "us_per_kb": [round(s / (n / 1000) * 1e6, 1) for s, n in zip(seconds, sizes,
-                                                                        strict=True)],
-            "slope": slope(sizes, seconds)}
+    return {
+        "sizes_chars": sizes,
+        "delta_chars": 4,
+        "seconds": seconds,
+        "us_per_kb": [round(s / (n / 1000) * 1e6, 1) for s, n in zip(seconds, sizes, strict=True)],
+        "slope": slope(sizes, seconds),
+    }
 
 
 def _type_into_long_line(length: int, keystrokes: int) -> float:
@@ -70,8 +72,11 @@ def _type_into_long_line(length: int, keystrokes: int) -> float:
     column = length
     for version in range(1, keystrokes + 1):
         position = types.Position(line=0, character=column)
-        doc.apply_change(types.TextDocumentContentChangePartial(
-            range=types.Range(start=position, end=position), text="b"))
+        doc.apply_change(
+            types.TextDocumentContentChangePartial(
+                range=types.Range(start=position, end=position), text="b"
+            )
+        )
         doc.version = version
         column += 1
     elapsed = time.perf_counter() - started
@@ -81,9 +86,13 @@ def _type_into_long_line(length: int, keystrokes: int) -> float:
 
 def did_change(lengths: list[int], keystrokes: int) -> dict[str, object]:
     seconds = [round(_type_into_long_line(n, keystrokes), 4) for n in lengths]
-    return {"line_lengths": lengths, "keystrokes": keystrokes, "seconds": seconds,
-            "us_per_keystroke": [round(s / keystrokes * 1e6, 2) for s in seconds],
-            "slope_in_line_length": slope(lengths, seconds)}
+    return {
+        "line_lengths": lengths,
+        "keystrokes": keystrokes,
+        "seconds": seconds,
+        "us_per_keystroke": [round(s / keystrokes * 1e6, 2) for s in seconds],
+        "slope_in_line_length": slope(lengths, seconds),
+    }
 
 
 def main() -> None:
@@ -95,12 +104,17 @@ def main() -> None:
     else:
         arg_sizes = [40_000, 160_000, 640_000]
         line_sizes, keys = [10_000, 40_000, 160_000], 10_000
-    print(json.dumps({
-        "schema": "pi-linear-bench/1",
-        "python": platform.python_version(),
-        "tool_args": tool_args(arg_sizes),
-        "did_change": did_change(line_sizes, keys),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "schema": "pi-linear-bench/1",
+                "python": platform.python_version(),
+                "tool_args": tool_args(arg_sizes),
+                "did_change": did_change(line_sizes, keys),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

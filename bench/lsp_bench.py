@@ -11,7 +11,10 @@ pytest-lsp overhead on the measuring side) and prints one JSON object:
   OpenAI-compatible server on 127.0.0.1, in this process) to the client receiving that
   ``text_delta`` — after a quiet period, so coalescing adds nothing;
 - ``cold_start``: process spawn → ``initialize`` answered, and → first ``pi/*`` answered;
-- ``rss``: resident memory of the idle server, and after the 10,000-token run.
+- ``rss``: resident memory of the idle server, and after the 10,000-token run;
+- ``many_sessions``: one server, N sessions (default 20): resident memory per idle session,
+  then first-delta latency (as above) in one session while the other N-1 stream at once
+  (each ~100 chunks/s from the scripted server).
 
 Targets (docs/performance.md): bytes ≤ 1.3× the answer's JSON, ≤ 60 notifications/s,
 first-delta p50 ≤ 5 ms, initialize ≤ 0.35 s, idle RSS ≤ 80 MB. ``python bench/lsp_bench.py``.
@@ -34,7 +37,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.http_server import Pause, ScriptedHTTPServer, ScriptedResponse, sse  # noqa: E402
+from tests.support.http_server import (  # noqa: E402
+    Delay,
+    Pause,
+    ScriptedHTTPServer,
+    ScriptedResponse,
+    sse,
+)
 
 TOKENS = 10_000
 
@@ -53,9 +62,15 @@ class Client:
     async def spawn(cls, data_dir: Path) -> tuple[Client, float]:
         started = time.perf_counter()
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pi_lsp", "--log-level", "WARNING",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL, cwd=ROOT,
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            "--log-level",
+            "WARNING",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+            cwd=ROOT,
             env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir)},
             limit=1 << 24,
         )
@@ -93,17 +108,20 @@ class Client:
         return await fut
 
     async def initialize(self, root: Path, pi: dict[str, Any]) -> None:
-        await self.call("initialize", {
-            "processId": os.getpid(), "rootUri": root.as_uri(),
-            "capabilities": {"window": {"workDoneProgress": False}},
-            "initializationOptions": {"pi": pi},
-        })
+        await self.call(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {"window": {"workDoneProgress": False}},
+                "initializationOptions": {"pi": pi},
+            },
+        )
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
 
     def rss_mb(self) -> float:
         status = Path(f"/proc/{self.proc.pid}/status").read_text()
-        kb = next(int(line.split()[1]) for line in status.splitlines()
-                  if line.startswith("VmRSS:"))
+        kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
         return round(kb / 1024, 1)
 
     async def close(self) -> None:
@@ -127,8 +145,15 @@ async def bench_stream(tmp: Path, *, delay_ms: float, chunk: int) -> dict[str, A
     words = [f"tok{i % 997}" for i in range(TOKENS)]
     text = " ".join(words)  # ~10,000 tokens of ~4-5 characters
     script = tmp / f"stream-{delay_ms}.json"
-    script.write_text(json.dumps({"chunkSize": chunk, "delayMs": delay_ms,
-                                  "responses": [{"content": [{"type": "text", "text": text}]}]}))
+    script.write_text(
+        json.dumps(
+            {
+                "chunkSize": chunk,
+                "delayMs": delay_ms,
+                "responses": [{"content": [{"type": "text", "text": text}]}],
+            }
+        )
+    )
     ws = tmp / "ws"
     ws.mkdir(exist_ok=True)
     client, _ = await Client.spawn(tmp / "data")
@@ -143,14 +168,17 @@ async def bench_stream(tmp: Path, *, delay_ms: float, chunk: int) -> dict[str, A
         await done
         elapsed = time.perf_counter() - started
         run = client.messages[mark:]
-        events = [(t, size, m["params"]["event"]) for t, size, m in run
-                  if m.get("method") == "pi/event"]
+        events = [
+            (t, size, m["params"]["event"]) for t, size, m in run if m.get("method") == "pi/event"
+        ]
         updates = [(t, size, e) for t, size, e in events if e["type"] == "message_update"]
         deltas = [u for u in updates if u[2]["assistantMessageEvent"]["type"] == "text_delta"]
-        final = next(e["message"] for _, _, e in events
-                     if e["type"] == "message_end" and e["message"]["role"] == "assistant")
-        answer_json = len(json.dumps(final, separators=(",", ":"), ensure_ascii=False)
-                          .encode())
+        final = next(
+            e["message"]
+            for _, _, e in events
+            if e["type"] == "message_end" and e["message"]["role"] == "assistant"
+        )
+        answer_json = len(json.dumps(final, separators=(",", ":"), ensure_ascii=False).encode())
         stream_s = (deltas[-1][0] - deltas[0][0]) if len(deltas) > 1 else 0.0
         per_second = [0] * (int(stream_s) + 1)
         for t, _, _ in deltas:
@@ -195,8 +223,9 @@ async def bench_first_delta(tmp: Path, rounds: int) -> dict[str, Any]:
     async with ScriptedHTTPServer() as srv:
         client, _ = await Client.spawn(tmp / "data-latency")
         try:
-            await client.initialize(ws, {"provider": "openai-compatible",
-                                         "baseUrl": srv.url + "/v1", "model": "m"})
+            await client.initialize(
+                ws, {"provider": "openai-compatible", "baseUrl": srv.url + "/v1", "model": "m"}
+            )
             for _ in range(rounds):
                 gate = Pause(asyncio.Event())
                 body = [
@@ -204,13 +233,15 @@ async def bench_first_delta(tmp: Path, rounds: int) -> dict[str, Any]:
                     gate,
                     *sse([chunk({"content": "Hello"}), chunk({}, "stop")]),
                 ]
-                srv.enqueue(ScriptedResponse(
-                    200, {"content-type": "text/event-stream"}, body))
+                srv.enqueue(ScriptedResponse(200, {"content-type": "text/event-stream"}, body))
                 before = len(srv.requests)
-                first = client.wait(lambda m: m.get("method") == "pi/event"
-                                    and m["params"]["event"]["type"] == "message_update"
-                                    and m["params"]["event"]["assistantMessageEvent"]["type"]
-                                    == "text_delta")
+                first = client.wait(
+                    lambda m: (
+                        m.get("method") == "pi/event"
+                        and m["params"]["event"]["type"] == "message_update"
+                        and m["params"]["event"]["assistantMessageEvent"]["type"] == "text_delta"
+                    )
+                )
                 end = client.wait(is_event("agent_end"))
                 await client.call("pi/prompt", {"text": "hi"})
                 await srv.wait_for_requests(before + 1)
@@ -218,11 +249,13 @@ async def bench_first_delta(tmp: Path, rounds: int) -> dict[str, Any]:
                 sent = time.perf_counter()
                 gate.event.set()
                 await first
-                received = next(t for t, _, m in reversed(client.messages)
-                                if m.get("method") == "pi/event"
-                                and m["params"]["event"]["type"] == "message_update"
-                                and m["params"]["event"]["assistantMessageEvent"]["type"]
-                                == "text_delta")
+                received = next(
+                    t
+                    for t, _, m in reversed(client.messages)
+                    if m.get("method") == "pi/event"
+                    and m["params"]["event"]["type"] == "message_update"
+                    and m["params"]["event"]["assistantMessageEvent"]["type"] == "text_delta"
+                )
                 latencies.append((received - sent) * 1000)
                 await end
         finally:
@@ -233,6 +266,116 @@ async def bench_first_delta(tmp: Path, rounds: int) -> dict[str, Any]:
         "p50_ms": round(statistics.median(latencies), 2),
         "p90_ms": round(latencies[int(len(latencies) * 0.9) - 1], 2),
         "max_ms": round(latencies[-1], 2),
+    }
+
+
+# ------------------------------------------------------------------------ many sessions
+
+
+async def bench_many_sessions(tmp: Path, sessions: int, rounds: int) -> dict[str, Any]:
+    ws = tmp / "ws"
+    ws.mkdir(exist_ok=True)
+    latencies: list[float] = []
+    async with ScriptedHTTPServer() as srv:
+        client, _ = await Client.spawn(tmp / "data-many")
+        try:
+            await client.initialize(
+                ws, {"provider": "openai-compatible", "baseUrl": srv.url + "/v1", "model": "m"}
+            )
+            first_id = (await client.call("pi/newSession"))["result"]["sessionId"]
+            await client.call("pi/state", {"sessionId": first_id})
+            rss_one = client.rss_mb()
+            ids = [first_id]
+            for _ in range(sessions - 1):
+                ids.append((await client.call("pi/newSession"))["result"]["sessionId"])
+            for sid in ids:
+                await client.call("pi/state", {"sessionId": sid})
+            rss_all = client.rss_mb()
+            # N-1 background sessions stream ~100 chunks/s each until released.
+            release = asyncio.Event()
+            body: list[Any] = [*sse([chunk({"role": "assistant", "content": ""})], done=False)]
+            for i in range(3000):
+                body += [*sse([chunk({"content": f"w{i} "})], done=False), Delay(0.01)]
+                if i == 20:
+                    body.append(Pause(release))
+            body += sse([chunk({}, "stop")])
+            background = ids[1:]
+            ends = [
+                client.wait(
+                    lambda m, sid=sid: (
+                        m.get("method") == "pi/event"
+                        and m["params"]["sessionId"] == sid
+                        and m["params"]["event"]["type"] == "agent_end"
+                    )
+                )
+                for sid in background
+            ]
+            for sid in background:
+                srv.enqueue(
+                    ScriptedResponse(200, {"content-type": "text/event-stream"}, list(body))
+                )
+                await client.call("pi/prompt", {"text": "stream", "sessionId": sid})
+            await srv.wait_for_requests(len(background))
+            release.set()
+            await asyncio.sleep(0.3)  # every background stream is flowing
+            measured = ids[0]
+            for _ in range(rounds):
+                gate = Pause(asyncio.Event())
+                srv.enqueue(
+                    ScriptedResponse(
+                        200,
+                        {"content-type": "text/event-stream"},
+                        [
+                            *sse([chunk({"role": "assistant", "content": ""})], done=False),
+                            gate,
+                            *sse([chunk({"content": "Hello"}), chunk({}, "stop")]),
+                        ],
+                    )
+                )
+                before = len(srv.requests)
+
+                def first_delta(m: dict[str, Any]) -> bool:
+                    return (
+                        m.get("method") == "pi/event"
+                        and m["params"]["sessionId"] == measured
+                        and m["params"]["event"]["type"] == "message_update"
+                        and m["params"]["event"]["assistantMessageEvent"]["type"] == "text_delta"
+                    )
+
+                first = client.wait(first_delta)
+                end = client.wait(
+                    lambda m: (
+                        m.get("method") == "pi/event"
+                        and m["params"]["sessionId"] == measured
+                        and m["params"]["event"]["type"] == "agent_end"
+                    )
+                )
+                await client.call("pi/prompt", {"text": "hi", "sessionId": measured})
+                await srv.wait_for_requests(before + 1)
+                await asyncio.sleep(0.05)
+                sent = time.perf_counter()
+                gate.event.set()
+                await first
+                received = next(t for t, _, m in reversed(client.messages) if first_delta(m))
+                latencies.append((received - sent) * 1000)
+                await end
+            streaming = sum(1 for f in ends if not f.done())
+            for sid in background:
+                await client.call("pi/abort", {"sessionId": sid})
+            await asyncio.wait_for(asyncio.gather(*ends), 30)
+        finally:
+            await client.close()
+    latencies.sort()
+    return {
+        "sessions": sessions,
+        "rss_one_session_mb": rss_one,
+        "rss_all_sessions_mb": rss_all,
+        "idle_mb_per_session": round((rss_all - rss_one) / max(1, sessions - 1), 3),
+        "background_still_streaming_at_end": streaming,
+        "rounds": rounds,
+        "first_delta_p50_ms": round(statistics.median(latencies), 2),
+        "first_delta_p90_ms": round(latencies[int(len(latencies) * 0.9) - 1], 2),
+        "first_delta_max_ms": round(latencies[-1], 2),
     }
 
 
@@ -247,8 +390,9 @@ async def bench_cold_start(tmp: Path, rounds: int) -> dict[str, Any]:
     for i in range(rounds):
         client, started = await Client.spawn(tmp / f"data-cold-{i}")
         try:
-            await client.call("initialize", {"processId": os.getpid(),
-                                             "rootUri": ws.as_uri(), "capabilities": {}})
+            await client.call(
+                "initialize", {"processId": os.getpid(), "rootUri": ws.as_uri(), "capabilities": {}}
+            )
             init.append(time.perf_counter() - started)
             client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
             await client.call("pi/sessions")
@@ -272,10 +416,18 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
             "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cpus",
             "load_avg_1m": round(os.getloadavg()[0], 2),
         }
+        if args.only == "many_sessions":
+            result["many_sessions"] = await bench_many_sessions(
+                tmp, args.sessions, args.latency_rounds // 2
+            )
+            return result
         result["cold_start"] = await bench_cold_start(tmp, args.cold_rounds)
         result["stream_fast_model"] = await bench_stream(tmp, delay_ms=2.0, chunk=36)
         result["stream_unthrottled"] = await bench_stream(tmp, delay_ms=0.0, chunk=18)
         result["first_delta"] = await bench_first_delta(tmp, args.latency_rounds)
+        result["many_sessions"] = await bench_many_sessions(
+            tmp, args.sessions, args.latency_rounds // 2
+        )
         return result
 
 
@@ -283,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--cold-rounds", type=int, default=5)
     parser.add_argument("--latency-rounds", type=int, default=40)
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--only", choices=["many_sessions"], help="run one workload")
     args = parser.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
     return 0

@@ -6,7 +6,9 @@ DIR=$(cd "$(dirname "$0")" && pwd)
 P=0; F=0
 for set in stream modified steer interrupt abort queue review rewind permission health restart; do
   out=$(PI_TEST_SET=$set timeout 90 "$NVIM" --headless -u NONE -i NONE -n -c "luafile $DIR/suite.lua" </dev/null 2>&1)
-  echo "$out" | grep -E '^(PASS|FAIL|SKIP) ' || { echo "FAIL $set: no result"; echo "$out" | tail -5; }
+  out=$(printf '%s\n' "$out" | tr -d '\r')
+  printf '%s\n' "$out" | grep -aoE '(PASS|FAIL|SKIP) .*'
+  printf '%s\n' "$out" | grep -aqE '[0-9]+ passed, [0-9]+ failed' || { echo "FAIL $set: no result"; printf '%s\n' "$out" | tail -5; }
   p=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' | tail -1)
   f=$(echo "$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' | tail -1)
   [ -z "$f" ] && f=1 && p=0

@@ -53,7 +53,7 @@ function M.start(root)
   local cmd = opts.server.cmd
   if opts.server.tcp then
     if not (vim.lsp.rpc and vim.lsp.rpc.connect) then
-      vim.notify("pi: server.tcp needs vim.lsp.rpc.connect (Neovim 0.10+)", vim.log.levels.ERROR)
+      vim.notify("pi: server.tcp needs vim.lsp.rpc.connect (absent in this Neovim)", vim.log.levels.ERROR)
       return nil
     end
     local host, port = parse_tcp(opts.server.tcp)

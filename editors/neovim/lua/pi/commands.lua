@@ -59,7 +59,18 @@ function M.interrupt_fallback(text)
 end
 
 function M.pi(o) with_text(o, function(t) M.send(t) end) end
-function M.follow_up(o) with_text(o, function(t) M.send(t, "followUp") end) end
+--- While idle a follow-up waits in the queue for the next run (pi/followUp), visible in :PiQueue.
+function M.follow_up(o)
+  with_text(o, function(t)
+    if state.session and not state.streaming then
+      proto.request("pi/followUp", { sessionId = state.session, text = t }, function(err)
+        if not err then require("pi.chat").note("queued as followUp: " .. t) end
+      end)
+    else
+      M.send(t, "followUp")
+    end
+  end)
+end
 function M.interrupt(o) with_text(o, function(t) M.send(t, state.streaming and "interrupt" or nil) end) end
 
 function M.abort()
@@ -107,6 +118,7 @@ function M.chat(o) require("pi.chat").toggle(o and o.args ~= "" and o.args or ni
 
 function M.model()
   proto.request("pi/models", {}, function(err, res)
+    if err and not proto.is_missing(err) then vim.notify("pi: " .. err.message, vim.log.levels.ERROR) end
     if err or not res then return end
     vim.ui.select(res.models or {}, {
       prompt = "pi model",

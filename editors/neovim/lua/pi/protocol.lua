@@ -25,7 +25,8 @@ function M.request(method, params, cb)
     if cb then cb({ message = "not running" }, nil) end
     return false
   end
-  call(client, "request", method, params or {}, function(err, result)
+  if params == nil or next(params) == nil then params = vim.empty_dict() end  -- {} is not []
+  call(client, "request", method, params, function(err, result)
     if err and err.code == METHOD_NOT_FOUND then
       if not M.missing[method] then
         M.missing[method] = true

@@ -266,6 +266,21 @@ function sets.model()
     ":PiModel switches the session's model", picked and picked.id)
 end
 
+function sets.sessions()
+  start({ text("First answer.") })
+  vim.cmd("Pi first")
+  wait(30000, function() return agent_ends() >= 1 end)
+  local first = require("pi.state").session
+  vim.cmd("PiNew")
+  report(wait(10000, function() return require("pi.state").session ~= first end), ":PiNew starts a new session")
+  vim.ui.select = function(items, _, cb)
+    for _, s in ipairs(items) do if s.sessionId == first then return cb(s) end end
+    cb(nil)
+  end
+  vim.cmd("PiSessions")
+  report(wait(10000, function() return require("pi.state").session == first end), ":PiSessions resumes the picked session")
+end
+
 local ok, err = pcall(sets[set])
 if not ok then report(false, set, tostring(err)) end
 finish()

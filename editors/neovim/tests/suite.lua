@@ -127,26 +127,25 @@ function sets.steer()
   report(chat_text():find("Steered: ok.", 1, true) ~= nil, "the steered reply streams")
 end
 
-function sets.interrupt()
-  start({ vim.tbl_extend("force", text(string.rep("long answer ", 200)), { delayMs = 20, chunkSize = 2 }), text("Interrupted: ok.") })
+-- A long, slow answer; fn runs (scheduled) at its first streamed delta.
+local function during_long_answer(next_reply, fn)
+  start({ vim.tbl_extend("force", text(string.rep("long answer ", 200)), { delayMs = 20, chunkSize = 2 }), next_reply })
   local started = false
   table.insert(_G.PI_HOOKS, function(ev)
-    if ev.type == "message_update" and not started then started = true; vim.schedule(function() vim.cmd("PiInterrupt do this instead") end) end
+    if ev.type == "message_update" and not started then started = true; vim.schedule(fn) end
   end)
+end
+
+function sets.interrupt()
+  during_long_answer(text("Interrupted: ok."), function() vim.cmd("PiInterrupt do this instead") end)
   vim.cmd("Pi write a lot")
   report(wait(30000, function() return chat_text():find("Interrupted: ok.", 1, true) ~= nil end), "interrupt stops the run and sends the text", chat_text())
   report(chat_text():find("> do this instead", 1, true) ~= nil, "interrupt text shown")
 end
 
 function sets.abort()
-  start({ vim.tbl_extend("force", text(string.rep("long answer ", 200)), { delayMs = 20, chunkSize = 2 }), text("Later: ok.") })
-  local started = false
-  table.insert(_G.PI_HOOKS, function(ev)
-    if ev.type == "message_update" and not started then
-      started = true
-      vim.schedule(function() vim.cmd("PiFollowUp later please"); vim.defer_fn(function() vim.cmd("PiAbort") end, 100) end)
-    end
-  end)
+  -- both requests go out in order on one pipe: the follow-up is queued before the abort
+  during_long_answer(text("Later: ok."), function() vim.cmd("PiFollowUp later please"); vim.cmd("PiAbort") end)
   vim.cmd("Pi write a lot")
   report(wait(30000, function() return agent_ends() >= 1 end), "abort ends the run")
   report(chat_text():find("⏹ aborted", 1, true) ~= nil, "aborted shown in the chat")

@@ -125,6 +125,11 @@ function sets.steer()
   end
   report(landed == 2, "steering lands in turn 2", tostring(landed))
   report(chat_text():find("Steered: ok.", 1, true) ~= nil, "the steered reply streams")
+  if count("message_start", function(e) return e.deliveredAs ~= nil end) == 0 then
+    report("skip", "chat shows where the queued message landed", "server sends no deliveredAs (§7 not on main)")
+  else
+    report(chat_text():find("> [steer → turn 2] steer now", 1, true) ~= nil, "chat shows where the queued message landed", chat_text())
+  end
 end
 
 -- A long, slow answer; fn runs (scheduled) at its first streamed delta.

@@ -22,6 +22,8 @@ RUN = ROOT / "editors" / "neovim" / "tests" / "run.sh"
 
 
 @pytest.mark.editor
+@pytest.mark.slow
+@pytest.mark.timeout(600)
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_neovim_plugin_suite(tmp_path: Path, version: str) -> None:
     binary = nvim_binary(version)

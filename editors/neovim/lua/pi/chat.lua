@@ -1,0 +1,247 @@
+--- The chat buffer "pi://chat": streamed text, folded thinking, tool cards, queue notes, usage.
+--- Deltas are collected and written on a timer (config.chat.render_ms); only the tail changes.
+local config = require("pi.config")
+local state = require("pi.state")
+
+local M = { buf = nil, win = nil, pending = {}, timer = nil, cards = {}, ns = nil, run_text = {} }
+
+local function ns()
+  M.ns = M.ns or vim.api.nvim_create_namespace("pi_chat")
+  return M.ns
+end
+
+function M.ensure_buf()
+  if M.buf and vim.api.nvim_buf_is_valid(M.buf) then return M.buf end
+  M.buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_name(M.buf, "pi://chat")
+  vim.bo[M.buf].filetype = "markdown"
+  vim.bo[M.buf].bufhidden = "hide"
+  vim.bo[M.buf].swapfile = false
+  vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, { "# pi" })
+  if vim.treesitter and vim.treesitter.start then pcall(vim.treesitter.start, M.buf, "markdown") end
+  return M.buf
+end
+
+local function set_win_opts(win)
+  vim.wo[win].foldmethod = "marker"
+  vim.wo[win].foldlevel = 0
+  vim.wo[win].wrap = true
+  vim.wo[win].number = false
+end
+
+--- Follow the end of the chat in its window, unless the user is in that window.
+local function follow()
+  if M.win and vim.api.nvim_win_is_valid(M.win) and M.win ~= vim.api.nvim_get_current_win() then
+    local last = vim.api.nvim_buf_line_count(M.buf)
+    pcall(vim.api.nvim_win_set_cursor, M.win, { last, 0 })
+  end
+end
+
+function M.flush()
+  if #M.pending == 0 then return end
+  local text = table.concat(M.pending)
+  M.pending = {}
+  local buf = M.ensure_buf()
+  local last = vim.api.nvim_buf_line_count(buf)
+  local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
+  vim.api.nvim_buf_set_lines(buf, last - 1, last, false, vim.split(tail .. text, "\n", { plain = true }))
+  follow()
+end
+
+local function schedule_flush()
+  if M.timer then return end
+  M.timer = vim.loop.new_timer()
+  M.timer:start(config.options.chat.render_ms, 0, vim.schedule_wrap(function()
+    if M.timer then M.timer:close() end
+    M.timer = nil
+    M.flush()
+  end))
+end
+
+function M.append(text)
+  table.insert(M.pending, text)
+  schedule_flush()
+end
+
+--- Starts a new line (flushing first) and returns its 0-based index.
+local function line(text, hl)
+  M.flush()
+  local buf = M.ensure_buf()
+  local last = vim.api.nvim_buf_line_count(buf)
+  local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
+  local lines = vim.split(text, "\n", { plain = true })
+  local at
+  if tail == "" then
+    vim.api.nvim_buf_set_lines(buf, last - 1, last, false, lines)
+    at = last - 1
+  else
+    vim.api.nvim_buf_set_lines(buf, last, last, false, lines)
+    at = last
+  end
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "" })
+  if hl then
+    for i = 0, #lines - 1 do vim.api.nvim_buf_add_highlight(buf, ns(), hl, at + i, 0, -1) end
+  end
+  follow()
+  return at
+end
+
+function M.note(text, hl) line("· " .. text, hl or "Comment") end
+
+local function text_of(content)
+  if type(content) == "string" then return content end
+  local parts = {}
+  for _, b in ipairs(content or {}) do
+    if b.type == "text" then table.insert(parts, b.text) end
+  end
+  return table.concat(parts)
+end
+M.text_of = text_of
+
+local function first_line(s, max)
+  s = tostring(s or ""):gsub("^%s+", "")
+  s = s:match("^[^\n]*") or ""
+  if #s > (max or 80) then s = s:sub(1, max or 80) .. "…" end
+  return s
+end
+
+local function args_summary(name, args)
+  if type(args) ~= "table" then return "" end
+  return args.path or args.command or args.pattern or first_line(vim.json.encode(args), 60)
+end
+
+local function fold_output(text)
+  local n = config.options.chat.tool_output_lines
+  local lines = vim.split(tostring(text or ""), "\n", { plain = true })
+  if #lines <= 1 then return end
+  local shown = {}
+  if #lines <= 2 * n then shown = lines
+  else
+    for i = 1, n do table.insert(shown, lines[i]) end
+    table.insert(shown, ("… %d lines …"):format(#lines - 2 * n))
+    for i = #lines - n + 1, #lines do table.insert(shown, lines[i]) end
+  end
+  local out = { "    output {{{" }
+  for _, l in ipairs(shown) do table.insert(out, "    " .. l) end
+  table.insert(out, "    }}}")
+  line(table.concat(out, "\n"), "Comment")
+end
+
+local function usage_line(messages)
+  local u = { input = 0, output = 0, cost = 0 }
+  for _, m in ipairs(messages or {}) do
+    if m.role == "assistant" and type(m.usage) == "table" then
+      u.input = u.input + (m.usage.input or 0)
+      u.output = u.output + (m.usage.output or 0)
+      local c = m.usage.cost
+      u.cost = u.cost + ((type(c) == "table" and c.total) or (type(c) == "number" and c) or 0)
+    end
+  end
+  return ("── done · %d in / %d out · $%.4f ──"):format(u.input, u.output, u.cost)
+end
+
+local function context_meter()
+  if not state.session then return end
+  require("pi.protocol").request("pi/state", { sessionId = state.session }, function(err, res)
+    if err or not res or not res.contextTokens or not res.contextWindow then return end
+    M.note(("context %d%% (%d / %d tokens)"):format(
+      math.floor(100 * res.contextTokens / math.max(1, res.contextWindow)), res.contextTokens, res.contextWindow))
+  end)
+end
+
+function M.on_event(ev, params)
+  local t = ev.type
+  if t == "agent_start" then
+    state.turn = 0
+  elseif t == "message_start" and ev.message and ev.message.role == "user" then
+    local tag = ""
+    if ev.deliveredAs then tag = ("[%s → turn %d] "):format(ev.deliveredAs, state.turn) end
+    line("> " .. tag .. text_of(ev.message.content):gsub("\n", "\n> "), "Title")
+  elseif t == "message_start" and ev.message and ev.message.role == "assistant" then
+    M.run_text = {}
+    line("")
+  elseif t == "message_update" then
+    local u = ev.assistantMessageEvent or {}
+    if u.type == "text_delta" then
+      table.insert(M.run_text, u.delta)
+      M.append(u.delta)
+    elseif u.type == "thinking_start" then line("▸ thinking {{{", "Comment")
+    elseif u.type == "thinking_delta" then M.append(u.delta)
+    elseif u.type == "thinking_end" then M.append("\n}}}\n")
+    end
+  elseif t == "message_end" and ev.message and ev.message.role == "assistant" then
+    state.last_message = text_of(ev.message.content)
+    if ev.message.stopReason == "aborted" then line("⏹ aborted", "WarningMsg")
+    elseif ev.message.errorMessage then line("✗ error: " .. ev.message.errorMessage, "ErrorMsg") end
+  elseif t == "tool_execution_start" then
+    M.cards[ev.toolCallId] = line(("▶ %s %s"):format(ev.toolName, args_summary(ev.toolName, ev.args)), "Special")
+  elseif t == "tool_execution_end" then
+    M.flush()
+    local at = M.cards[ev.toolCallId]
+    local result = ev.result or {}
+    local text = text_of(result.content or result)
+    local card = ("%s %s — %s"):format(ev.isError and "✗" or "✓", ev.toolName, first_line(text))
+    if at then
+      local old = vim.api.nvim_buf_get_lines(M.buf, at, at + 1, false)[1] or ""
+      local head = old:gsub("^▶ ", "")
+      card = ("%s %s — %s"):format(ev.isError and "✗" or "✓", head, first_line(text))
+      vim.api.nvim_buf_set_lines(M.buf, at, at + 1, false, { card })
+      vim.api.nvim_buf_add_highlight(M.buf, ns(), ev.isError and "ErrorMsg" or "Special", at, 0, -1)
+    else
+      line(card, ev.isError and "ErrorMsg" or "Special")
+    end
+    fold_output(text)
+  elseif t == "queue_update" then
+    M.flush()
+  elseif t == "compaction_start" then M.note("compacting (" .. tostring(ev.reason) .. ")")
+  elseif t == "compaction_end" then
+    M.note(("compacted %s → %s tokens"):format(tostring(ev.tokensBefore), tostring(ev.tokensAfter)))
+  elseif t == "retry" then M.note(("retry %s: %s"):format(tostring(ev.attempt), tostring(ev.errorMessage)), "WarningMsg")
+  elseif t == "agent_end" then
+    line(usage_line(ev.messages), "Comment")
+    context_meter()
+  end
+end
+
+function M.open(layout)
+  local buf = M.ensure_buf()
+  if M.win and vim.api.nvim_win_is_valid(M.win) then return M.win end
+  local opts = config.options.chat
+  layout = layout or opts.layout
+  local cur = vim.api.nvim_get_current_win()
+  if layout == "float" then
+    local w = math.floor(vim.o.columns * opts.width)
+    M.win = vim.api.nvim_open_win(buf, false, {
+      relative = "editor", row = 1, col = vim.o.columns - w - 2, width = w,
+      height = math.max(5, vim.o.lines - 6), border = "rounded", style = "minimal",
+    })
+  else
+    local side = opts.position == "left" and "topleft vsplit" or opts.position == "below" and "botright split" or "botright vsplit"
+    vim.cmd(side)
+    M.win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(M.win, buf)
+    if opts.position ~= "below" then
+      vim.api.nvim_win_set_width(M.win, math.floor(vim.o.columns * opts.width))
+    end
+    vim.api.nvim_set_current_win(cur)  -- never steal focus
+  end
+  set_win_opts(M.win)
+  follow()
+  return M.win
+end
+
+function M.toggle(layout)
+  if M.win and vim.api.nvim_win_is_valid(M.win) then
+    vim.api.nvim_win_close(M.win, true)
+    M.win = nil
+  else
+    M.open(layout)
+  end
+end
+
+function M.text()
+  M.flush()
+  return table.concat(vim.api.nvim_buf_get_lines(M.ensure_buf(), 0, -1, false), "\n")
+end
+
+return M

@@ -1,0 +1,197 @@
+--- Starting pi-lsp through Neovim's own LSP client: one server per workspace root, restart and
+--- re-attach when it exits, or a TCP connection to a long-running `pi-lsp --tcp`.
+local config = require("pi.config")
+local state = require("pi.state")
+
+local M = { clients = {}, restarts = {}, stopping = {}, ready = {}, current_root = nil }
+
+local uv = vim.loop
+
+local function exists(path) return uv.fs_stat(path) ~= nil end
+
+function M.root_for(path)
+  local dir = (path ~= nil and path ~= "") and vim.fn.fnamemodify(path, ":p:h") or vim.fn.getcwd()
+  local d = dir
+  while d and d ~= "" do
+    for _, marker in ipairs(config.options.root_markers) do
+      if exists(d .. "/" .. marker) then return d end
+    end
+    local parent = vim.fn.fnamemodify(d, ":h")
+    if parent == d then break end
+    d = parent
+  end
+  return vim.fn.getcwd()
+end
+
+local function is_file_buf(buf)
+  return vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].buftype == ""
+    and vim.api.nvim_buf_get_name(buf) ~= "" and not vim.api.nvim_buf_get_name(buf):match("^pi://")
+end
+
+function M.capabilities()
+  return {
+    events = true,
+    saveDocuments = true,
+    requestPermission = true,
+    review = true,
+    diagnostics = config.options.diagnostics and true or false,
+    maxUpdatesPerSecond = math.floor(1000 / config.options.chat.render_ms),
+  }
+end
+
+local function handlers()
+  return require("pi.handlers").all()
+end
+
+local function parse_tcp(spec)
+  local host, port = spec:match("^(.*):(%d+)$")
+  return host, tonumber(port)
+end
+
+function M.start(root)
+  local opts = config.options
+  local cmd = opts.server.cmd
+  if opts.server.tcp then
+    if not (vim.lsp.rpc and vim.lsp.rpc.connect) then
+      vim.notify("pi: server.tcp needs vim.lsp.rpc.connect (absent in this Neovim)", vim.log.levels.ERROR)
+      return nil
+    end
+    local host, port = parse_tcp(opts.server.tcp)
+    cmd = vim.lsp.rpc.connect(host, port)
+  end
+  local pi = vim.tbl_extend("force", {}, opts.settings)
+  pi.clientCapabilities = M.capabilities()
+  local cfg = {
+    name = "pi",
+    cmd = cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    init_options = { pi = pi },
+    handlers = handlers(),
+    on_init = function() vim.schedule(function() M.on_ready(root) end) end,
+    on_exit = function(code, signal) vim.schedule(function() M.on_exit(root, code, signal) end) end,
+  }
+  local id
+  if vim.lsp.config ~= nil and vim.lsp.start ~= nil then
+    id = vim.lsp.start(cfg, { attach = false })   -- 0.11+: no buffer implied
+  else
+    id = vim.lsp.start_client(cfg)                -- 0.7 - 0.10
+  end
+  if id == nil then return nil end
+  M.clients[root] = id
+  M.current_root = root
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if is_file_buf(buf) and M.root_for(vim.api.nvim_buf_get_name(buf)) == root then
+      vim.lsp.buf_attach_client(buf, id)
+    end
+  end
+  return id
+end
+
+--- The server for this buffer's root (started on demand); attaches the buffer.
+function M.ensure(buf)
+  buf = buf or vim.api.nvim_get_current_buf()
+  local name = is_file_buf(buf) and vim.api.nvim_buf_get_name(buf) or nil
+  local root = name and M.root_for(name) or M.current_root or M.root_for(nil)
+  local id = M.clients[root]
+  if id == nil or vim.lsp.get_client_by_id(id) == nil then id = M.start(root) end
+  if id and name then
+    M.current_root = root
+    vim.lsp.buf_attach_client(buf, id)
+  end
+  return id
+end
+
+function M.get()
+  local id = M.current_root and M.clients[M.current_root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if client == nil then
+    id = M.ensure()
+    client = id and vim.lsp.get_client_by_id(id)
+  end
+  return client
+end
+
+--- After initialize: re-attach to the session we were following (restart / reconnect).
+function M.on_ready(root)
+  M.ready[root] = true
+  local sid = state.session
+  if sid == nil then
+    if config.options.server.tcp then
+      require("pi.protocol").request("pi/sessions", {}, function(err, res)
+        if err or not res then return end
+        for _, s in ipairs(res.sessions or {}) do
+          if s.isStreaming then
+            state.session = s.sessionId
+            M.replay(s.sessionId, 0)
+            return
+          end
+        end
+      end)
+    end
+    return
+  end
+  local proto = require("pi.protocol")
+  proto.request("pi/resumeSession", { sessionId = sid }, function(err)
+    if err then return end
+    require("pi.chat").note("reconnected to session " .. sid)
+    M.replay(sid, state.seq[sid] or 0)
+    proto.request("pi/review", { sessionId = sid }, function(e, res)
+      if not e and res then require("pi.review").update(res.files or {}) end
+    end)
+  end)
+end
+
+function M.replay(sid, after)
+  require("pi.protocol").request("pi/replay", { sessionId = sid, afterSeq = after }, function(err, res)
+    if err or not res then return end
+    local handle = require("pi.handlers").on_event
+    for _, params in ipairs(res.events or {}) do handle(nil, params) end
+  end)
+end
+
+function M.on_exit(root, code, signal)
+  if M.clients[root] == nil then return end
+  M.clients[root] = nil
+  M.ready[root] = nil
+  if M.stopping[root] then M.stopping[root] = nil return end
+  local n = (M.restarts[root] or 0) + 1
+  M.restarts[root] = n
+  state.streaming = false
+  if not config.options.server.restart or n > config.options.server.max_restarts then
+    vim.notify(("pi: server exited (code %s); not restarting"):format(tostring(code)), vim.log.levels.WARN)
+    return
+  end
+  require("pi.chat").note(("server exited (code %s, signal %s); restarting"):format(tostring(code), tostring(signal)))
+  vim.defer_fn(function() M.start(root) end, 300)
+end
+
+function M.stop_all()
+  for root, id in pairs(M.clients) do
+    M.stopping[root] = true
+    local c = vim.lsp.get_client_by_id(id)
+    if c then require("pi.protocol").call(c, "stop") end
+  end
+end
+
+function M.setup_autocmds()
+  local group = vim.api.nvim_create_augroup("pi_client", { clear = true })
+  if config.options.auto_attach then
+    vim.api.nvim_create_autocmd("BufReadPost", {
+      group = group,
+      callback = function(args)
+        local name = vim.api.nvim_buf_get_name(args.buf)
+        local id = M.clients[M.root_for(name)]
+        if id and is_file_buf(args.buf) then vim.lsp.buf_attach_client(args.buf, id) end
+      end,
+    })
+  end
+  if config.options.diagnostics then
+    vim.api.nvim_create_autocmd("DiagnosticChanged", {
+      group = group,
+      callback = function(args) require("pi.handlers").forward_diagnostics(args.buf) end,
+    })
+  end
+end
+
+return M

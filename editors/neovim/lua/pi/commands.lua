@@ -1,0 +1,198 @@
+--- The :Pi* commands.
+local state = require("pi.state")
+local proto = require("pi.protocol")
+
+local M = {}
+
+local function relpath(buf)
+  local name = vim.api.nvim_buf_get_name(buf)
+  local root = require("pi.client").current_root or vim.fn.getcwd()
+  if name:sub(1, #root + 1) == root .. "/" then return name:sub(#root + 2) end
+  return vim.fn.fnamemodify(name, ":.")
+end
+
+--- "@path#L10-20" for a :'<,'>Pi range.
+function M.attachment(o)
+  if o and o.range and o.range > 0 and vim.bo.buftype == "" then
+    return ("@%s#L%d-%d"):format(relpath(0), o.line1, o.line2)
+  end
+end
+
+local function with_text(o, fn)
+  local text = o.args or ""
+  local ref = M.attachment(o)
+  if ref then text = (text ~= "" and (text .. " ") or "") .. ref end
+  if (o.args or "") == "" then
+    vim.ui.input({ prompt = "pi> ", default = ref and (ref .. " ") or nil }, function(input)
+      if input and input ~= "" then fn(input) end
+    end)
+  else
+    fn(text)
+  end
+end
+
+function M.send(text, deliver_as)
+  require("pi.client").ensure()
+  require("pi.chat").open()
+  local params = { text = text, sessionId = state.session, deliverAs = deliver_as }
+  proto.request("pi/prompt", params, function(err, res)
+    if err then
+      if deliver_as == "interrupt" then return M.interrupt_fallback(text) end
+      return vim.notify("pi: " .. (err.message or "prompt failed"), vim.log.levels.ERROR)
+    end
+    state.session = res.sessionId or state.session
+    if res.delivered and res.delivered ~= "prompt" and res.delivered ~= "interrupt" then
+      require("pi.chat").note(("queued as %s: %s"):format(res.delivered, text))
+    end
+  end)
+end
+
+--- A server without deliverAs "interrupt": abort, then prompt once the run has ended.
+function M.interrupt_fallback(text)
+  proto.request("pi/abort", { sessionId = state.session }, function()
+    local function go()
+      if state.streaming then return vim.defer_fn(go, 50) end
+      M.send(text)
+    end
+    go()
+  end)
+end
+
+function M.pi(o) with_text(o, function(t) M.send(t) end) end
+--- While idle a follow-up waits in the queue for the next run (pi/followUp), visible in :PiQueue.
+function M.follow_up(o)
+  with_text(o, function(t)
+    if state.session and not state.streaming then
+      proto.request("pi/followUp", { sessionId = state.session, text = t }, function(err)
+        if not err then require("pi.chat").note("queued as followUp: " .. t) end
+      end)
+    else
+      M.send(t, "followUp")
+    end
+  end)
+end
+function M.interrupt(o) with_text(o, function(t) M.send(t, state.streaming and "interrupt" or nil) end) end
+
+function M.abort()
+  proto.request("pi/abort", { sessionId = state.session })
+end
+
+function M.queue() return require("pi.queue").open() end
+
+function M.new()
+  proto.request("pi/newSession", {}, function(err, res)
+    if err then return end
+    state.session = res.sessionId
+    state.queue = { steering = {}, followUp = {} }
+    require("pi.chat").note("new session " .. res.sessionId)
+  end)
+end
+
+function M.sessions()
+  proto.request("pi/sessions", {}, function(err, res)
+    if err or not res then return end
+    vim.ui.select(res.sessions or {}, {
+      prompt = "pi sessions",
+      format_item = function(s)
+        return ("%s  %s (%d messages)%s"):format(s.updatedAt or "", s.title or s.sessionId,
+          s.messageCount or 0, s.isStreaming and " · running" or "")
+      end,
+    }, function(s)
+      if not s then return end
+      proto.request("pi/resumeSession", { sessionId = s.sessionId }, function(e, r)
+        if e then return end
+        state.session = r.sessionId
+        local chat = require("pi.chat")
+        chat.note("resumed " .. (s.title or r.sessionId))
+        for _, m in ipairs(r.messages or {}) do
+          if m.role == "user" then chat.note("> " .. chat.text_of(m.content), "Title")
+          elseif m.role == "assistant" then chat.append("\n" .. chat.text_of(m.content) .. "\n") end
+        end
+        chat.open()
+      end)
+    end)
+  end)
+end
+
+function M.chat(o) require("pi.chat").toggle(o and o.args ~= "" and o.args or nil) end
+
+function M.model()
+  proto.request("pi/models", {}, function(err, res)
+    if err and not proto.is_missing(err) then vim.notify("pi: " .. err.message, vim.log.levels.ERROR) end
+    if err or not res then return end
+    vim.ui.select(res.models or {}, {
+      prompt = "pi model",
+      format_item = function(m)
+        return ("%s/%s%s"):format(m.provider, m.id, m.contextWindow and ("  (%dk)"):format(m.contextWindow / 1000) or "")
+      end,
+    }, function(m)
+      if not m then return end
+      proto.request("pi/setModel", { sessionId = state.session, provider = m.provider, model = m.id }, function(e)
+        if not e then require("pi.chat").note("model: " .. m.provider .. "/" .. m.id) end
+      end)
+    end)
+  end)
+end
+
+--- :PiFix [text] — the diagnostics on the cursor line (or the whole file) as an attachment.
+function M.fix(o)
+  local buf = vim.api.nvim_get_current_buf()
+  local lnum = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local diags = vim.diagnostic.get(buf, { lnum = lnum })
+  if #diags == 0 then diags = vim.diagnostic.get(buf) end
+  local items = {}
+  for _, d in ipairs(diags) do
+    table.insert(items, { range = { start = { line = d.lnum, character = d.col },
+      ["end"] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col } },
+      severity = d.severity, message = d.message, source = d.source })
+  end
+  local text = (o and o.args ~= "" and o.args) or "Fix these diagnostics."
+  local ref = ("@%s#L%d-%d"):format(relpath(buf), lnum + 1, lnum + 1)
+  require("pi.client").ensure(buf)
+  require("pi.chat").open()
+  proto.request("pi/prompt", {
+    text = text .. " " .. ref, sessionId = state.session,
+    attachments = { { diagnostics = { uri = vim.uri_from_bufnr(buf), items = items } } },
+  }, function(err, res) if not err then state.session = res.sessionId end end)
+end
+
+function M.changes()
+  local items = require("pi.review").quickfix()
+  if #items > 0 then vim.cmd("copen") end
+end
+
+function M.rewind()
+  proto.request("pi/checkpoints", { sessionId = state.session }, function(err, res)
+    if err or not res then return end
+    vim.ui.select(res.checkpoints or {}, {
+      prompt = "Rewind to before",
+      format_item = function(c) return ("%s  (%d files)"):format((c.text or ""):match("^[^\n]*"), #(c.files or {})) end,
+    }, function(c)
+      if not c then return end
+      vim.ui.select({ "both", "code", "conversation" }, { prompt = "Restore" }, function(mode)
+        if not mode then return end
+        proto.request("pi/restore", { sessionId = state.session, entryId = c.entryId, mode = mode }, function(e, r)
+          if e or not r then return end
+          state.restore_id = r.restoreId
+          if r.sessionId then state.session = r.sessionId end
+          local chat = require("pi.chat")
+          chat.note(("rewound (%s): %d files reverted, %d conflicts · :PiRewindUndo re-applies"):format(
+            mode, #(r.reverted or {}), #(r.conflicts or {})))
+          for _, cf in ipairs(r.conflicts or {}) do chat.note(cf.uri .. ": " .. cf.message, "WarningMsg") end
+          if mode ~= "code" and c.text then state.restored_text = c.text end
+        end)
+      end)
+    end)
+  end)
+end
+
+function M.rewind_undo()
+  if not state.restore_id then return vim.notify("pi: nothing to re-apply") end
+  proto.request("pi/undoRestore", { sessionId = state.session, restoreId = state.restore_id }, function(err)
+    if not err then require("pi.chat").note("restore undone"); state.restore_id = nil end
+  end)
+end
+
+function M.approve(o) require("pi.permission").approve(o and o.args or "") end
+
+return M

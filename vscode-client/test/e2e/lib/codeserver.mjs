@@ -34,12 +34,12 @@ function isolatedEnv(cs, scratch, extra = {}) {
   }
   return {
     ...env,
-    PATH: `${cs.nodeBin}:${env.PATH}`,
+    ...extra,
+    PATH: `${cs.nodeBin}:${extra.PATH ?? env.PATH}`,
     EXTENSIONS_GALLERY: '{}',
     XDG_CONFIG_HOME: join(scratch, 'xdg-config'),
     XDG_DATA_HOME: join(scratch, 'xdg-data'),
     XDG_CACHE_HOME: join(scratch, 'xdg-cache'),
-    ...extra,
   };
 }
 

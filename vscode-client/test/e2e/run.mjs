@@ -164,6 +164,7 @@ async function main() {
     process.exit(2);
   }
   mkdirSync(OUT, { recursive: true });
+  for (const f of readdirSync(OUT).filter((n) => /\.(png|log|json)$/.test(n))) rmSync(join(OUT, f));
   npmCi(HERE);
   const scratch = mkdtempSync(join(tmpdir(), 'pi-vscode-e2e-'));
   let ext;

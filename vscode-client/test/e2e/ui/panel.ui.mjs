@@ -42,7 +42,7 @@ function manyToolCalls(n) {
   return events;
 }
 
-export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
+export async function runUi({ server, ws, scratch, out, tally, modelPort, features }) {
   const srv = await startScripted(modelPort);
   const browser = await launchBrowser(scratch);
   const { page } = browser;
@@ -100,7 +100,9 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await shot('03-tool-card-and-edit');
     });
 
-    await check(ctx, 'clicking Undo on the hunk reverts it in the editor', async () => {
+    if (!features.review) {
+      skip(ctx, 'clicking Undo on the hunk reverts it in the editor', 'server lacks review (PROTOCOL §9: pi/review)');
+    } else await check(ctx, 'clicking Undo on the hunk reverts it in the editor', async () => {
       const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Undo/ }).first();
       await lens.waitFor({ timeout: 15_000 });
       await shot('04-hunk-codelens');

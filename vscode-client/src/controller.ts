@@ -692,7 +692,12 @@ export class Controller implements vscode.Disposable {
 
   /** Open a file beside, without taking focus from the panel unless the user clicked it. */
   private async openFile(uri: string, line?: number): Promise<void> {
-    const u = vscode.Uri.parse(uri);
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const u = /^[a-z][a-z0-9+.-]+:/i.test(uri)
+      ? vscode.Uri.parse(uri)
+      : uri.startsWith('/') || !root
+        ? vscode.Uri.file(uri)
+        : vscode.Uri.joinPath(root, uri);
     const sel = line !== undefined ? new vscode.Range(line, 0, line, 0) : undefined;
     await vscode.window.showTextDocument(u, { preview: true, preserveFocus: false, selection: sel });
   }

@@ -11,7 +11,8 @@ const out = 'out/unit';
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts'));
-await esbuild.build({
+await esbuild
+  .build({
   entryPoints: files.map((f) => path.join(dir, f)),
   outdir: out,
   bundle: true,
@@ -21,7 +22,12 @@ await esbuild.build({
   sourcemap: 'inline',
   logLevel: 'warning',
   external: ['vscode'],
-});
+  })
+  .catch((err) => {
+    console.error(err.message);
+    console.log('\n0 passed, 1 failed (the unit tests did not build)');
+    process.exit(1);
+  });
 let passed = 0;
 let failed = 0;
 let skipped = 0;

@@ -345,7 +345,7 @@ export class Controller implements vscode.Disposable {
         } else {
           await this.newSession();
         }
-        void this.detectFeatures();
+        await this.detectFeatures();
       } catch (err) {
         this.log(`attach failed: ${String(err)}`);
       } finally {
@@ -377,6 +377,7 @@ export class Controller implements vscode.Disposable {
   }
 
   async loadSession(sessionId: string): Promise<void> {
+    this.dispatch({ type: 'beginSession', sessionId });
     const r = await this.request<{ sessionId: string; messages: unknown[]; entryIds?: (string | null)[] }>(
       'pi/resumeSession',
       { sessionId },
@@ -428,17 +429,16 @@ export class Controller implements vscode.Disposable {
       this.log(`pi/models failed: ${String(err)}`);
     }
     const sid = this.vm.sessionId;
-    if (sid) {
+    if (sid && !this.missing.has('pi/queue')) {
+      // Probe §7 without changing anything: an op the server refuses (InvalidParams) still
+      // proves pi/queue exists; MethodNotFound hides the queue controls. deliverAs
+      // "interrupt" is part of the same section.
       try {
-        const q = await this.optional<{ steering: never[]; followUp: never[] }>(
-          'pi/queue',
-          { sessionId: sid, op: 'list' },
-          'queue',
-        );
-        if (q) this.dispatch({ type: 'queue', queue: { steering: q.steering ?? [], followUp: q.followUp ?? [] } });
-      } catch {
-        // `list` may not be an op the server knows; the queue still shows via queue_update.
-        if (!this.missing.has('pi/queue')) this.dispatch({ type: 'features', features: { queue: true } });
+        await this.request('pi/queue', { sessionId: sid, op: 'probe' });
+        this.dispatch({ type: 'features', features: { queue: true, interrupt: true } });
+      } catch (err) {
+        if ((err as { code?: number })?.code === METHOD_NOT_FOUND) this.missing.add('pi/queue');
+        else this.dispatch({ type: 'features', features: { queue: true, interrupt: true } });
       }
     }
   }

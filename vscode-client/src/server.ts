@@ -97,6 +97,12 @@ export function createClient(found: Extract<Discovery, { found: true }>, hooks: 
     }),
     synchronize: { configurationSection: 'pi' },
     middleware: {
+      // The server's "Ask pi to fix this" is replaced by our "Fix with pi", which goes
+      // through the panel (and attaches the diagnostics); "Explain this" stays.
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        return actions?.filter((a) => !(a instanceof vscode.CodeAction && a.kind?.value === 'quickfix' && /pi/i.test(a.title)));
+      },
       workspace: {
         // Answer `workspace/configuration` for section `pi` with the server's names only.
         configuration: (params, token, next) => {

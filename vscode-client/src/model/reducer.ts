@@ -34,6 +34,7 @@ export type Action =
   | { type: 'features'; features: Partial<Features> }
   | { type: 'event'; note: WireNotification }
   | { type: 'replay'; sessionId: string; events: WireNotification[]; complete: boolean }
+  | { type: 'beginSession'; sessionId: string }
   | { type: 'loadSession'; sessionId: string; messages: unknown[]; entryIds?: (string | null)[] }
   | { type: 'state'; state: Record<string, unknown> }
   | { type: 'queue'; queue: Queue }
@@ -183,6 +184,11 @@ export function reduce(prev: ViewModel, action: Action): Result {
       break;
     case 'replay':
       applyReplay(d, action);
+      break;
+    case 'beginSession':
+      // Switching sessions: accept this session's events (a resume sends queue_update /
+      // review_update before it answers) while its transcript loads.
+      if (d.vm.sessionId !== action.sessionId) loadSession(d, action.sessionId, [], []);
       break;
     case 'loadSession':
       loadSession(d, action.sessionId, action.messages, action.entryIds ?? []);
@@ -613,9 +619,13 @@ function endRunLocally(d: Draft, reason: string | null): void {
 function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds: (string | null)[]): void {
   const keepFeatures = d.vm.features;
   const keepServer = d.vm.server;
+  const same = d.vm.sessionId === sessionId;
   const fresh = initialState();
   d.vm = {
     ...fresh,
+    // The same session reloaded: what its events already said about the queue, review and
+    // pending questions stays (the transcript is what gets replaced).
+    ...(same ? { queue: d.vm.queue, review: d.vm.review, permissions: d.vm.permissions } : {}),
     server: keepServer,
     features: keepFeatures,
     sessionId,
@@ -704,6 +714,8 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
       });
     }
   });
+  // Questions still waiting for an answer stay answerable after the reload.
+  for (const p of d.vm.permissions) items.push({ ...p, rev: d.rev });
   d.vm.items = items;
   d.vm.usage = usage;
 }

@@ -160,7 +160,7 @@ function assistant(a: AssistantItem, ctx: Ctx, prev?: Rendered): Rendered {
     if (a.turn) parts.push(`turn ${a.turn}`);
     if (a.stopReason === 'aborted') parts.push('stopped');
     if (a.stopReason === 'length') parts.push('cut at the output limit');
-    if (a.usage) {
+    if (a.usage && a.usage.input + a.usage.output + a.usage.cacheRead > 0) {
       parts.push(`${fmtTokens(a.usage.input + a.usage.cacheRead + a.usage.cacheWrite)} in · ${fmtTokens(a.usage.output)} out`);
       if (a.usage.cost > 0) parts.push(fmtCost(a.usage.cost));
     }

@@ -473,3 +473,29 @@ describe('immutability and determinism', () => {
     assert.equal(textOf(assistants(d)[0]).length, 40000);
   });
 });
+
+describe('switching sessions', () => {
+  test('a resume keeps the queue_update the server sent before answering', () => {
+    const d = new Driver('A');
+    d.act({ type: 'beginSession', sessionId: 'B' });
+    d.act({ type: 'event', note: { sessionId: 'B', seq: 7, event: { type: 'queue_update', steering: [], followUp: [{ id: 'q', text: 'later' }] } } });
+    d.act({ type: 'loadSession', sessionId: 'B', messages: [userMsg('hello')] });
+    assert.equal(d.vm.sessionId, 'B');
+    assert.deepEqual(d.vm.queue.followUp, [{ id: 'q', text: 'later' }]);
+    assert.deepEqual(users(d).map((u) => u.text), ['hello']);
+    assert.equal(d.vm.lastSeq, null, 'a reload starts a new seq baseline');
+  });
+  test('switching to another session forgets the old queue and review', () => {
+    const d = new Driver('A').ev({ type: 'queue_update', steering: [{ id: 'x', text: 'y' }], followUp: [] });
+    d.act({ type: 'beginSession', sessionId: 'B' });
+    assert.deepEqual(d.vm.queue, { steering: [], followUp: [] });
+    assert.equal(d.vm.items.length, 0);
+  });
+  test('a pending permission card survives a reload of the same session', () => {
+    const d = new Driver('A');
+    d.act({ type: 'permissionAsk', requestKey: 'r1', params: { tool: 'bash', options: [] } });
+    d.act({ type: 'loadSession', sessionId: 'A', messages: [userMsg('x')] });
+    assert.deepEqual(d.vm.items.map((i) => i.kind), ['user', 'permission']);
+    assert.equal(d.vm.permissions.length, 1);
+  });
+});

@@ -268,7 +268,8 @@ export class Controller implements vscode.Disposable {
       client.onNotification('pi/event', (note: { sessionId: string; seq: number; event: { type: string } }) => {
         this.dispatch({ type: 'event', note });
         const ev = note.event as Record<string, unknown>;
-        if (ev.type === 'tool_execution_end' && (ev.toolName === 'edit' || ev.toolName === 'write')) {
+        // Before the edit is applied, so the diagnostics of the edited version get forwarded.
+        if (ev.type === 'tool_execution_start' && (ev.toolName === 'edit' || ev.toolName === 'write')) {
           this.noteTouched(ev);
         }
       }),
@@ -403,6 +404,9 @@ export class Controller implements vscode.Disposable {
   async refresh(sessionId: string): Promise<void> {
     try {
       const st = await this.request<Record<string, unknown>>('pi/state', { sessionId });
+      if (typeof st.thinkingLevel !== 'string' && this.vm.thinkingLevel === null) {
+        st.thinkingLevel = vscode.workspace.getConfiguration('pi').get<string>('thinkingLevel') || 'off';
+      }
       this.dispatch({ type: 'state', state: st });
     } catch (err) {
       this.log(`pi/state failed: ${String(err)}`);
@@ -590,7 +594,8 @@ export class Controller implements vscode.Disposable {
       await this.setModel(m.id, m.provider, level);
       this.dispatch({ type: 'state', state: { thinkingLevel: level } });
     } else {
-      await vscode.workspace.getConfiguration('pi').update('thinkingLevel', level, vscode.ConfigurationTarget.Workspace);
+      // No per-session switch on this server: the setting (user level, never the repo's files).
+      await vscode.workspace.getConfiguration('pi').update('thinkingLevel', level, vscode.ConfigurationTarget.Global);
       this.dispatch({ type: 'state', state: { thinkingLevel: level } });
     }
   }
@@ -599,6 +604,7 @@ export class Controller implements vscode.Disposable {
 
   private noteTouched(ev: Record<string, unknown>): void {
     const args = (ev.args ?? {}) as Record<string, unknown>;
+    if (this.touchedFiles.size > 2000) this.touchedFiles.clear();
     const p = typeof args.path === 'string' ? args.path : undefined;
     const root = vscode.workspace.workspaceFolders?.[0]?.uri;
     if (p && root) {

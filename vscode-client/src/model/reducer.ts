@@ -538,7 +538,12 @@ function messageEnd(d: Draft, ev: WireEvent): void {
     if (usage) x.usage = usage;
     if (typeof m.model === 'string') x.model = m.model;
   });
-  if (usage) d.vm.usage = addUsage(d.vm.usage, usage);
+  if (usage) {
+    d.vm.usage = addUsage(d.vm.usage, usage);
+    // The context meter until pi/state reports its own estimate: what this call used.
+    const used = usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+    if (used > 0) d.vm.contextTokens = used;
+  }
   for (const b of blocks) {
     if (b.type === 'toolCall' && b.toolCallId) {
       const call = (Array.isArray(m.content) ? m.content : []).find(
@@ -654,7 +659,11 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
       items.push(u);
     } else if (m.role === 'assistant') {
       const mu = normUsage(m.usage);
-      if (mu) usage = addUsage(usage, mu);
+      if (mu) {
+        usage = addUsage(usage, mu);
+        const used = mu.input + mu.cacheRead + mu.cacheWrite + mu.output;
+        if (used > 0) d.vm.contextTokens = used;
+      }
       const a: AssistantItem = {
         kind: 'assistant',
         id: d.newId('a'),

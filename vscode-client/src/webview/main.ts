@@ -165,13 +165,23 @@ const ctx: Ctx = {
   },
 };
 
+/** Parts other than the transcript repaint only when what they show changed. */
+const lastKeys: Record<string, unknown[]> = {};
+function changedSince(part: string, deps: unknown[]): boolean {
+  const prev = lastKeys[part];
+  if (prev && prev.length === deps.length && prev.every((v, i) => v === deps[i])) return false;
+  lastKeys[part] = deps;
+  return true;
+}
+
 function paint(): void {
-  paintHeader();
-  paintBanner();
+  const v = vm;
+  if (changedSince('header', [v.features.models, models, v.model, v.thinkingLevel, v.contextTokens, v.contextWindow, v.usage])) paintHeader();
+  if (changedSince('banner', [v.server])) paintBanner();
   paintTranscript();
-  paintChanged();
-  paintQueue();
-  paintComposer();
+  if (changedSince('changed', [v.review, showChanged])) paintChanged();
+  if (changedSince('queue', [v.queue, v.features.queue, v.isStreaming])) paintQueue();
+  if (changedSince('composer', [v.isStreaming, v.compacting, settings])) paintComposer();
 }
 
 function paintTranscript(): void {

@@ -82,6 +82,7 @@ describe('pi/event types', () => {
     assert.equal(t[0].summary, '2 lines');
     assert.equal(t[0].output, 'def f():\n    return 1');
     assert.deepEqual(d.vm.usage, { input: 300, output: 15, cacheRead: 50, cacheWrite: 0, cost: 0.003 });
+    assert.equal(d.vm.contextTokens, 255, 'the last call\'s tokens until pi/state says otherwise');
     assert.deepEqual(d.effects, [{ type: 'refresh', sessionId: 'S' }]);
     // order: user, assistant, tool card, assistant
     assert.deepEqual(d.vm.items.map((i) => i.kind), ['user', 'assistant', 'tool', 'assistant']);

@@ -60,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="the scripted offline demo (no key needed)")
     p.add_argument("--faux-script", metavar="FILE", help="play a scripted faux model (JSON)")
     p.add_argument("--resume", metavar="SESSION_ID", help="continue a saved session of --cwd")
+    p.add_argument("--context-window", type=int, metavar="TOKENS",
+                   help="the model's context window (default: known models' own, else 128000)")
+    p.add_argument("--max-tokens", type=int, metavar="TOKENS",
+                   help="cap on the tokens of one answer")
+    p.add_argument("--read-timeout", type=float, metavar="SECONDS",
+                   help="fail a request after this long without data (default 600)")
     p.add_argument("--no-save", action="store_true", help="do not save the session")
     return p
 
@@ -81,6 +87,8 @@ class Plan:
     thinking: str | None = None
     json: bool = False
     banner: list[str] = field(default_factory=list)
+    max_tokens: int | None = None
+    read_timeout: float | None = None
 
 
 def default_provider(env: dict[str, str] | os._Environ[str] | None = None) -> str | None:
@@ -107,6 +115,8 @@ def plan_run(args: argparse.Namespace) -> Plan:
         "json": args.json,
         "resume": args.resume,
         "save": not args.no_save,
+        "max_tokens": args.max_tokens,
+        "read_timeout": args.read_timeout,
     }
     if args.demo or (args.provider == "faux" and not args.faux_script):
         project = copy_project()
@@ -151,7 +161,13 @@ def plan_run(args: argparse.Namespace) -> Plan:
             "offline demo: pi-lsp run --demo"
         )
     try:
-        model = resolve_model(provider, args.model, args.base_url)
+        model = resolve_model(
+            provider,
+            args.model,
+            args.base_url,
+            context_window=args.context_window,
+            max_tokens=args.max_tokens,
+        )
     except ValueError as exc:
         raise UsageError(str(exc).replace("baseUrl setting", "--base-url")) from None
     key_env = args.api_key_env
@@ -212,10 +228,15 @@ async def execute(plan: Plan) -> int:
     )
     if plan.resume:
         try:
-            file = store.open(plan.resume)
+            file, locked_original = store.open_for_writing(plan.resume)
         except SessionNotFoundError as exc:
             terminal.notice(f"pi-lsp run: {exc} (in {store.directory})")
             return EXIT_USAGE
+        if locked_original is not None:
+            terminal.notice(
+                f"session {locked_original} is open elsewhere (an editor or another run): "
+                f"continuing in a copy, session {file.session_id}"
+            )
         session = AgentSession.resume(agent, file)
     else:
         session = AgentSession(agent, store.create() if plan.save else None)
@@ -225,7 +246,12 @@ async def execute(plan: Plan) -> int:
         JsonPrinter(session.session_id) if plan.json else terminal
     )
     http = new_http_client()  # one connection to the provider for the whole run
-    agent.stream_options = StreamOptions(on_retry=printer.on_retry, http_client=http)
+    agent.stream_options = StreamOptions(
+        on_retry=printer.on_retry,
+        http_client=http,
+        max_tokens=plan.max_tokens,
+        timeout_ms=int(plan.read_timeout * 1000) if plan.read_timeout else None,
+    )
     session.subscribe(printer)
 
     interrupts = 0

@@ -29,6 +29,7 @@ from .sessions.events import (
     CompactionEndEvent,
     CompactionStartEvent,
     SessionEvent,
+    SessionSaveEvent,
 )
 
 MAX_ARG_CHARS = 160
@@ -121,6 +122,9 @@ class TerminalPrinter:
                 self.notice(f"[{event.error_message}]")
             elif not event.aborted:
                 self.notice(f"[compacted: ~{event.tokens_before} → ~{event.tokens_after} tokens]")
+        elif isinstance(event, SessionSaveEvent):
+            if not event.ok:
+                self.notice(f"[warning: the session cannot be saved: {event.error_message}]")
         elif isinstance(event, AutoRetryStartEvent):
             self.notice(
                 f"[retry {event.attempt}/{event.max_attempts} in {event.delay_ms / 1000:g}s: "

@@ -246,7 +246,8 @@ async def stream_assistant_response(
         elif kind == "start":
             partial = event.partial  # type: ignore[union-attr]
             history.append(partial)
-            await emit(MessageStartEvent(shallow_copy(partial)))
+            # a deep copy: message_start describes this moment, never content added later
+            await emit(MessageStartEvent(partial.model_copy(deep=True)))
         elif kind == "done" or kind == "error":
             break
     final = await response.result()

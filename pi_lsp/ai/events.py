@@ -3,6 +3,9 @@
 ``start``, ``text_start/delta/end``, ``thinking_start/delta/end``, ``toolcall_start/delta/end``,
 then exactly one of ``done`` / ``error``. ``partial`` is the provider's single mutable
 ``AssistantMessage`` (mutated in place, as pi-ai does); consumers copy it if they keep it.
+Except ``start``: its ``partial`` is a snapshot taken when it was pushed, because a provider
+may apply the first content (role and first token arrive in one TCP segment) before the
+consumer sees ``start``; content in it would then arrive a second time as a delta.
 
 Events are slotted dataclasses rather than pydantic models: they are created once per
 streamed chunk on the hot path and never go on the wire as-is (the LSP layer maps them).

@@ -154,7 +154,9 @@ def _guess(provider: str, model_id: str) -> Model:
     context, max_out = 128_000, 16_384
     if provider == "anthropic":
         reasoning = not any(old in lowered for old in ("claude-3-", "claude-2", "claude-instant"))
-        context, max_out = 200_000, 32_000
+        # An id we do not know is often a local server's Anthropic endpoint (llama.cpp):
+        # ask for a modest answer rather than 32000 tokens (the `maxTokens` setting wins).
+        context, max_out = 200_000, 8_192
     elif provider == "openai":
         series = re.match(r"o(\d)|gpt-(\d+)", lowered)
         if series is not None:
@@ -166,13 +168,19 @@ def _guess(provider: str, model_id: str) -> Model:
 
 
 def resolve_model(
-    provider: str, model_id: str | None = None, base_url: str | None = None
+    provider: str,
+    model_id: str | None = None,
+    base_url: str | None = None,
+    *,
+    context_window: int | None = None,
+    max_tokens: int | None = None,
 ) -> Model:
     """The ``Model`` for the settings ``provider`` / ``model`` / ``baseUrl``.
 
     ``openai-compatible`` needs a ``base_url``; ``ollama`` defaults to the local server;
-    ``faux`` gives the scripted model. Raises ``ValueError`` for an unknown provider or a
-    missing base URL (messages name the setting to fix).
+    ``faux`` gives the scripted model. ``context_window`` / ``max_tokens`` (the settings of
+    the same names) replace the catalog's or the guessed values. Raises ``ValueError`` for an
+    unknown provider or a missing base URL (messages name the setting to fix).
     """
     _check_provider(provider)
     if provider == "faux":
@@ -188,4 +196,8 @@ def resolve_model(
     model = known.model_copy(deep=True) if known is not None else _guess(provider, model_id)
     if base_url is not None:
         model.base_url = base_url.rstrip("/")
+    if context_window:
+        model.context_window = context_window
+    if max_tokens:
+        model.max_tokens = max_tokens
     return model

@@ -20,7 +20,8 @@ import anyio
 from .abort import AbortSignal
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
-NEVER_RETRY_STATUS = frozenset({400, 401, 403, 404})
+NEVER_RETRY_STATUS = frozenset({400, 401, 403, 404, 501, 505})
+"""501 Not Implemented / 505 HTTP Version Not Supported will not change on a retry."""
 
 QUOTA_PATTERN = re.compile(
     r"GoUsageLimitError|FreeUsageLimitError|Monthly usage limit reached|available balance|"
@@ -46,8 +47,8 @@ def is_quota_error(text: str | None) -> bool:
 
 
 def is_retryable_status(status: int, body_text: str = "") -> bool:
-    """Transient HTTP statuses: 408, 409, 429 and every 5xx (incl. 529 overloaded),
-    unless the body says the account is out of quota."""
+    """Transient HTTP statuses: 408, 409, 429 and every 5xx (incl. 529 overloaded) but 501
+    and 505, unless the body says the account is out of quota."""
     if status in NEVER_RETRY_STATUS:
         return False
     if status not in RETRYABLE_STATUS and not 500 <= status <= 599:

@@ -56,7 +56,13 @@ def model_for(settings: Settings) -> Model:
     if provider is None:
         raise SetupError(NO_PROVIDER)
     try:
-        return resolve_model(provider, settings.model, settings.base_url)
+        return resolve_model(
+            provider,
+            settings.model,
+            settings.base_url,
+            context_window=settings.context_window,
+            max_tokens=settings.max_tokens,
+        )
     except ValueError as exc:
         raise SetupError(f"pi settings: {exc}") from None
 
@@ -121,8 +127,13 @@ class AgentSetup:
         base = agent.stream_options or StreamOptions(
             on_retry=self._on_retry, http_client=self.http_client()
         )
-        if base.api_key_env != key_env:  # the provider reads the key (and names it if missing)
-            agent.stream_options = replace(base, api_key_env=key_env)
+        timeout_ms = int(settings.read_timeout * 1000) if settings.read_timeout else None
+        if (base.api_key_env, base.timeout_ms, base.max_tokens) != (
+            key_env, timeout_ms, settings.max_tokens
+        ):  # the provider reads the key (and names it if missing)
+            agent.stream_options = replace(
+                base, api_key_env=key_env, timeout_ms=timeout_ms, max_tokens=settings.max_tokens
+            )
         secrets = frozenset({key_env}) if key_env else frozenset()
         for tool in agent.state.tools:
             if isinstance(tool, BashTool) and tool.options.extra_secret_env != secrets:

@@ -156,7 +156,10 @@ class PiApi:
             raise JsonRpcInvalidParams(str(exc)) from None
         messages, entry_ids = hosted.messages()
         return ResumeResult(
-            session_id=hosted.id, messages=messages, entry_ids=entry_ids
+            session_id=hosted.id,
+            messages=messages,
+            entry_ids=entry_ids,
+            forked_from=hosted.forked_from,
         ).to_wire()
 
     async def state(self, raw: Any) -> dict[str, Any]:

@@ -124,6 +124,11 @@ def event_wire(event: Any) -> dict[str, Any] | None:
     kind = getattr(event, "type", None)
     if kind in ("compaction_start", "compaction_end"):
         return compaction_wire(event)
+    if kind == "session_save":
+        out: dict[str, Any] = {"type": "session_save", "ok": event.ok}
+        if event.error_message:
+            out["errorMessage"] = event.error_message
+        return out
     return None
 
 

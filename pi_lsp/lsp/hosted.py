@@ -57,6 +57,8 @@ class HostedSession:
             interval=features.update_interval,
         )
         self.run_task: asyncio.Task[None] | None = None
+        self.forked_from: str | None = None
+        """The session this one copies because another process held its file."""
         self.progress: RunProgress | None = None
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -86,6 +88,13 @@ class HostedSession:
                 self.bridge.show_message(
                     types.MessageType.Error, f"pi: {message.error_message or 'model error'}"
                 )
+        elif kind == "session_save" and not wire["ok"]:  # once per failure spell
+            self.bridge.show_message(
+                types.MessageType.Warning,
+                f"pi: this session cannot be saved ({wire.get('errorMessage')}). The "
+                "conversation goes on and pi keeps trying to save it; check the disk space "
+                "and permissions of the data directory.",
+            )
         elif kind == "compaction_end" and wire.get("errorMessage"):
             self.bridge.show_message(
                 types.MessageType.Warning, f"pi: compaction failed: {wire['errorMessage']}"
@@ -213,6 +222,8 @@ class HostedSession:
             "messageCount": len(agent.state.messages),
             "pendingSteering": len(agent.queued_steering),
             "pendingFollowUp": len(agent.queued_follow_ups),
+            "saveError": self.session.persist_error,
+            "forkedFrom": self.forked_from,
         }
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:

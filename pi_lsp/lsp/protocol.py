@@ -165,6 +165,9 @@ class ResumeResult(WireParams):
     messages: list[dict[str, Any]]
     entry_ids: list[str | None] | None = None
     """Session-file entry id of each message (for ``pi/forkSession``); an extension."""
+    forked_from: str | None = None
+    """Set when the requested session was open in another process: ``session_id`` is a
+    copy of it (the requested id), so the two never write one file."""
 
 
 class StateResult(WireParams):
@@ -174,6 +177,9 @@ class StateResult(WireParams):
     message_count: int
     pending_steering: int
     pending_follow_up: int
+    save_error: str | None = None
+    """Why the session file cannot be written now (absent while saving works)."""
+    forked_from: str | None = None
 
 
 class ReplayParams(WireParams):

@@ -12,7 +12,7 @@ import logging
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -25,6 +25,7 @@ from .code_actions import code_actions
 from .configuration import SECTION, Configuration
 from .converter import dict_converter
 from .documents import DocumentTracker
+from .framing import BlockingFrameReader
 from .outbox import Outbox
 from .protocol import COMMANDS
 from .transport import (
@@ -224,7 +225,7 @@ async def _register_configuration(ls: PiLanguageServer) -> None:
 
 
 def run_stdio(
-    stdin: BinaryIO, outbox: Outbox, first: bytes | None, answered: Any = None
+    stdin: BlockingFrameReader, outbox: Outbox, first: bytes | None, answered: Any = None
 ) -> int:
     """Serve until ``exit`` / EOF. ``first`` is the frame the start-up path already read;
     ``answered`` the id of the ``initialize`` it already answered."""

@@ -13,6 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from lsprotocol import types
+
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
 from ..sessions.agent_session import AgentSession
 from .agent_setup import AgentSetup, SetupError
@@ -87,10 +89,20 @@ class SessionManager:
         if hosted is not None:
             return hosted
         try:
-            file = self.store.open(session_id)
+            file, locked_original = self.store.open_for_writing(session_id)
         except (SessionNotFoundError, ValueError):
             raise UnknownSessionError(session_id) from None
-        return self._host(file, resume=True)
+        except OSError as exc:
+            raise UnknownSessionError(f"{session_id} ({exc})") from None
+        hosted = self._host(file, resume=True)
+        if locked_original is not None:
+            hosted.forked_from = locked_original
+            self.bridge.show_message(
+                types.MessageType.Info,
+                f"pi: session {locked_original} is open in another window (or pi-lsp run); "
+                f"continuing in a copy of it, session {hosted.id}, so neither loses work.",
+            )
+        return hosted
 
     def resume(self, session_id: str) -> HostedSession:
         hosted = self.get(session_id)

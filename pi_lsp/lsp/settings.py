@@ -85,6 +85,12 @@ class Settings(_Model):
     """Show each edited file with ``window/showDocument`` (``takeFocus: false``)."""
     system_prompt_append: str | None = None
     """Extra text appended to the coding-agent system prompt."""
+    context_window: int | None = Field(default=None, ge=256)
+    """The model's context window in tokens (default: the catalog's, or 128000)."""
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Cap on the tokens of one answer (sent as ``max_tokens``; default: the model's)."""
+    read_timeout: float | None = Field(default=None, gt=0)
+    """Seconds without any data from the provider before a request fails (default 600)."""
 
 
 SETTING_KEYS: frozenset[str] = frozenset(

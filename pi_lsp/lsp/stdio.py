@@ -12,39 +12,28 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import sys
 from typing import Any, BinaryIO
 
 from .. import __version__
+from .framing import BlockingFrameReader
 from .methods import CODE_ACTION_KINDS, COMMANDS
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
 
-_CONTENT_LENGTH = re.compile(rb"^content-length:\s*(\d+)\s*$", re.IGNORECASE)
 _ENCODINGS = ("utf-8", "utf-16", "utf-32")
 
 
-def read_frame(stream: BinaryIO) -> bytes | None:
-    """One Content-Length framed body (``None`` at EOF); frames without a length are
-    skipped."""
+def read_frame(stream: BinaryIO | BlockingFrameReader) -> bytes | None:
+    """The next well-framed body (``None`` at end of input); badly framed input is skipped
+    (the dispatch loop answers it; see ``framing``)."""
+    reader = stream if isinstance(stream, BlockingFrameReader) else BlockingFrameReader(stream)
     while True:
-        length: int | None = None
-        while True:
-            line = stream.readline()
-            if not line:
-                return None
-            if line in (b"\r\n", b"\n"):
-                break
-            m = _CONTENT_LENGTH.match(line.rstrip(b"\r\n"))
-            if m:
-                length = int(m.group(1))
-        if length is None:
-            log.warning("dropping a frame without Content-Length")
-            continue
-        body = stream.read(length)
-        return body if len(body) == length else None
+        item = reader.read()
+        if item is None or isinstance(item, bytes):
+            return item
+        log.warning("%s", item.message)
 
 
 def frame(body: bytes) -> bytes:
@@ -118,11 +107,12 @@ def protocol_stdio() -> tuple[BinaryIO, BinaryIO]:
 def serve_stdio() -> int:
     stdin, stdout = protocol_stdio()
     outbox = Outbox(stdout)
-    first = read_frame(stdin)
+    reader = BlockingFrameReader(stdin)  # keeps what it read past the first frame
+    first = read_frame(reader)
     answered = answer_initialize(first, outbox) if first is not None else None
     from .server import run_stdio  # the heavy part
 
     try:
-        return run_stdio(stdin, outbox, first, answered)
+        return run_stdio(reader, outbox, first, answered)
     finally:
         outbox.close(timeout=2.0)

@@ -13,10 +13,9 @@ import asyncio
 import contextlib
 import json
 import logging
-import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
-from typing import Any, BinaryIO
+from typing import Any
 
 import cattrs
 from lsprotocol import types
@@ -28,21 +27,22 @@ from pygls.exceptions import (
 )
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from .stdio import frame, read_frame
+from ..ai.surrogates import replace_lone_surrogates
+from .framing import READ_CHUNK, BlockingFrameReader, FrameError, FrameParser
+from .stdio import frame
 
 log = logging.getLogger(__name__)
 
-_CONTENT_LENGTH = re.compile(rb"^content-length:\s*(\d+)\s*$", re.IGNORECASE)
 
 
 def encode_body(obj: Any, default: Callable[[Any], Any] | None = None) -> bytes:
-    """Compact JSON as UTF-8; falls back to ASCII escapes for lone surrogates."""
+    """Compact JSON as UTF-8. Lone surrogates (half an emoji, a non-UTF-8 byte kept by a
+    read) become U+FFFD: escaped they are still rejected by strict JSON readers (Rust's)."""
+    text = json.dumps(obj, default=default, separators=(",", ":"), ensure_ascii=False)
     try:
-        return json.dumps(obj, default=default, separators=(",", ":"), ensure_ascii=False).encode(
-            "utf-8"
-        )
+        return text.encode("utf-8")
     except UnicodeEncodeError:
-        return json.dumps(obj, default=default, separators=(",", ":")).encode("ascii")
+        return replace_lone_surrogates(text).encode("utf-8")
 
 
 class PiProtocol(LanguageServerProtocol):
@@ -152,58 +152,51 @@ def dispatch(protocol: PiProtocol, body: bytes) -> None:
 
 
 def _read_frames_blocking(
-    stream: BinaryIO, deliver: Callable[[bytes | None], None]
+    reader: BlockingFrameReader, deliver: Callable[[bytes | FrameError | None], None]
 ) -> None:
-    """Reader thread body: deliver framed bodies, then ``None`` at EOF."""
+    """Reader thread body: deliver framed bodies (and framing errors), then ``None`` at EOF."""
     try:
-        while (body := read_frame(stream)) is not None:
-            deliver(body)
+        while (item := reader.read()) is not None:
+            deliver(item)
     except (OSError, ValueError) as exc:
         log.warning("client input closed: %s", exc)
     finally:
         deliver(None)
 
 
-def thread_frames(stream: BinaryIO) -> AsyncIterator[bytes]:
+def thread_frames(reader: BlockingFrameReader) -> AsyncIterator[bytes | FrameError]:
     """Frames read by a daemon thread (works for pipes, files and ttys alike)."""
     loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+    queue: asyncio.Queue[bytes | FrameError | None] = asyncio.Queue()
 
-    def deliver(body: bytes | None) -> None:
+    def deliver(body: bytes | FrameError | None) -> None:
         with contextlib.suppress(RuntimeError):  # loop already closed
             loop.call_soon_threadsafe(queue.put_nowait, body)
 
     threading.Thread(
-        target=_read_frames_blocking, args=(stream, deliver), name="pi-lsp-reader", daemon=True
+        target=_read_frames_blocking, args=(reader, deliver), name="pi-lsp-reader", daemon=True
     ).start()
 
-    async def frames() -> AsyncIterator[bytes]:
+    async def frames() -> AsyncIterator[bytes | FrameError]:
         while (body := await queue.get()) is not None:
             yield body
 
     return frames()
 
 
-async def stream_frames(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
-    """Frames from an asyncio stream (TCP)."""
+async def stream_frames(reader: asyncio.StreamReader) -> AsyncIterator[bytes | FrameError]:
+    """Frames from an asyncio stream (TCP), read in chunks (see ``framing``)."""
+    parser = FrameParser()
     while True:
-        length: int | None = None
-        while True:
-            line = await reader.readline()
-            if not line:
-                return
-            if line in (b"\r\n", b"\n"):
-                break
-            m = _CONTENT_LENGTH.match(line.rstrip(b"\r\n"))
-            if m:
-                length = int(m.group(1))
-        if length is None:
-            continue
-        try:
-            body = await reader.readexactly(length)
-        except asyncio.IncompleteReadError:
+        while (item := parser.next()) is not None:
+            yield item
+        data = await reader.read(READ_CHUNK)
+        if not data:
+            error = parser.finish()
+            if error is not None:
+                yield error
             return
-        yield body
+        parser.feed(data)
 
 
 # ---------------------------------------------------------------------------- main loop
@@ -211,7 +204,7 @@ async def stream_frames(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
 
 async def run_loop(
     protocol: PiProtocol,
-    frames: AsyncIterator[bytes],
+    frames: AsyncIterator[bytes | FrameError],
     cleanup: Callable[[], Awaitable[None]],
 ) -> int:
     """Dispatch frames until ``exit`` or EOF, then run ``cleanup``; returns the exit code."""
@@ -237,6 +230,10 @@ async def run_loop(
         except StopAsyncIteration:
             log.info("client input ended")
             break
+        if isinstance(body, FrameError):
+            log.warning("%s", body.message)
+            protocol.send_error(None, JsonRpcParseError(body.message))
+            continue
         dispatch(protocol, body)
     try:
         await cleanup()

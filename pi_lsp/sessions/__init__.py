@@ -33,6 +33,7 @@ from .events import (
     CompactionReason,
     CompactionStartEvent,
     SessionEvent,
+    SessionSaveEvent,
 )
 from .jsonl import CorruptSessionError
 from .overflow import is_context_overflow, is_retryable_error
@@ -71,6 +72,7 @@ __all__ = [
     "SessionInfo",
     "SessionInfoEntry",
     "SessionNotFoundError",
+    "SessionSaveEvent",
     "SessionStore",
     "ThinkingLevelChangeEntry",
     "build_session_context",

@@ -34,7 +34,7 @@ from ..agent.messages import (
 from ..agent.types import AgentEvent, MaybeAwaitable
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
 from .compaction import CompactionResult, CompactionSettings
-from .events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent
+from .events import AutoRetryEndEvent, AutoRetryStartEvent, SessionEvent, SessionSaveEvent
 from .overflow import is_retryable_error
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
@@ -101,6 +101,8 @@ class AgentSession(CompactionMixin):
         """Messages recorded after the latest compaction (by identity): a reply is never
         mistaken for a stale pre-compaction one just because both share a millisecond."""
         self.persist_error: str | None = None
+        """Why the session file cannot be written now (``None`` while saving works)."""
+        self._side_tasks: set[asyncio.Task[None]] = set()
         """The last failure to write the session file (the run goes on), for the UI."""
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
 
@@ -161,8 +163,10 @@ class AgentSession(CompactionMixin):
                 log.exception("session listener failed on %s", event.type)
 
     def close(self) -> None:
-        """Detach from the agent (the session stops recording its events)."""
+        """Detach from the agent (the session stops recording its events) and release the
+        session file's lock."""
         self._unsubscribe_agent()
+        self._tree.close()
 
     # ------------------------------------------------------------------ state
 
@@ -201,11 +205,30 @@ class AgentSession(CompactionMixin):
 
     def _record(self, append: Callable[..., str], *args: Any) -> str | None:
         try:
-            return append(*args)
+            entry_id = append(*args)
         except Exception as exc:  # never let bookkeeping break the run or its events
+            first = self.persist_error is None
             self.persist_error = f"Could not write the session file: {exc}"
             log.error("session %s: %s", self.session_id, self.persist_error)
+            if first:  # tell listeners once per failure spell; the writes are retried
+                self._emit_soon(
+                    SessionSaveEvent(False, self.persist_error, str(self._tree.path))
+                )
             return None
+        if self.persist_error is not None and self._tree.is_persisted:
+            self.persist_error = None
+            log.info("session %s: saving works again", self.session_id)
+            self._emit_soon(SessionSaveEvent(True, path=str(self._tree.path)))
+        return entry_id
+
+    def _emit_soon(self, event: SessionEvent) -> None:
+        """``_emit`` from synchronous code (the task is kept until it is done)."""
+        try:
+            task = asyncio.get_running_loop().create_task(self._emit(event))
+        except RuntimeError:  # no loop: nobody can be listening
+            return
+        self._side_tasks.add(task)
+        task.add_done_callback(self._side_tasks.discard)
 
     # ------------------------------------------------------------------ agent events
 

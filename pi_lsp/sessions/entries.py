@@ -9,12 +9,14 @@ Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter, ValidationError
 
 from ..agent.messages import AgentMessage
 from ..ai import UserContent, WireModel
+from ..ai.surrogates import clean_surrogates
 
 CURRENT_SESSION_VERSION = 3
 
@@ -129,8 +131,15 @@ def entry_to_dict(entry: SessionHeader | SessionEntry) -> dict[str, Any]:
 
 def dumps_line(data: dict[str, Any]) -> str:
     """One JSONL record (no newline). ``ensure_ascii`` keeps U+2028/U+2029 escaped, so no
-    reader that splits on them can tear a record."""
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=True)
+    reader that splits on them can tear a record. Lone surrogates (which strict JSON readers,
+    pydantic's included, reject) are replaced first: only valid JSON text is ever written."""
+    line = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
+    if _SURROGATE_ESCAPE.search(line) is not None:  # rare: check the data itself
+        line = json.dumps(clean_surrogates(data), separators=(",", ":"), ensure_ascii=True)
+    return line
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def parse_header(line: str) -> SessionHeader:
@@ -141,10 +150,19 @@ def parse_header(line: str) -> SessionHeader:
 
 
 def parse_entry(line: str) -> SessionEntry:
+    """One entry; a line strict JSON rejects but Python's reader accepts (lone surrogates
+    written by older versions) is cleaned and parsed rather than lost."""
     try:
         return entry_adapter.validate_json(line)
     except ValidationError as exc:
-        raise MalformedLineError(_short(exc)) from exc
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise MalformedLineError(_short(exc)) from exc
+        try:
+            return entry_adapter.validate_python(clean_surrogates(data))
+        except ValidationError:
+            raise MalformedLineError(_short(exc)) from exc
 
 
 def _short(exc: ValidationError) -> str:

@@ -42,6 +42,17 @@ class CompactionEndEvent:
 
 
 @dataclass(slots=True)
+class SessionSaveEvent:
+    """Saving the session file started failing (``ok=False``, once per failure spell) or
+    works again (``ok=True``). Failed writes are kept and retried with the next append."""
+
+    ok: bool
+    error_message: str | None = None
+    path: str | None = None
+    type: Literal["session_save"] = "session_save"
+
+
+@dataclass(slots=True)
 class AutoRetryStartEvent:
     attempt: int
     max_attempts: int
@@ -59,6 +70,10 @@ class AutoRetryEndEvent:
 
 
 SessionOnlyEvent: TypeAlias = (
-    CompactionStartEvent | CompactionEndEvent | AutoRetryStartEvent | AutoRetryEndEvent
+    CompactionStartEvent
+    | CompactionEndEvent
+    | AutoRetryStartEvent
+    | AutoRetryEndEvent
+    | SessionSaveEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

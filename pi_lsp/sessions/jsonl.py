@@ -10,6 +10,7 @@ Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 from collections.abc import Sequence
@@ -57,6 +58,7 @@ def load_file(path: Path) -> LoadedFile:
     header: SessionHeader | None = None
     entries: list[SessionEntry] = []
     warnings: list[str] = []
+    skipped: dict[str, str | None] = {}  # id -> parentId of lines that could not be loaded
     for number, raw in enumerate(lines, start=1):
         offset += len(raw) + 1
         if not raw.strip():
@@ -71,6 +73,7 @@ def load_file(path: Path) -> LoadedFile:
             if header is None:
                 raise CorruptSessionError(f"{path}: line {number}: {exc}") from exc
             warnings.append(f"{path.name}: line {number} skipped: {exc}")
+            _remember_link(raw, skipped)
     loaded_header, torn, missing_newline = header, False, False
     if tail.strip():
         try:
@@ -88,6 +91,7 @@ def load_file(path: Path) -> LoadedFile:
             )
     if loaded_header is None:
         raise CorruptSessionError(f"{path}: no session header")
+    entries = _relink(entries, skipped, warnings, path.name)
     for warning in warnings:
         log.warning("%s", warning)
     return LoadedFile(
@@ -98,6 +102,51 @@ def load_file(path: Path) -> LoadedFile:
         torn_tail=torn,
         missing_newline=missing_newline,
     )
+
+
+def _remember_link(raw: bytes, skipped: dict[str, str | None]) -> None:
+    """The id and parent of a line that did not load, when its JSON still says them."""
+    try:
+        data = json.loads(raw.decode("utf-8", "replace"))
+    except ValueError:
+        return
+    if isinstance(data, dict) and isinstance(data.get("id"), str):
+        parent = data.get("parentId")
+        skipped[data["id"]] = parent if isinstance(parent, str) else None
+
+
+def _relink(
+    entries: list[SessionEntry],
+    skipped: dict[str, str | None],
+    warnings: list[str],
+    name: str,
+) -> list[SessionEntry]:
+    """One bad line must not cut a branch off at its children: an entry whose parent did not
+    load takes that parent's own parent (the chain skips the bad line), or, when nothing is
+    known about it, the entry before it in the file."""
+    ids = {e.id for e in entries}
+    out: list[SessionEntry] = []
+    previous: str | None = None
+    for entry in entries:
+        parent = entry.parent_id
+        seen: set[str] = set()
+        while parent is not None and parent not in ids and parent in skipped:
+            if parent in seen:
+                parent = None
+                break
+            seen.add(parent)
+            parent = skipped[parent]
+        if parent is not None and parent not in ids:
+            parent = previous
+        if parent != entry.parent_id:
+            warnings.append(
+                f"{name}: entry {entry.id} re-attached to {parent or 'the root'} "
+                f"(its parent {entry.parent_id} could not be loaded)"
+            )
+            entry = entry.model_copy(update={"parent_id": parent})
+        out.append(entry)
+        previous = entry.id
+    return out
 
 
 def repair_tail(path: Path, loaded: LoadedFile) -> None:

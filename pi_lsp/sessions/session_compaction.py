@@ -39,7 +39,7 @@ from .events import (
     CompactionStartEvent,
     SessionEvent,
 )
-from .overflow import is_context_overflow
+from .overflow import estimate_prompt, explain_overflow, is_context_overflow
 from .paths import iso_to_ms
 from .session_file import SessionFile
 
@@ -94,8 +94,17 @@ class CompactionMixin:
                 )
                 return False
             self._overflow_recovery_attempted = True
+            if prepare_compaction(self._tree.get_branch(), settings) is None:
+                # Nothing to cut (the first turn): the failure stays in the history and in
+                # the state, and says what to change. Never a silent success.
+                await self._overflow_unrecoverable(message, window)
+                return False
             self._drop_trailing_assistant()
-            return await self._auto_compact("overflow", will_retry=True)
+            if await self._auto_compact("overflow", will_retry=True):
+                return True
+            if message not in self.agent.state.messages:  # compaction failed: keep the error
+                self.agent.state.messages = [*self.agent.state.messages, message]
+            return False
         direct = calculate_context_tokens(message.usage)
         if message.stop_reason == "error" or direct == 0:
             messages = self.agent.state.messages
@@ -110,6 +119,13 @@ class CompactionMixin:
         if should_compact(tokens, window, settings):
             return await self._auto_compact("threshold", will_retry=False)
         return False
+
+    async def _overflow_unrecoverable(self, message: AssistantMessage, window: int) -> None:
+        prompt = [m for m in self.agent.state.messages if m is not message]
+        explained = explain_overflow(message, window, estimate_prompt(prompt))
+        message.error_message = explained
+        self.agent.state.error_message = explained
+        await self._emit(CompactionEndEvent(reason="overflow", error_message=explained))
 
     def _is_stale(self, message: AgentMessage, latest_compaction_ms: int | None) -> bool:
         if latest_compaction_ms is None or id(message) in self._since_compaction:

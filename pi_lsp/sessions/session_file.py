@@ -8,12 +8,19 @@ Persistence: nothing is written until the session holds its first *message* entr
 for the first assistant message; we write at the user prompt, so a crash while the first
 reply streams does not lose the prompt). From then on every append is written, flushed and
 fsync'd before the call returns. Entries are redacted (``Redactor``) on their way to disk.
+
+Locking: a session being written holds an advisory lock (``flock``) on its file from when it
+is created or opened for writing (``acquire_lock``) until ``close``, so two processes never
+append to one file (each would grow its own branch and one would hide the other's work).
+``SessionStore.open_for_writing`` forks a session that is locked elsewhere.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -39,6 +46,13 @@ from .entries import (
 from .jsonl import LoadedFile, append_lines, load_file, repair_tail
 from .paths import iso_now, new_entry_id, session_file_name, uuid7
 from .redact import Redactor
+
+try:
+    import fcntl
+
+    HAVE_FLOCK = True
+except ImportError:  # pragma: no cover - Windows: no advisory locks
+    HAVE_FLOCK = False
 
 log = logging.getLogger("pi_lsp.sessions")
 
@@ -72,6 +86,7 @@ class SessionFile:
             self._index(entry)
         self._on_disk = on_disk
         self._loaded = loaded  # tail repair pending until the first append
+        self._lock_fd: int | None = None
         self._backlog: list[str] = []
         """Serialised entries not yet on disk (before the first message, or after an I/O
         error: retried, in order, on the next append or ``flush``)."""
@@ -303,6 +318,36 @@ class SessionFile:
                 child.flush()
         return child
 
+    # ------------------------------------------------------------------ locking
+
+    def acquire_lock(self) -> bool:
+        """Take the advisory write lock on the file (True when held, or when there is nothing
+        to lock yet: a file not written so far is locked when it is created). False when
+        another process holds it. Platforms without ``flock`` always get True."""
+        if self._lock_fd is not None or not self.persist or not self._on_disk:
+            return True
+        if not HAVE_FLOCK:  # pragma: no cover - Windows
+            return True
+        fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._lock_fd = fd
+        return True
+
+    @property
+    def is_locked(self) -> bool:
+        return self._lock_fd is not None
+
+    def close(self) -> None:
+        """Release the lock (pending lines stay pending: ``flush`` first to write them)."""
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
     # ------------------------------------------------------------------ persistence
 
     def flush(self) -> None:
@@ -316,6 +361,7 @@ class SessionFile:
             header_line = dumps_line(self._dict(self.header))
             append_lines(self.path, [header_line, *self._backlog], create=True)
             self._on_disk = True
+            self.acquire_lock()  # a new file: nobody else can hold it
         elif self._backlog:
             append_lines(self.path, self._backlog, create=False)
         self._backlog = []

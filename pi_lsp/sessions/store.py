@@ -98,6 +98,22 @@ class SessionStore:
         except CorruptSessionError as exc:
             raise SessionNotFoundError(f"Session {session_id} is unreadable: {exc}") from exc
 
+    def open_for_writing(self, session_id: str) -> tuple[SessionFile, str | None]:
+        """``open`` plus the session's write lock. When another process (another editor
+        window, a ``pi-lsp run``) has it open, the session is forked at its latest entry and
+        the copy is returned with the original's id: both keep their work, visibly."""
+        file = self.open(session_id)
+        if file.acquire_lock():
+            return file, None
+        leaf = file.leaf_id
+        if leaf is None:
+            return self.create(parent_session=str(file.path)), session_id
+        copy = file.fork(leaf, directory=self.directory)
+        copy.acquire_lock()
+        log.warning("session %s is open elsewhere: continuing in %s", session_id,
+                    copy.session_id)
+        return copy, session_id
+
     def list(self) -> list[SessionInfo]:
         """Every readable session, newest activity first."""
         if not self.directory.is_dir():

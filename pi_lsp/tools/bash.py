@@ -244,6 +244,8 @@ def _format(snapshot: OutputSnapshot, output: OutputAccumulator, empty: str) -> 
     start = t.total_lines - t.output_lines + 1
     end = t.total_lines
     where = snapshot.full_output_path
+    if where is not None and output.spill_capped:
+        where += f" (its first {format_size(output.max_spill_bytes)} only)"
     if t.last_line_partial:
         return (
             f"{text}\n\n[Showing last {format_size(t.output_bytes)} of line {end} "

@@ -21,6 +21,7 @@ import anyio.to_thread
 
 from .mutation_queue import FileMutationQueue
 from .paths import expand_path, is_within
+from .regular_files import open_regular
 from .workspace import (
     DirEntry,
     Document,
@@ -130,7 +131,7 @@ class DiskWorkspace:
         self, document: Document, edits: Sequence[TextEdit], *, label: str
     ) -> None:
         def work() -> None:
-            current = decode_text(document.path.read_bytes())
+            current = decode_text(_read_regular(document.path))
             if current != document.text:
                 raise StaleDocumentError(
                     f"{self.display_path(document.path)} changed on disk after it was read; "
@@ -157,16 +158,11 @@ class DiskWorkspace:
         await anyio.to_thread.run_sync(work)
 
     async def read_bytes(self, path: Path) -> bytes:
-        def work() -> bytes:
-            _require_regular(path)
-            return path.read_bytes()
-
-        return await anyio.to_thread.run_sync(work)
+        return await anyio.to_thread.run_sync(_read_regular, path)
 
     async def read_head(self, path: Path, size: int) -> bytes:
         def work() -> bytes:
-            _require_regular(path)
-            with path.open("rb") as fh:
+            with open_regular(path) as fh:
                 return fh.read(size)
 
         return await anyio.to_thread.run_sync(work)
@@ -198,12 +194,17 @@ class DiskWorkspace:
 
 
 def _require_regular(path: Path) -> None:
-    """Refuse FIFOs, sockets and devices: reading one could block forever."""
+    """Refuse to write into FIFOs, sockets and devices: opening one could block forever."""
     mode = os.stat(path).st_mode
     if stat.S_ISDIR(mode):
         raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
     if not stat.S_ISREG(mode):
         raise OSError(errno.EINVAL, "Not a regular file", str(path))
+
+
+def _read_regular(path: Path) -> bytes:
+    with open_regular(path) as fh:
+        return fh.read()
 
 
 def _write_in_place(path: Path, data: bytes) -> None:

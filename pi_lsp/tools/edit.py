@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal
+from ..ai.surrogates import show_undecodable
 from .common import ToolError, ToolParams, text_result, throw_if_aborted
 from .edit_apply import EditError, Replacement, plan_edits
 from .edit_diff import display_diff, unified_patch
@@ -142,7 +143,13 @@ class EditTool(AgentTool[EditParams]):
             plan.base, plan.new, plan.base_lines, plan.new_lines, plan.changes
         )
         patch = unified_patch(shown, plan.base_lines, plan.new_lines, plan.changes)
+        # bytes that are not UTF-8 show as \xNN (they are kept as lone surrogates in memory,
+        # which no JSON reader accepts)
         return text_result(
             f"Successfully replaced {len(params.edits)} block(s) in {shown}.",
-            {"diff": diff, "patch": patch, "firstChangedLine": first_changed},
+            {
+                "diff": show_undecodable(diff),
+                "patch": show_undecodable(patch),
+                "firstChangedLine": first_changed,
+            },
         )

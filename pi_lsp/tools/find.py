@@ -28,6 +28,7 @@ from .common import (
     throw_if_aborted,
 )
 from .globs import glob_to_regex
+from .linear_regex import PatternError
 from .paths import root_for
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED, format_size, truncate_head
 from .walk import walk
@@ -93,6 +94,10 @@ class FindTool(AgentTool[FindParams]):
         ws = self.workspace
         search = await resolve_directory(ws, params.path)
         limit = max(1, DEFAULT_LIMIT if params.limit is None else params.limit)
+        try:
+            glob_to_regex(params.pattern)  # a bad pattern fails here, before the walk
+        except PatternError as exc:
+            raise ToolError(f"invalid glob {params.pattern!r}: {exc}") from None
         stop = threading.Event()
         remove = signal.add_callback(stop.set) if signal is not None else None
         try:

@@ -3,13 +3,16 @@
 Owns ``glob_to_regex``: ``*`` and ``?`` stop at ``/``, ``**`` crosses directories, ``[...]`` /
 ``[!...]`` classes, ``{a,b}`` alternatives (nestable) and ``\\`` escapes. ``find`` matches the
 basename, or the full path for patterns containing ``/``; the Python grep backend applies
-``--glob`` the gitignore way. Pure functions; must not import anything above tools/.
+``--glob`` the gitignore way. The regexes run on RE2 (``linear_regex``): a glob from the model
+with many ``*`` never backtracks. Pure functions; must not import anything above tools/.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
+
+from .linear_regex import LinearPattern, compile_linear
+from .linear_regex import escape as _escape
 
 
 def _translate(pattern: str, i: int, stop_at: str) -> tuple[str, int]:
@@ -20,7 +23,7 @@ def _translate(pattern: str, i: int, stop_at: str) -> tuple[str, int]:
         if ch in stop_at:
             return "".join(out), i
         if ch == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
+            out.append(_escape(pattern[i + 1]))
             i += 2
             continue
         if ch == "*":
@@ -45,7 +48,7 @@ def _translate(pattern: str, i: int, stop_at: str) -> tuple[str, int]:
         if ch == "[":
             end = _class_end(pattern, i)
             if end == -1:
-                out.append(re.escape(ch))
+                out.append(_escape(ch))
                 i += 1
                 continue
             body = pattern[i + 1 : end]
@@ -63,14 +66,14 @@ def _translate(pattern: str, i: int, stop_at: str) -> tuple[str, int]:
                 part, j = _translate(pattern, j, ",}")
                 alternatives.append(part)
                 if j >= n:  # unbalanced: treat the brace literally
-                    return "".join(out) + re.escape(pattern[i:]), n
+                    return "".join(out) + _escape(pattern[i:]), n
                 if pattern[j] == "}":
                     break
                 j += 1
             out.append("(?:" + "|".join(alternatives) + ")")
             i = j + 1
             continue
-        out.append(re.escape(ch))
+        out.append(_escape(ch))
         i += 1
     return "".join(out), i
 
@@ -87,10 +90,11 @@ def _class_end(pattern: str, start: int) -> int:
 
 
 @lru_cache(maxsize=256)
-def glob_to_regex(pattern: str, ignore_case: bool = False) -> re.Pattern[str]:
-    """A full-match regex for ``pattern`` over ``/``-separated paths."""
+def glob_to_regex(pattern: str, ignore_case: bool = False) -> LinearPattern:
+    """A full-match regex for ``pattern`` over ``/``-separated paths (``PatternError`` if
+    it cannot be compiled)."""
     body, _ = _translate(pattern, 0, "")
-    return re.compile(f"(?s:{body})\\Z", re.IGNORECASE if ignore_case else 0)
+    return compile_linear(f"(?s:{body})\\z", ignore_case=ignore_case)
 
 
 class PathGlob:

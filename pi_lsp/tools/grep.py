@@ -9,17 +9,21 @@ limit notices. Must not import anything above tools/.
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
+import anyio.to_thread
 from pydantic import Field
 from pydantic.json_schema import SkipJsonSchema
 
 from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal
 from .common import ToolError, ToolParams, text_result, throw_if_aborted
-from .grep_search import Backend, GrepMatch, GrepQuery, search
+from .grep_search import Backend, GrepMatch, GrepQuery, iter_line_chunks, search
 from .paths import root_for
+from .regular_files import open_regular
 from .truncate import (
     DEFAULT_MAX_BYTES,
     GREP_MAX_LINE_LENGTH,
@@ -88,6 +92,11 @@ class GrepTool(AgentTool[GrepParams]):
         if not await ws.exists(search_path):
             raise ToolError(f"Path not found: {search_path}")
         is_dir = await ws.is_dir(search_path)
+        if not is_dir and not await anyio.to_thread.run_sync(_is_regular, search_path):
+            raise ToolError(
+                f"Not a regular file: {search_path} (a FIFO, socket or device); grep searches "
+                "files and directories"
+            )
         context = params.context if params.context and params.context > 0 else 0
         limit = max(1, DEFAULT_LIMIT if params.limit is None else params.limit)
         query = GrepQuery(
@@ -104,6 +113,7 @@ class GrepTool(AgentTool[GrepParams]):
         if not outcome.matches:
             return text_result("No matches found")
         formatter = _Formatter(ws, search_path, is_dir, context)
+        await formatter.load_context(outcome.matches, signal)
         lines: list[str] = []
         for match in outcome.matches:
             lines.extend(await formatter.block(match))
@@ -138,7 +148,7 @@ class _Formatter:
         self.is_dir = is_dir
         self.context = context
         self.lines_truncated = False
-        self._files: dict[str, list[str]] = {}
+        self._files: dict[str, dict[int, str]] = {}
 
     def rel(self, path: str) -> str:
         if self.is_dir:
@@ -152,15 +162,28 @@ class _Formatter:
         self.lines_truncated = self.lines_truncated or was_cut
         return cut
 
-    async def _file_lines(self, path: str) -> list[str]:
-        if path not in self._files:
-            try:
-                data = await self.workspace.read_bytes(Path(path))
-                text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-                self._files[path] = text.split("\n")
-            except OSError:
-                self._files[path] = []
-        return self._files[path]
+    async def load_context(self, matches: list[GrepMatch], signal: AbortSignal | None) -> None:
+        """Read the lines around each match: only those, streaming each file once (a match
+        deep in a 400 MB log must not load the log), abortable between chunks."""
+        if self.context == 0 and all(m.line_text is not None for m in matches):
+            return
+        wanted: dict[str, set[int]] = {}
+        for match in matches:
+            n = match.line_number
+            wanted.setdefault(match.path, set()).update(
+                range(max(1, n - self.context), n + self.context + 1)
+            )
+        stop = threading.Event()
+        remove = signal.add_callback(stop.set) if signal is not None else None
+        try:
+            for path, numbers in wanted.items():
+                self._files[path] = await anyio.to_thread.run_sync(
+                    _read_lines, path, numbers, stop
+                )
+        finally:
+            if remove is not None:
+                remove()
+        throw_if_aborted(signal)
 
     async def block(self, match: GrepMatch) -> list[str]:
         rel = self.rel(match.path)
@@ -168,15 +191,52 @@ class _Formatter:
             text = match.line_text.replace("\r\n", "\n").replace("\r", "")
             text = text[:-1] if text.endswith("\n") else text
             return [f"{rel}:{match.line_number}: {self._cut(text)}"]
-        lines = await self._file_lines(match.path)
+        lines = self._files.get(match.path) or {}
         if not lines:
             return [f"{rel}:{match.line_number}: (unable to read file)"]
         n = match.line_number
+        last = max(lines)
         start = max(1, n - self.context) if self.context else n
-        end = min(len(lines), n + self.context) if self.context else n
+        end = min(last, n + self.context) if self.context else n
         out: list[str] = []
         for current in range(start, end + 1):
-            text = self._cut(lines[current - 1].replace("\r", "") if current <= len(lines) else "")
+            text = self._cut(lines.get(current, "").replace("\r", ""))
             sep = ":" if current == n else "-"
             out.append(f"{rel}{sep}{current}{sep} {text}")
         return out
+
+
+def _is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _read_lines(path: str, numbers: set[int], stop: threading.Event) -> dict[int, str]:
+    """Lines ``numbers`` (1-based) of ``path``, and its last line number as a key with the
+    line it holds when it is wanted; {} for unreadable or non-regular files."""
+    out: dict[int, str] = {}
+    highest = max(numbers)
+    number = 0
+    try:
+        fh = open_regular(path)
+    except OSError:
+        return out
+    ends_line = True  # Pi splits on \n: after a final newline comes one empty line
+    with fh:
+        for chunk in iter_line_chunks(fh, stop):
+            text = chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+            pieces = text.split("\n")
+            ends_line = text.endswith("\n")
+            if ends_line:
+                pieces.pop()
+            for line in pieces:
+                number += 1
+                if number in numbers:
+                    out[number] = line
+                if number > highest:
+                    return out
+    if ends_line and number + 1 in numbers:
+        out[number + 1] = ""
+    return out

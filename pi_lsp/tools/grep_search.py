@@ -2,8 +2,11 @@
 
 Owns ``GrepQuery`` and both backends, which return the same ``GrepOutcome`` (matches in path
 order, stopped at the limit). Both respect ``.gitignore`` (nested too) and ``.ignore``, search
-hidden files, skip ``.git``, do not follow symlinks and skip binary files. The ripgrep backend
-runs ``rg --json`` (killed once the limit is reached); the Python one uses ``walk`` and ``re``.
+hidden files, skip ``.git``, do not follow symlinks and skip binary files and anything that is
+not a regular file (a FIFO would block the read forever). The ripgrep backend runs
+``rg --json`` (killed once the limit is reached, or on abort); the Python one uses ``walk`` and
+RE2 (``linear_regex``: a pathological pattern cannot freeze the server), streaming each file
+in chunks (memory stays flat on a 400 MB log) and checking for abort between chunks.
 Must not import anything above tools/.
 """
 
@@ -19,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import anyio.to_thread
 
@@ -27,10 +30,14 @@ from ..ai import AbortSignal
 from .common import ABORTED_MESSAGE, ToolError
 from .globs import PathGlob
 from .images import looks_binary
+from .linear_regex import LinearPattern, PatternError, compile_linear, escape
+from .regular_files import open_regular
 from .walk import walk
 
 Backend = Literal["auto", "rg", "python"]
-READ_CHUNK = 65536
+READ_CHUNK = 1 << 20
+MAX_LINE_BYTES = 4 << 20
+"""A longer line is searched in pieces of this size (its matches keep one line number)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,27 +182,27 @@ def _take_rg_event(raw: bytes, outcome: GrepOutcome, limit: int) -> bool:
 # ------------------------------------------------------------------------------- python
 
 
-def compile_pattern(query: GrepQuery) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
-    """The per-line regex, and a whole-file pre-filter (``None`` when the pattern uses text
-    anchors, where a line-by-line match is not a whole-text match)."""
-    source = re.escape(query.pattern) if query.literal else query.pattern
-    flags = re.IGNORECASE if query.ignore_case else 0
+def compile_pattern(query: GrepQuery) -> tuple[LinearPattern, LinearPattern | None]:
+    """The per-line regex, and a per-chunk pre-filter (``None`` when the pattern uses text
+    anchors, where a line-by-line match is not a match in a chunk of lines)."""
+    source = escape(query.pattern) if query.literal else query.pattern
     try:
-        line = re.compile(source, flags)
-    except re.error as exc:
+        line = compile_linear(source, ignore_case=query.ignore_case)
+        if not query.literal and re.search(r"\\[AZz]", query.pattern):
+            return line, None
+        chunk = compile_linear(source, ignore_case=query.ignore_case, multiline=True)
+    except PatternError as exc:
         raise ToolError(f"regex parse error: {exc} in pattern {query.pattern!r}") from exc
-    if not query.literal and re.search(r"\\[AZz]", query.pattern):
-        return line, None
-    return line, re.compile(source, flags | re.MULTILINE)
+    return line, chunk
 
 
 async def search_python(query: GrepQuery, signal: AbortSignal | None) -> GrepOutcome:
-    line_regex, file_regex = compile_pattern(query)
+    line_regex, chunk_regex = compile_pattern(query)
     stop = threading.Event()
     remove = signal.add_callback(stop.set) if signal is not None else None
     try:
         outcome = await anyio.to_thread.run_sync(
-            _search_sync, query, line_regex, file_regex, stop
+            _search_sync, query, line_regex, chunk_regex, stop
         )
     finally:
         if remove is not None:
@@ -208,7 +215,10 @@ async def search_python(query: GrepQuery, signal: AbortSignal | None) -> GrepOut
 def _candidate_files(query: GrepQuery, stop: threading.Event) -> Iterator[str]:
     if not query.is_dir:
         return iter([str(query.search_path)])
-    globs = [PathGlob(query.glob)] if query.glob else []
+    try:
+        globs = [PathGlob(query.glob)] if query.glob else []
+    except PatternError as exc:
+        raise ToolError(f"invalid glob {query.glob!r}: {exc}") from None
 
     def wanted(rel: str) -> bool:
         return all(g.matches(rel) != g.negated for g in globs)
@@ -223,36 +233,69 @@ def _candidate_files(query: GrepQuery, stop: threading.Event) -> Iterator[str]:
     return (e.path for e in entries if e.is_file and wanted(e.rel))
 
 
+def iter_line_chunks(fh: BinaryIO, stop: threading.Event) -> Iterator[bytes]:
+    """The file in pieces of about ``READ_CHUNK`` bytes that end at a line end (a line
+    longer than ``MAX_LINE_BYTES`` is cut there); stops early when ``stop`` is set."""
+    pending = b""
+    while not stop.is_set():
+        data = fh.read(READ_CHUNK)
+        if not data:
+            break
+        pending += data
+        cut = pending.rfind(b"\n")
+        if cut == -1:
+            if len(pending) < MAX_LINE_BYTES:
+                continue
+            cut = len(pending) - 1
+        yield pending[: cut + 1]
+        pending = pending[cut + 1 :]
+    if pending and not stop.is_set():
+        yield pending
+
+
 def _file_matches(
     path: str,
-    regex: re.Pattern[str],
-    file_regex: re.Pattern[str] | None,
+    regex: LinearPattern,
+    chunk_regex: LinearPattern | None,
     limit: int,
+    stop: threading.Event,
 ) -> list[GrepMatch]:
-    """The first ``limit`` matching lines of one file (binary and unreadable files: none)."""
+    """The first ``limit`` matching lines of one file (binary, unreadable and non-regular
+    files: none)."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        fh = open_regular(path)
     except OSError:
         return []
-    if looks_binary(data[:8192]):
-        return []
-    text = data.decode("utf-8", "replace")
-    if file_regex is not None and file_regex.search(text) is None:
-        return []  # quick reject of the whole file
     found: list[GrepMatch] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if regex.search(line) is not None:
-            found.append(GrepMatch(path, number, line + "\n"))
-            if len(found) >= limit:
-                break
+    number = 0
+    with fh:
+        first = True
+        for raw in iter_line_chunks(fh, stop):
+            if first and looks_binary(raw[:8192]):
+                return []
+            first = False
+            text = raw.decode("utf-8", "replace")
+            if chunk_regex is not None and chunk_regex.search(text) is None:
+                number += text.count("\n")  # quick reject of the whole chunk
+                continue
+            lines = text.split("\n")
+            if text.endswith("\n"):
+                lines.pop()
+            for line in lines:
+                number += 1
+                if regex.search(line) is not None:
+                    found.append(GrepMatch(path, number, line + "\n"))
+                    if len(found) >= limit:
+                        return found
+            if not text.endswith("\n"):
+                number -= 1  # the chunk ended inside a line cut at MAX_LINE_BYTES
     return found
 
 
 def _search_sync(
     query: GrepQuery,
-    regex: re.Pattern[str],
-    file_regex: re.Pattern[str] | None,
+    regex: LinearPattern,
+    chunk_regex: LinearPattern | None,
     stop: threading.Event,
 ) -> GrepOutcome:
     outcome = GrepOutcome()
@@ -260,7 +303,7 @@ def _search_sync(
         if stop.is_set():
             break
         remaining = query.limit - len(outcome.matches)
-        outcome.matches.extend(_file_matches(path, regex, file_regex, remaining))
+        outcome.matches.extend(_file_matches(path, regex, chunk_regex, remaining, stop))
         if len(outcome.matches) >= query.limit:
             outcome.limit_reached = True
             break

@@ -3,15 +3,27 @@
 Owns the incremental UTF-8 decode, a rolling decoded tail (about twice the byte limit), the
 line and byte totals, and spilling the raw bytes to ``$TMPDIR/pi-bash-<16 hex>.log`` (mode
 0600) once the output goes over the limits. ``snapshot`` applies tail truncation to what is
-kept. Must not import anything above tools/.
+kept.
+
+Spill files are bounded: each keeps at most ``MAX_SPILL_BYTES`` (the first part of the output;
+the tail is in the result itself and the file says where it stops), a process keeps at most
+``MAX_SPILL_FILES`` (the oldest is deleted when another is made), all of them are deleted when
+the process exits, and files left by an earlier process that died are swept once they are
+``STALE_SPILL_SECONDS`` old. Must not import anything above tools/.
 """
 
 from __future__ import annotations
 
+import atexit
 import codecs
+import contextlib
+import glob
 import os
 import secrets
 import tempfile
+import threading
+import time
+from collections import deque
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -22,6 +34,53 @@ from .truncate import (
     truncate_tail,
     utf8_len,
 )
+
+MAX_SPILL_BYTES = 32 << 20
+MAX_SPILL_FILES = 16
+STALE_SPILL_SECONDS = 24 * 3600
+SPILL_CAPPED_NOTE = b"\n[pi-lsp: output file capped here; the rest was not saved]\n"
+
+_spill_lock = threading.Lock()
+_spill_files: deque[str] = deque()
+_swept: set[str] = set()
+
+
+def _register_spill_file(path: str, prefix: str) -> None:
+    """Remember ``path``; delete the oldest beyond ``MAX_SPILL_FILES`` and, once per prefix,
+    stale files earlier processes left behind."""
+    with _spill_lock:
+        _spill_files.append(path)
+        doomed = [_spill_files.popleft() for _ in range(len(_spill_files) - MAX_SPILL_FILES)]
+        sweep = prefix not in _swept
+        _swept.add(prefix)
+    for old in doomed:
+        with contextlib.suppress(OSError):
+            os.unlink(old)
+    if sweep:
+        sweep_stale_spill_files(prefix)
+
+
+def sweep_stale_spill_files(prefix: str = "pi-bash", *, now: float | None = None) -> None:
+    current = time.time() if now is None else now
+    pattern = os.path.join(glob.escape(tempfile.gettempdir()), f"{prefix}-*.log")
+    for path in glob.glob(pattern):
+        with contextlib.suppress(OSError):
+            info = os.lstat(path)
+            if info.st_uid == os.getuid() and current - info.st_mtime > STALE_SPILL_SECONDS:
+                os.unlink(path)
+
+
+def cleanup_spill_files() -> None:
+    """Delete every spill file this process made (run at exit)."""
+    with _spill_lock:
+        paths = list(_spill_files)
+        _spill_files.clear()
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+atexit.register(cleanup_spill_files)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +97,12 @@ class OutputAccumulator:
         max_lines: int = DEFAULT_MAX_LINES,
         max_bytes: int = DEFAULT_MAX_BYTES,
         temp_prefix: str = "pi-bash",
+        max_spill_bytes: int = MAX_SPILL_BYTES,
     ) -> None:
+        self.max_spill_bytes = max_spill_bytes
+        self._spilled_bytes = 0
+        self.spill_capped = False
+        """The full-output file stopped at ``max_spill_bytes``."""
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self._rolling = max(2 * max_bytes, 1)
@@ -176,6 +240,7 @@ class OutputAccumulator:
             return
         self._file = os.fdopen(fd, "wb")
         self.full_output_path = path
+        _register_spill_file(path, self._prefix)
         pending, self._pending_raw = self._pending_raw, []
         for chunk in pending:
             self._spill(chunk)
@@ -184,8 +249,15 @@ class OutputAccumulator:
         """Write to the full-output file; a full disk stops spilling, never the command."""
         if self._file is None:
             return
+        room = self.max_spill_bytes - self._spilled_bytes
         try:
+            if len(data) >= room:
+                self._file.write(data[: max(0, room)] + SPILL_CAPPED_NOTE)
+                self.spill_capped = True
+                self.close()  # the rest is not saved: the tail is in the result
+                return
             self._file.write(data)
+            self._spilled_bytes += len(data)
         except OSError:
             self._spill_failed = True
             self.close()

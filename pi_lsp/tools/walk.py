@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pathspec
 
+from .regular_files import open_regular
+
 IGNORE_FILES = (".gitignore", ".ignore")
+MAX_IGNORE_FILE_BYTES = 1 << 20
 ALWAYS_SKIPPED = frozenset({".git"})
 
 
@@ -44,8 +47,9 @@ def _load_rules(directory: str) -> _Rules | None:
     lines: list[str] = []
     for name in IGNORE_FILES:
         try:
-            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as fh:
-                lines.extend(fh.read().splitlines())
+            with open_regular(os.path.join(directory, name)) as fh:  # never a FIFO
+                data = fh.read(MAX_IGNORE_FILE_BYTES)
+            lines.extend(data.decode("utf-8", "replace").splitlines())
         except OSError:
             continue
     if not any(line.strip() and not line.startswith("#") for line in lines):

@@ -205,6 +205,7 @@ async def test_400_error_body(srv: ScriptedHTTPServer):
     assert types_of(events) == ["error"]
     assert final.error_message == (
         "400 invalid_request_error: messages: at least one message is required"
+        f" (POST {srv.url}/v1/messages)"
     )
     assert len(srv.requests) == 1
 
@@ -214,7 +215,9 @@ async def test_401_is_not_retried(srv: ScriptedHTTPServer):
         "type": "authentication_error", "message": "invalid x-api-key"}}))
     log = RetryLog()
     _, final = await collect(stream(anthropic_model(srv), context(), options(on_retry=log)))
-    assert final.error_message == "401 authentication_error: invalid x-api-key"
+    assert final.error_message == (
+        f"401 authentication_error: invalid x-api-key (POST {srv.url}/v1/messages)"
+    )
     assert log.calls == []
 
 
@@ -241,7 +244,7 @@ async def test_5xx_then_success(srv: ScriptedHTTPServer, status: int, kind: str,
                                     options(on_retry=log, base_retry_delay_ms=3)))
     assert final.content == [TextContent(text="made it")]
     assert [(c.attempt, c.delay_ms) for c in log.calls] == [(1, 3)]
-    assert log.calls[0].error_message == f"{status} {kind}: {text}"
+    assert log.calls[0].error_message == f"{status} {kind}: {text} (POST {srv.url}/v1/messages)"
 
 
 async def test_429_retry_after_seconds(srv: ScriptedHTTPServer):

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from pi_lsp.ai import parse_streaming_json
+import json
+from typing import Any
+
+import pytest
+
+from pi_lsp.ai import StreamingJsonParser, parse_streaming_json
 
 
 def test_blank_is_empty_object() -> None:
@@ -139,3 +144,47 @@ def test_incremental_parser_matches_the_stateless_one(text: str, cuts: list[int]
         if position >= len(text):
             break
     assert parser.text == text
+
+
+# ------------------------------------------------------------ linear cost (issue 10 item 8)
+
+
+def test_streamed_arguments_cost_linear_parsing_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 640 KB ``write`` in 4-character deltas: the characters handed to the JSON parser
+    stay a small multiple of the argument's length (re-parsing everything on every delta
+    handed it ~50 GB)."""
+    import pi_lsp.ai.json_parse as module
+
+    parsed = [0]
+    real = module.from_json
+
+    def counting(text: str, **kw: Any) -> Any:
+        parsed[0] += len(text)
+        return real(text, **kw)
+
+    monkeypatch.setattr(module, "from_json", counting)
+    payload = json.dumps({"path": "big.txt", "content": "line\n" * 128_000})
+    parser = StreamingJsonParser()
+    last: dict[str, Any] = {}
+    for i in range(0, len(payload), 4):
+        last = parser.feed(payload[i : i + 4])
+    assert last["path"] == "big.txt"  # partial results keep coming while it streams
+    assert parser.parse() == json.loads(payload)
+    assert parsed[0] < 12 * len(payload)
+
+
+def test_small_arguments_still_reparse_on_every_delta() -> None:
+    parser = StreamingJsonParser()
+    seen = [parser.feed(piece) for piece in ['{"pa', 'th": "a', ".py", '"}']]
+    assert seen == [{}, {"path": "a"}, {"path": "a.py"}, {"path": "a.py"}]
+
+
+def test_text_grows_in_place_but_a_kept_reference_is_not_changed() -> None:
+    from pi_lsp.ai.grow import append_to_field
+    from pi_lsp.ai.types import TextContent
+
+    block = TextContent(text="ab")
+    kept = block.text
+    append_to_field(block, "text", "cd")
+    append_to_field(block, "text", "ef")
+    assert (kept, block.text) == ("ab", "abcdef")

@@ -80,7 +80,7 @@ def test_session_level_retryable_messages():
 def test_error_bodies_become_readable_messages():
     assert str(error_from_response(500, {}, b"")) == "500 status code (no body)"
     assert str(error_from_response(502, {}, b"<html><body>Bad   gateway</body></html>")) == (
-        "502 <html><body>Bad gateway</body></html>"
+        "502 Bad gateway (an HTML page)"
     )
     assert str(error_from_response(404, {}, b'{"error": "model \'x\' not found"}')) == (
         "404 model 'x' not found"

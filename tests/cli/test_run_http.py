@@ -143,3 +143,38 @@ async def test_ctrl_c_mid_bash_leaves_no_child_and_exits_130(
         assert "^C aborting" in err.decode()
     # with two quick presses the signals may coalesce into one: either way the run ends at
     # once with 130 and leaves no process behind (asserted above)
+
+
+async def test_context_overflow_on_the_first_turn_fails_clearly(tmp_path: Path) -> None:
+    """llama.cpp with a small context answers 400 exceed_context_size_error; with nothing to
+    compact the run must fail (non-zero) and say what to change (issue 10 item 11)."""
+    from tests.support.http_server import json_response
+
+    work = tmp_path / "work"
+    work.mkdir()
+    env = clean_env(tmp_path)
+    body = {
+        "error": {
+            "code": 400,
+            "message": "the request exceeds the available context size, try increasing it",
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": 1851,
+            "n_ctx": 1024,
+        }
+    }
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(json_response(400, body))
+        srv.enqueue(json_response(400, body))
+        proc = await start(
+            ["say hello", "--cwd", str(work), "--provider", "openai-compatible",
+             "--base-url", srv.url + "/v1", "--model", "small", "--json"],
+            env,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    stdout, stderr = out.decode(), err.decode()
+    assert proc.returncode != 0, stdout + stderr
+    text = stdout + stderr
+    assert "1851 tokens" in text
+    assert "1024" in text
+    assert "contextWindow" in text
+    assert len(srv.requests) == 1

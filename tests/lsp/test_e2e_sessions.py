@@ -168,3 +168,21 @@ async def test_prompt_during_a_manual_compaction_runs_after_it(
     end = await h.wait_event(sid, "agent_end", 6)
     assert end["messages"][0]["content"][0]["text"] == "and now?"
     assert end["messages"][-1]["content"][0]["text"] == "after compaction"
+
+
+async def test_a_session_that_cannot_be_saved_says_so_once(pi: Start, tmp_path: Path) -> None:
+    """Issue 10 item 2: an unwritable data directory is reported once (window/showMessage)
+    and in pi/state, while the conversation goes on."""
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("a file where the data directory should be")
+    script = write_script(tmp_path / "s.json", [text_reply("one"), text_reply("two")])
+    h = await pi(pi={"provider": "faux", "fauxScript": str(script)},
+                 env={"PI_LSP_DATA_DIR": str(blocked)})
+    sid = await h.run("first")
+    await h.run("second", sessionId=sid)
+    state = await h.call("pi/state", {"sessionId": sid})
+    assert state["saveError"]
+    assert "Could not write the session file" in state["saveError"]
+    shown = [m.message for m in h.client.messages if "cannot be saved" in m.message]
+    assert len(shown) == 1
+    assert "session_save" in h.types_of(sid)

@@ -53,6 +53,7 @@ def test_frame_is_byte_exact_for_non_ascii() -> None:
     assert rest.decode("utf-8") == '{"text":"héllo 😀 中文"}'
 
 
-def test_lone_surrogates_fall_back_to_ascii_escapes() -> None:
-    body = encode_body({"t": "a\udc80b"})
-    assert body == b'{"t":"a\\udc80b"}'
+def test_lone_surrogates_become_replacement_characters() -> None:
+    """Strict JSON readers reject an escaped lone surrogate too (issue 10 item 1's class)."""
+    body = encode_body({"t": "a\udc80b", "pair": "\ud83d\ude00"})
+    assert body.decode("utf-8") == '{"t":"a\ufffdb","pair":"😀"}'

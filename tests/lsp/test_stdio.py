@@ -12,6 +12,7 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 from pytest_lsp import client_capabilities
 
+from pi_lsp.lsp.framing import BlockingFrameReader
 from pi_lsp.lsp.server import create_server
 from pi_lsp.lsp.stdio import initialize_result, read_frame
 
@@ -56,7 +57,8 @@ def test_read_frame() -> None:
         b"junk\r\n\r\nContent-Length: 1\r\n\r\n1"
     )
     stream = io.BytesIO(data)
-    assert read_frame(stream) == b"{}"
-    assert read_frame(stream) == b"1"  # the frame without a length is skipped
-    assert read_frame(stream) is None
+    reader = BlockingFrameReader(stream)
+    assert read_frame(reader) == b"{}"
+    assert read_frame(reader) == b"1"  # the frame without a length is skipped
+    assert read_frame(reader) is None
     assert read_frame(io.BytesIO(b"Content-Length: 5\r\n\r\nab")) is None  # cut short

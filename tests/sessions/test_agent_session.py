@@ -444,8 +444,13 @@ async def test_a_failing_disk_never_breaks_the_run_and_nothing_is_lost_after(
     assert session.persist_error is not None
     assert "Could not write the session file" in session.persist_error
     assert [e.type for e in events].count("message_end") == 2  # events still flowed
+    saves = of_type(events, "session_save")
+    assert [(e.ok, e.error_message) for e in saves] == [(False, session.persist_error)]
     blocked.unlink()  # the disk comes back
     await session.prompt("two")
+    await asyncio.sleep(0)  # the event is emitted from the synchronous write path
+    assert session.persist_error is None
+    assert [e.ok for e in of_type(events, "session_save")] == [False, True]
     assert session.file is not None
     roles = [m.role for m in store.open(session.session_id).build_context().messages]
     assert roles == ["user", "assistant", "user", "assistant"]

@@ -3,6 +3,7 @@ the closest-candidate hint, and the seam (edits go through ``apply_edits``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -298,3 +299,18 @@ async def test_fifo_is_not_edited_or_written(ws: DiskWorkspace, root: Path) -> N
     assert str(err.value) == "Could not edit file: pipe. Error code: EINVAL."
     with pytest.raises(ToolError, match="Not a regular file"):
         await call(WriteTool(ws), {"path": "pipe", "content": "x"})
+
+
+async def test_undecodable_bytes_are_visible_in_the_diff(ws: DiskWorkspace, root: Path) -> None:
+    """A Latin-1 byte is kept as a lone surrogate in memory; the diff (which is persisted in
+    the session) shows it as \\xNN, never as a surrogate (issue 10 item 1)."""
+    (root / "latin1.txt").write_bytes(b"caf\xe9 = 1\nx = 2\n")
+    args = {"path": "latin1.txt", "oldText": "x = 2", "newText": "x = 3"}
+    result = await call(EditTool(ws), args)
+    details = result.details
+    assert isinstance(details, dict)
+    assert "caf\\xe9 = 1" in details["diff"]
+    assert "\\xe9" in details["patch"]
+    assert (root / "latin1.txt").read_bytes() == b"caf\xe9 = 1\nx = 3\n"
+    json_safe = json.dumps(details, ensure_ascii=False).encode("utf-8")
+    assert json_safe

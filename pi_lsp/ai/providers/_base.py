@@ -36,6 +36,7 @@ from ..events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from ..grow import append_to_field
 from ..json_parse import StreamingJsonParser
 from ..options import StreamOptions
 from ..types import AssistantMessage, Context, Model, TextContent, ThinkingContent, ToolCall
@@ -116,13 +117,13 @@ class SSEProviderRun(ABC):
     def text_delta(self, index: int, delta: str) -> None:
         block = self.output.content[index]
         assert isinstance(block, TextContent)
-        block.text += delta
+        append_to_field(block, "text", delta)
         self.out.push(TextDeltaEvent(index, delta, self.output))
 
     def thinking_delta(self, index: int, delta: str) -> None:
         block = self.output.content[index]
         assert isinstance(block, ThinkingContent)
-        block.thinking += delta
+        append_to_field(block, "thinking", delta)
         self.out.push(ThinkingDeltaEvent(index, delta, self.output))
 
     def tool_call_delta(self, index: int, delta: str) -> None:
@@ -225,7 +226,9 @@ class SSEProviderRun(ABC):
             async for event in stream:
                 if not self.started:
                     self.started = True
-                    self.out.push(StartEvent(self.output))
+                    # A snapshot: the first content may be applied before the consumer runs
+                    # (servers send the role and the first token in one segment).
+                    self.out.push(StartEvent(self.output.model_copy(deep=True)))
                 if self.handle(event):
                     break
             else:

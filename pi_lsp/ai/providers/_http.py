@@ -30,8 +30,17 @@ from ..options import StreamOptions
 from ..retry import is_quota_error, is_retryable_status, parse_retry_after_ms, retry_delay_ms
 
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
+LOOPBACK_CONNECT_TIMEOUT_S = 5.0
+"""A server on this machine accepts at once or never (a TLS handshake with a plain-HTTP port
+never completes): waiting 30 s four times (128 s) to say so helped nobody."""
 DEFAULT_READ_TIMEOUT_S = 600.0
+READ_TIMEOUT_SETTING = "readTimeout"
 _MAX_ERROR_TEXT = 600
+_MAX_HTML_TEXT = 200
+_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"<[^>]{0,2000}>")
+_HTML_SKIP = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_LOOPBACK_HOSTS = frozenset(("localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"))
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,})")
 
@@ -64,6 +73,8 @@ class HttpRequest:
     body: dict[str, Any] = field(repr=False)
     secrets: tuple[str, ...] = field(default=(), repr=False)
     """Values that must never appear in an error message (the API key)."""
+    not_found_hint: str | None = None
+    """Said after a 404: what the provider appends to ``baseUrl`` and what to check."""
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
@@ -99,10 +110,23 @@ def new_client() -> httpx.AsyncClient:
     return httpx.AsyncClient(verify=_ssl_context())
 
 
-def request_timeout(options: StreamOptions) -> httpx.Timeout:
+def is_loopback(url: str) -> bool:
+    try:
+        host = httpx.URL(url).host
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return False
+    return host in _LOOPBACK_HOSTS or host.startswith("127.")
+
+
+def connect_timeout_s(url: str, read: float) -> float:
+    limit = LOOPBACK_CONNECT_TIMEOUT_S if is_loopback(url) else DEFAULT_CONNECT_TIMEOUT_S
+    return min(read, limit)
+
+
+def request_timeout(options: StreamOptions, url: str = "") -> httpx.Timeout:
     """``options.timeout_ms`` is the read timeout: no bytes for that long fails the request."""
     read = options.timeout_ms / 1000 if options.timeout_ms else DEFAULT_READ_TIMEOUT_S
-    return httpx.Timeout(read, connect=min(read, DEFAULT_CONNECT_TIMEOUT_S))
+    return httpx.Timeout(read, connect=connect_timeout_s(url, read))
 
 
 # ------------------------------------------------------------------------ error messages
@@ -134,11 +158,23 @@ def _error_parts(payload: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
+def _context_sizes(payload: Any) -> str:
+    """llama.cpp's overflow error carries the numbers: keep them for the user."""
+    err = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(err, dict):
+        return ""
+    prompt, window = err.get("n_prompt_tokens"), err.get("n_ctx")
+    if isinstance(prompt, int) and isinstance(window, int):
+        return f" (the prompt has {prompt} tokens; the context size is {window})"
+    return ""
+
+
 def describe_error_payload(payload: Any) -> str | None:
     """``kind: message`` (or just the message) from a JSON error payload, if it has one."""
     kind, message = _error_parts(payload)
     if message is None:
         return None
+    message += _context_sizes(payload)
     if kind and kind not in message:
         return f"{kind}: {message}"
     return message
@@ -147,6 +183,34 @@ def describe_error_payload(payload: Any) -> str | None:
 def _excerpt(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _MAX_ERROR_TEXT else text[:_MAX_ERROR_TEXT] + "…"
+
+
+def _looks_like_html(text: str) -> bool:
+    head = text[:200].lstrip().lower()
+    return head.startswith(("<!doctype html", "<html", "<head", "<body")) or "<html" in head
+
+
+def html_summary(text: str) -> str:
+    """A short line for an HTML error page: its ``<title>``, else its first words."""
+    title = _HTML_TITLE.search(text[:20_000])
+    if title is not None and title.group(1).strip():
+        words = " ".join(title.group(1).split())
+    else:
+        words = " ".join(_HTML_TAG.sub(" ", _HTML_SKIP.sub(" ", text[:20_000])).split())
+    if len(words) > _MAX_HTML_TEXT:
+        words = words[:_MAX_HTML_TEXT] + "…"
+    return f"{words} (an HTML page)" if words else "(an HTML page)"
+
+
+def _without_status(detail: str, status: int) -> str:
+    """``"400: x"`` / ``"400 x"`` → ``"x"``, so the message does not say the code twice."""
+    code = str(status)
+    stripped = detail.lstrip()
+    if stripped.startswith(code):
+        rest = stripped[len(code):]
+        if not rest or rest[0] in " :-":
+            return rest.lstrip(" :-") or detail
+    return detail
 
 
 def error_from_response(
@@ -161,7 +225,8 @@ def error_from_response(
         except ValueError:
             detail = None
         if detail is None:
-            detail = _excerpt(text)
+            detail = html_summary(text) if _looks_like_html(text) else _excerpt(text)
+        detail = _without_status(detail, status)
     message = f"{status} {detail}" if detail else f"{status} status code (no body)"
     retryable = is_retryable_status(status, text) or (
         status not in (400, 401, 403, 404)
@@ -189,27 +254,78 @@ def error_from_stream_payload(payload: Any) -> ProviderError:
     return ProviderError(detail, retryable=transient and not is_quota_error(detail))
 
 
-def error_from_exception(exc: Exception, options: StreamOptions) -> ProviderError:
-    """A transport failure described for the user."""
+def _origin(url: str) -> str:
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return url
+    port = f":{parsed.port}" if parsed.port else ""
+    return f"{parsed.scheme}://{parsed.host}{port}"
+
+
+def error_from_exception(exc: Exception, options: StreamOptions, url: str = "") -> ProviderError:
+    """A transport failure described for the user: what failed, where, and what to check."""
     text = str(exc) or type(exc).__name__
+    where = _origin(url) if url else "the provider"
+    local = is_loopback(url)
     if isinstance(exc, httpx.ConnectTimeout):
-        return ProviderError(f"Connection timed out: {text}", retryable=True)
+        read = options.timeout_ms / 1000 if options.timeout_ms else DEFAULT_READ_TIMEOUT_S
+        message = (
+            f"Connecting to {where} timed out after {connect_timeout_s(url, read):g} s"
+        )
+        if url.startswith("https://"):
+            message += (
+                "; if that server speaks plain HTTP (llama.cpp, Ollama and most local servers "
+                "do), use http:// in `baseUrl` (--base-url)"
+            )
+        else:
+            message += "; check the host and port in `baseUrl` (--base-url)"
+        return ProviderError(message, retryable=not local)
     if isinstance(exc, httpx.TimeoutException):
         seconds = (options.timeout_ms or DEFAULT_READ_TIMEOUT_S * 1000) / 1000
         return ProviderError(
-            f"Request timed out: no data from the provider for {seconds:g} s", retryable=True
+            f"Request timed out: no data from {where} for {seconds:g} s "
+            f"(raise `{READ_TIMEOUT_SETTING}` (--read-timeout) for a slow server)",
+            retryable=True,
         )
     if isinstance(exc, httpx.ConnectError):
-        return ProviderError(f"Connection error: {text}", retryable=True)
+        if isinstance(exc.__cause__, ssl.SSLError) or "SSL" in text or "TLS" in text:
+            hint = (
+                "; if that server speaks plain HTTP, use http:// in `baseUrl` (--base-url)"
+                if url.startswith("https://")
+                else ""
+            )
+            return ProviderError(f"TLS error connecting to {where}: {text}{hint}")
+        # Nothing listening on this machine is not transient: say so at once.
+        return ProviderError(
+            f"Connection error: cannot connect to {where} ({text}): is the server running? "
+            "Check the host and port in `baseUrl` (--base-url)",
+            retryable=not local,
+        )
     if isinstance(exc, httpx.RemoteProtocolError):
-        return ProviderError(f"Connection lost: {text}", retryable=True)
+        return ProviderError(f"Connection lost ({where}): {text}", retryable=True)
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
-        return ProviderError(f"Invalid base URL: {text}")
+        return ProviderError(f"Invalid URL {url}: {text}; check `baseUrl` (--base-url)")
     if isinstance(exc, httpx.NetworkError | httpx.ProxyError):
-        return ProviderError(f"Network error: {text}", retryable=True)
+        return ProviderError(f"Network error talking to {where}: {text}", retryable=True)
     if isinstance(exc, SSEError):
-        return ProviderError(f"Invalid event stream: {text}")
-    return ProviderError(f"{type(exc).__name__}: {text}")
+        return ProviderError(f"Invalid event stream from {where}: {text}")
+    return ProviderError(f"{type(exc).__name__} talking to {where}: {text}")
+
+
+def _located(error: ProviderError, request: HttpRequest) -> ProviderError:
+    """An HTTP status error with the request's URL (and the 404 hint) appended."""
+    if error.status is None:
+        return error
+    message = f"{error.message} (POST {request.url})"
+    if error.status == 404 and request.not_found_hint:
+        message += f": {request.not_found_hint}"
+    return ProviderError(
+        message,
+        status=error.status,
+        retryable=error.retryable,
+        retry_after_ms=error.retry_after_ms,
+    )
 
 
 # -------------------------------------------------------------------------- the request
@@ -249,7 +365,7 @@ async def _attempt(
         request.url,
         headers=request.headers,
         content=payload,
-        timeout=request_timeout(options),
+        timeout=request_timeout(options, request.url),
     ) as response:
         if not response.is_success:
             body = await response.aread()
@@ -285,9 +401,9 @@ async def iter_sse(
                     yield event
             return
         except ProviderError as exc:
-            error = exc
+            error = _located(exc, request)
         except (httpx.HTTPError, SSEError) as exc:
-            error = error_from_exception(exc, options)
+            error = error_from_exception(exc, options, request.url)
         if progress[0] or not error.retryable or attempt >= options.max_retries:
             raise error
         attempt += 1

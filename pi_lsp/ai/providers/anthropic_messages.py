@@ -95,7 +95,13 @@ class AnthropicMessagesRun(SSEProviderRun):
         headers.update(model.headers or {})
         headers.update(options.headers or {})
         body = build_params(model, self.context, options, oauth=self._oauth)
-        return HttpRequest(messages_url(model.base_url), headers, body, (key,))
+        hint = (
+            f"pi-lsp appends /v1/messages to `baseUrl` ({model.base_url}), or /messages when "
+            "it ends in /v1; it is the server's root (e.g. http://127.0.0.1:8080)"
+        )
+        return HttpRequest(
+            messages_url(model.base_url), headers, body, (key,), not_found_hint=hint
+        )
 
     # ---------------------------------------------------------------- events
 

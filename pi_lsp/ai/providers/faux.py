@@ -46,6 +46,7 @@ from ..events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from ..grow import append_to_field
 from ..json_parse import StreamingJsonParser
 from ..options import StreamOptions
 from ..registry import register_provider
@@ -191,7 +192,7 @@ class FauxProvider:
                 return
             output.usage = response.usage or self._estimate_usage(context, response)
             calculate_cost(model, output.usage)
-            out.push(StartEvent(output))
+            out.push(StartEvent(output.model_copy(deep=True)))  # a snapshot: see events.py
             chunk = max(1, response.chunk_size or self.chunk_size)
             delay = (response.delay_ms if response.delay_ms is not None else self.delay_ms) / 1000
             for block in response.content:
@@ -276,10 +277,10 @@ class FauxProvider:
                 return False
             piece = text[i : i + chunk]
             if isinstance(content, TextContent):
-                content.text += piece
+                append_to_field(content, "text", piece)
                 out.push(TextDeltaEvent(index, piece, output))
             else:
-                content.thinking += piece
+                append_to_field(content, "thinking", piece)
                 out.push(ThinkingDeltaEvent(index, piece, output))
         if isinstance(content, TextContent):
             out.push(TextEndEvent(index, content.text, output))

@@ -77,7 +77,11 @@ class OpenAICompletionsRun(SSEProviderRun):
             headers["authorization"] = f"Bearer {key}"
         url = model.base_url.rstrip("/") + "/chat/completions"
         body = build_params(model, self.context, self.options)
-        return HttpRequest(url, headers, body, (key,) if key else ())
+        hint = (
+            f"pi-lsp appends /chat/completions to `baseUrl` ({model.base_url}); it usually "
+            "ends in /v1 (e.g. http://127.0.0.1:8080/v1 for llama.cpp)"
+        )
+        return HttpRequest(url, headers, body, (key,) if key else (), not_found_hint=hint)
 
     # ---------------------------------------------------------------- events
 

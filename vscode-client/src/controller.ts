@@ -459,6 +459,7 @@ export class Controller implements vscode.Disposable {
     deliverAs?: DeliverAs,
     attachments?: unknown[],
     context?: unknown,
+    images?: { data: string; mimeType: string }[],
   ): Promise<{ sessionId: string; delivered: string }> {
     if (this.attaching) await this.attaching;
     let sessionId = this.vm.sessionId;
@@ -469,6 +470,16 @@ export class Controller implements vscode.Disposable {
     else if (deliverAs === 'followUp' || deliverAs === 'steer') params.deliverAs = deliverAs;
     if (attachments && attachments.length > 0) params.attachments = attachments;
     if (context) params.context = context;
+    if (images && images.length > 0) params.images = images;
+    if (params.deliverAs === 'steer' || params.deliverAs === 'interrupt') {
+      // Steering while a tool waits for permission answers it: the call is denied and the
+      // model reads the new instruction as the reason (as Copilot cancels the pending call).
+      for (const p of this.vm.permissions) {
+        const w = this.permissionWaiters.get(p.requestKey);
+        const deny = w?.options.find((o) => (o as { kind?: string }).kind === 'deny');
+        if (deny) this.answerPermission(p.requestKey, deny.id, `The user sent a new instruction instead: ${text}`);
+      }
+    }
     let r: { sessionId: string; delivered: string };
     try {
       r = await this.request('pi/prompt', params);
@@ -640,7 +651,7 @@ export class Controller implements vscode.Disposable {
         this.post({ type: 'snapshot', vm: this.vm, settings: await this.panelSettings() });
         return undefined;
       case 'send':
-        return this.prompt(msg.text, msg.deliverAs, msg.attachments);
+        return this.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images);
       case 'stop':
         return this.abort();
       case 'newSession':

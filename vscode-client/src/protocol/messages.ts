@@ -66,6 +66,7 @@ const SCHEMAS: Record<string, Check> = {
     text: S.str(200_000),
     deliverAs: S.opt(S.oneOf('steer', 'followUp', 'interrupt')),
     attachments: S.opt(S.arr(attachment, 50)),
+    images: S.opt(S.arr(S.obj({ data: S.str(8_000_000), mimeType: S.oneOf('image/png', 'image/jpeg', 'image/gif', 'image/webp') }), 8)),
   }),
   stop: S.obj({ type: S.str() }),
   newSession: S.obj({ type: S.str() }),
@@ -103,7 +104,13 @@ const SCHEMAS: Record<string, Check> = {
 
 export type WebviewMessage =
   | { type: 'ready' }
-  | { type: 'send'; text: string; deliverAs?: 'steer' | 'followUp' | 'interrupt'; attachments?: unknown[] }
+  | {
+      type: 'send';
+      text: string;
+      deliverAs?: 'steer' | 'followUp' | 'interrupt';
+      attachments?: unknown[];
+      images?: { data: string; mimeType: string }[];
+    }
   | { type: 'stop' }
   | { type: 'newSession' }
   | { type: 'listSessions' }

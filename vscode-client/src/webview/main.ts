@@ -50,17 +50,18 @@ const transcript = h('div.transcript', { 'data-testid': 'transcript', role: 'log
 const changed = h('div.changed', { 'data-testid': 'changed-files' });
 const queueEl = h('div.queue', { 'data-testid': 'queue' });
 const completion = h('div.completion', { role: 'listbox', hidden: true });
+const imagesEl = h('div.images', { hidden: true });
 const input = h('textarea.prompt', {
   'data-testid': 'prompt',
   rows: 3,
-  placeholder: 'Ask pi… (@ to mention a file)',
+  placeholder: 'Ask pi… (@ file, / commands, paste images)',
   'aria-label': 'Message pi',
 }) as HTMLTextAreaElement;
 const sendBtn = h('button.primary', { 'data-testid': 'send', text: 'Send' });
 const stopBtn = h('button.secondary', { 'data-testid': 'stop', text: 'Stop', title: 'Stop the run (the queue is kept)', hidden: true });
 const hint = h('div.hint.muted');
 const toasts = h('div.toasts');
-const composer = h('div.composer', {}, queueEl, completion, input, h('div.composer-bar', {}, hint, h('div.buttons', {}, stopBtn, sendBtn)));
+const composer = h('div.composer', {}, queueEl, completion, imagesEl, input, h('div.composer-bar', {}, hint, h('div.buttons', {}, stopBtn, sendBtn)));
 app.append(header, banner, overlay, transcript, changed, composer, toasts);
 input.value = persisted.draft ?? '';
 
@@ -481,19 +482,126 @@ function paintComposer(): void {
     ? `Enter ${LABEL[g].toLowerCase()} · Alt+Enter ${alt} · Ctrl+Enter interrupt · Shift+Enter new line`
     : vm.compacting
       ? 'Compacting…'
-      : 'Enter send · Shift+Enter new line · @ file';
+      : 'Enter send · Shift+Enter new line · @ file · / commands';
   composer.dataset.running = String(running);
+}
+
+const SLASH: Record<string, string> = {
+  '/new': 'start a new session',
+  '/sessions': 'browse and resume sessions',
+  '/compact': 'summarise older messages to free context',
+  '/fork': 'branch a new session at your last message',
+  '/model': 'switch the model of this session: /model <id>',
+  '/thinking': 'thinking level: /thinking off|minimal|low|medium|high|xhigh',
+  '/stop': 'stop the run (the queue is kept)',
+  '/help': 'list these commands',
+};
+
+/** Slash commands; true when the text was one (and was handled). */
+function slash(text: string): boolean {
+  const m = /^(\/[a-z]+)(?:\s+(.*))?$/s.exec(text);
+  if (!m || !(m[1] in SLASH)) return false;
+  const arg = (m[2] ?? '').trim();
+  switch (m[1]) {
+    case '/new':
+      post({ type: 'newSession' });
+      break;
+    case '/sessions':
+      post({ type: 'listSessions' });
+      break;
+    case '/compact':
+      post({ type: 'compact' });
+      break;
+    case '/fork': {
+      const last = [...vm.items].reverse().find((i) => i.kind === 'user' && i.entryId);
+      if (last && last.kind === 'user' && last.entryId) post({ type: 'fork', entryId: last.entryId });
+      else toast('warning', 'Nothing to fork from yet.');
+      break;
+    }
+    case '/model':
+      if (arg) post({ type: 'setModel', model: arg });
+      else toast('info', `Model: ${vm.model?.name ?? vm.model?.id ?? 'unknown'}`);
+      break;
+    case '/thinking':
+      if (['off', 'minimal', 'low', 'medium', 'high', 'xhigh'].includes(arg)) post({ type: 'setThinking', level: arg });
+      else toast('warning', SLASH['/thinking']);
+      break;
+    case '/stop':
+      post({ type: 'stop' });
+      break;
+    case '/help':
+      toast('info', Object.entries(SLASH).map(([k, v]) => `${k} — ${v}`).join('\n'));
+      break;
+  }
+  return true;
 }
 
 function send(gesture: Gesture): void {
   const text = input.value.trim();
-  if (!text) return;
+  if (!text && images.length === 0) return;
+  if (images.length === 0 && slash(text)) {
+    input.value = '';
+    saveDraft();
+    hideCompletion();
+    return;
+  }
   const msg: Record<string, unknown> = { type: 'send', text };
   if (vm.isStreaming) msg.deliverAs = gesture;
+  if (images.length > 0) msg.images = images.map((i) => ({ data: i.data, mimeType: i.mimeType }));
   post(msg);
   input.value = '';
+  images = [];
+  paintImages();
   saveDraft();
   hideCompletion();
+}
+
+// Pasted images travel with the next message (pi/prompt `images`).
+let images: { data: string; mimeType: string; name: string }[] = [];
+const MAX_IMAGE = 5_000_000;
+input.addEventListener('paste', (e) => {
+  const files = Array.from(e.clipboardData?.items ?? [])
+    .filter((i) => i.kind === 'file' && /^image\/(png|jpeg|gif|webp)$/.test(i.type))
+    .map((i) => i.getAsFile())
+    .filter((f): f is File => !!f);
+  if (files.length === 0) return;
+  e.preventDefault();
+  for (const f of files) {
+    if (f.size > MAX_IMAGE) {
+      toast('warning', `${f.name || 'image'} is over 5 MB; not attached.`);
+      continue;
+    }
+    const reader = new FileReader();
+    reader.onload = () => {
+      const url = String(reader.result);
+      const data = url.slice(url.indexOf(',') + 1);
+      images.push({ data, mimeType: f.type, name: f.name || `image ${images.length + 1}` });
+      paintImages();
+    };
+    reader.readAsDataURL(f);
+  }
+});
+
+function paintImages(): void {
+  clear(imagesEl);
+  imagesEl.hidden = images.length === 0;
+  images.forEach((img, i) => {
+    imagesEl.append(
+      h(
+        'span.chip',
+        { 'data-testid': 'image-chip' },
+        img.name,
+        h('button.icon', {
+          title: 'Remove',
+          text: '×',
+          onclick: () => {
+            images.splice(i, 1);
+            paintImages();
+          },
+        }),
+      ),
+    );
+  });
 }
 
 sendBtn.addEventListener('click', () => send(gestureFor(null)));
@@ -531,6 +639,13 @@ input.addEventListener('keydown', (e) => {
 
 input.addEventListener('input', () => {
   saveDraft();
+  const sm = /^\/[a-z]*$/.exec(input.value);
+  if (sm) {
+    completionStart = 0;
+    completionReq += 1;
+    showCompletion(completionReq, Object.keys(SLASH).filter((k) => k.startsWith(sm[0])), true);
+    return;
+  }
   const q = mentionQueryAt(input.value, input.selectionStart ?? input.value.length);
   if (!q) {
     hideCompletion();
@@ -541,8 +656,10 @@ input.addEventListener('input', () => {
   post({ type: 'completeFiles', query: q.query, requestId: completionReq });
 });
 
-function showCompletion(requestId: number, files: string[]): void {
+let completionSlash = false;
+function showCompletion(requestId: number, files: string[], isSlash = false): void {
   if (requestId !== completionReq) return;
+  completionSlash = isSlash;
   completionItems = files;
   completionIndex = 0;
   completion.hidden = files.length === 0;
@@ -556,7 +673,7 @@ function paintCompletion(): void {
       h('div.completion-item', {
         role: 'option',
         'aria-selected': String(i === completionIndex),
-        text: f,
+        text: completionSlash ? `${f} — ${SLASH[f]}` : f,
         onmousedown: (ev: Event) => {
           ev.preventDefault();
           pickCompletion(f);
@@ -570,7 +687,7 @@ function pickCompletion(file: string): void {
   const cursor = input.selectionStart ?? input.value.length;
   const before = input.value.slice(0, completionStart);
   const after = input.value.slice(cursor);
-  const ins = `@${file} `;
+  const ins = completionSlash ? `${file} ` : `@${file} `;
   input.value = before + ins + after;
   const pos = before.length + ins.length;
   input.setSelectionRange(pos, pos);

@@ -14,6 +14,7 @@ describe('webview message validation', () => {
     parseWebviewMessage({ type: 'review', decisions: [{ hunkId: 'h', decision: 'undo', reason: 'ugly' }] });
     parseWebviewMessage({ type: 'queue', op: 'edit', id: 'q', text: 'x' });
     parseWebviewMessage({ type: 'restore', entryId: 'e', mode: 'both' });
+    parseWebviewMessage({ type: 'send', text: '', images: [{ data: 'iVBORw0KGgo=', mimeType: 'image/png' }] });
     parseWebviewMessage({
       type: 'send',
       text: 'fix',
@@ -34,6 +35,7 @@ describe('webview message validation', () => {
     [{ type: 'permission', requestKey: 'r', optionId: 5 }, /optionId must be a string/],
     [{ type: 'send', text: 'x', attachments: [{ evil: 1 }] }, /file or diagnostics attachment/],
     [{ type: 'openFile', uri: 'x'.repeat(5000) }, /too long/],
+    [{ type: 'send', text: 'x', images: [{ data: 'x', mimeType: 'text/html' }] }, /mimeType must be one of/],
     [{ type: 'completeFiles', query: 'a', requestId: Number.NaN }, /must be a number/],
   ];
   for (const [msg, re] of bad) {

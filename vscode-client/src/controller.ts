@@ -326,6 +326,27 @@ export class Controller implements vscode.Disposable {
     return true;
   }
 
+  /** "pi: Manage 'always allow' rules": list the workspace's rules (§8) and revoke some. */
+  async manageRules(): Promise<void> {
+    const r = await this.optional<{ rules: { id: string; tool: string; pattern: string; createdAt?: string }[] }>(
+      'pi/permissions',
+      { op: 'list' },
+    );
+    if (!r) {
+      void vscode.window.showInformationMessage('pi: this server keeps no permission rules (it has no pi/permissions).');
+      return;
+    }
+    if (r.rules.length === 0) {
+      void vscode.window.showInformationMessage('pi: no "always allow" rules in this workspace.');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      r.rules.map((rule) => ({ label: rule.pattern, description: rule.tool, detail: rule.createdAt, id: rule.id })),
+      { canPickMany: true, title: 'pi: pick the rules to revoke' },
+    );
+    for (const p of picked ?? []) await this.request('pi/permissions', { op: 'revoke', id: p.id });
+  }
+
   // ------------------------------------------------------------------ sessions
 
   /** Make sure the panel shows a session: the last one (reopened on start) or a new one. */

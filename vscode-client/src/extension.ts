@@ -35,6 +35,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
     await reveal();
     await controller.listSessions();
   });
+  cmd('pi.permissionRules', () => controller.manageRules());
   cmd('pi.compact', async () => {
     const sid = controller.state().sessionId;
     if (sid) await controller.request('pi/compact', { sessionId: sid });

@@ -441,9 +441,36 @@ export class Controller implements vscode.Disposable {
     try {
       const cp = await this.optional<{ checkpoints: never[] }>('pi/checkpoints', { sessionId }, 'checkpoints');
       if (cp) this.dispatch({ type: 'checkpoints', checkpoints: cp.checkpoints ?? [] });
+      else await this.fetchEntryIds(sessionId);
     } catch (err) {
       this.log(`pi/checkpoints failed: ${String(err)}`);
     }
+  }
+
+  /**
+   * Without §9.5 the entry ids that "Fork" needs come only with a transcript: fetch it once
+   * after a run when messages of this run lack them (bounded, so long sessions stay cheap).
+   */
+  private async fetchEntryIds(sessionId: string): Promise<void> {
+    const users = this.vm.items.filter((i) => i.kind === 'user');
+    if (users.length === 0 || users.every((u) => u.kind === 'user' && u.entryId) || this.vm.items.length > 600) return;
+    const r = await this.request<{ messages: { role?: string; content?: unknown }[]; entryIds?: (string | null)[] }>(
+      'pi/resumeSession',
+      { sessionId },
+    );
+    if (!r.entryIds || this.vm.sessionId !== sessionId) return;
+    const list: { entryId: string; text: string }[] = [];
+    r.messages.forEach((m, i) => {
+      const id = r.entryIds?.[i];
+      if (m.role !== 'user' || !id) return;
+      const text = Array.isArray(m.content)
+        ? (m.content as { type?: string; text?: string }[]).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('')
+        : typeof m.content === 'string'
+          ? m.content
+          : '';
+      list.push({ entryId: id, text });
+    });
+    this.dispatch({ type: 'entryIds', users: list });
   }
 
   private async detectFeatures(): Promise<void> {

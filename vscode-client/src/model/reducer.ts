@@ -41,6 +41,7 @@ export type Action =
   | { type: 'localQueue'; text: string; deliverAs: 'steer' | 'followUp' }
   | { type: 'review'; files: ReviewFile[] }
   | { type: 'checkpoints'; checkpoints: Checkpoint[] }
+  | { type: 'entryIds'; users: { entryId: string; text: string }[] }
   | { type: 'permissionAsk'; requestKey: string; params: Record<string, unknown> }
   | { type: 'permissionDone'; requestKey: string; answer?: string; withdrawn?: boolean }
   | { type: 'notice'; level: NoticeItem['level']; topic: string; text: string; restoreId?: string }
@@ -212,7 +213,11 @@ export function reduce(prev: ViewModel, action: Action): Result {
       d.vm.review = action.files.filter((f) => f.hunks.length > 0);
       break;
     case 'checkpoints':
-      applyCheckpoints(d, action.checkpoints);
+      d.vm.checkpoints = action.checkpoints;
+      assignEntryIds(d, action.checkpoints);
+      break;
+    case 'entryIds':
+      assignEntryIds(d, action.users);
       break;
     case 'permissionAsk':
       askPermission(d, action.requestKey, action.params);
@@ -758,9 +763,8 @@ function applyState(d: Draft, s: Record<string, unknown>): void {
   if (typeof s.thinkingLevel === 'string') vm.thinkingLevel = s.thinkingLevel;
 }
 
-function applyCheckpoints(d: Draft, checkpoints: Checkpoint[]): void {
-  d.vm.checkpoints = checkpoints;
-  // Give user items without an entry id the checkpoint's, in order (one per user message).
+/** Give user items without an entry id the next matching one, in order (one per user message). */
+function assignEntryIds(d: Draft, checkpoints: { entryId: string; text: string }[]): void {
   const users = d.vm.items.filter((it): it is UserItem => it.kind === 'user');
   const byId = new Set(users.map((u) => u.entryId).filter(Boolean));
   const free = checkpoints.filter((c) => !byId.has(c.entryId));

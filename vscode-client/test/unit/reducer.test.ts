@@ -421,6 +421,13 @@ describe('sessions, state, checkpoints, permissions', () => {
     assert.deepEqual(users(d).map((u) => u.entryId), ['c1', 'c2']);
   });
 
+  test('entry ids from a transcript reach the live user messages (for Fork)', () => {
+    const d = new Driver().ev({ type: 'message_start', message: userMsg('a') }, { type: 'message_start', message: userMsg('b') });
+    d.act({ type: 'entryIds', users: [{ entryId: 'x1', text: 'a' }, { entryId: 'x2', text: 'b' }] });
+    assert.deepEqual(users(d).map((u) => u.entryId), ['x1', 'x2']);
+    assert.deepEqual(d.vm.checkpoints, [], 'not checkpoints');
+  });
+
   test('a permission card is pending, then answered; withdrawn on disconnect', () => {
     const d = new Driver();
     d.act({

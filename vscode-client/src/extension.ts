@@ -41,6 +41,33 @@ export function activate(context: vscode.ExtensionContext): PiApi {
     if (sid) await controller.request('pi/compact', { sessionId: sid });
   });
 
+  // A quiet status item: the run's state and waiting questions; a click opens the panel.
+  const status = vscode.window.createStatusBarItem('pi.status', vscode.StatusBarAlignment.Right, 100);
+  status.name = 'pi';
+  status.command = 'pi.focus';
+  let lastStatus = '';
+  const paintStatus = () => {
+    const s = controller.state();
+    const waiting = s.permissions.length;
+    const text =
+      s.server.status === 'missing' || s.server.status === 'error'
+        ? '$(error) pi'
+        : waiting > 0
+          ? `$(question) pi: ${waiting} waiting`
+          : s.isStreaming
+            ? `$(loading~spin) pi: turn ${s.turn}`
+            : '$(comment-discussion) pi';
+    if (text === lastStatus) return;
+    lastStatus = text;
+    status.text = text;
+    status.tooltip =
+      waiting > 0 ? 'pi is waiting for your answer (open the panel)' : s.isStreaming ? 'pi is working (open the panel)' : 'Open the pi panel';
+    status.backgroundColor = waiting > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    status.show();
+  };
+  context.subscriptions.push(status, controller.onDidChange(paintStatus));
+  paintStatus();
+
   registerAttachments(context, controller, reveal);
   registerReview(context, controller);
 

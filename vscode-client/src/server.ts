@@ -5,6 +5,7 @@ import * as fs from 'fs';
 import * as vscode from 'vscode';
 import {
   CloseAction,
+  DidChangeConfigurationNotification,
   ErrorAction,
   LanguageClient,
   type LanguageClientOptions,
@@ -88,6 +89,7 @@ export function createClient(found: Extract<Discovery, { found: true }>, hooks: 
     options: { env: { ...process.env, ...hooks.env } },
   };
   let restarts = 0;
+  let clientRef: LanguageClient | undefined;
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
     outputChannel: hooks.output,
@@ -104,6 +106,16 @@ export function createClient(found: Extract<Discovery, { found: true }>, hooks: 
         return actions?.filter((a) => !(a instanceof vscode.CodeAction && a.kind?.value === 'quickfix' && /pi/i.test(a.title)));
       },
       workspace: {
+        // Pushed settings are the mapped ones too (never the raw `pi.*` with extension-only keys).
+        didChangeConfiguration: async (sections, next) => {
+          if (sections && sections.length === 1 && sections[0] === 'pi' && clientRef) {
+            await clientRef.sendNotification(DidChangeConfigurationNotification.type, {
+              settings: { pi: currentServerSettings() },
+            });
+            return;
+          }
+          await next(sections);
+        },
         // Answer `workspace/configuration` for section `pi` with the server's names only.
         configuration: (params, token, next) => {
           const items = params.items;
@@ -122,6 +134,7 @@ export function createClient(found: Extract<Discovery, { found: true }>, hooks: 
     },
   };
   const client = new LanguageClient(CLIENT_ID, 'pi', serverOptions, clientOptions);
+  clientRef = client;
   client.onDidChangeState((e) => {
     hooks.onStateChange(e.newState === State.Running, e.newState === State.Stopped);
   });

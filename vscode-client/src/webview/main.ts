@@ -191,8 +191,9 @@ function paintTranscript(): void {
   const start = Math.max(0, items.length - windowSize);
   earlier.hidden = start === 0;
   earlier.textContent = `Show ${Math.min(WINDOW_STEP, start)} earlier of ${start}`;
-  // A different transcript (session switch, reload): start over.
-  const orderKey = `${vm.sessionId}:${items[0]?.id ?? ''}:${start}`;
+  // A different transcript (session switch, reload): start over. Items leaving the window at
+  // the top are removed below; new ones are inserted in order.
+  const orderKey = `${vm.sessionId}:${items[0]?.id ?? ''}`;
   if (orderKey !== lastOrderKey) {
     rendered.clear();
     clear(list);

@@ -278,7 +278,7 @@ function paintHeader(): void {
       h('span.cost.muted', {
         'data-testid': 'session-usage',
         title: `Session: ${u.input} input, ${u.output} output, ${u.cacheRead} cache read, ${u.cacheWrite} cache write tokens`,
-        text: `${fmtTokens(u.input + u.cacheRead + u.cacheWrite)}↑ ${fmtTokens(u.output)}↓ ${fmtCost(u.cost)}`,
+        text: `${fmtTokens(u.input + u.cacheRead + u.cacheWrite)}↑ ${fmtTokens(u.output)}↓${u.cost > 0 ? ` ${fmtCost(u.cost)}` : ''}`,
       }),
     );
   }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { Discovery } from './discovery';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
+import { slimEvent } from './model/tools';
 import type { DeliverAs, ReviewFile, ViewModel } from './model/types';
 import { type HostMessage, parseWebviewMessage, type WebviewMessage } from './protocol/messages';
 import { createClient, discoverServer } from './server';
@@ -34,6 +35,8 @@ export class Controller implements vscode.Disposable {
   private permissionCounter = 0;
   private replaying = false;
   private wasRunning = false;
+  /** The last seq seen before the connection dropped (a server that kept running continues it). */
+  private seqAtDisconnect: number | null = null;
   private attaching: Promise<void> | null = null;
   private touchedFiles = new Set<string>();
   /** Set once a v2 request answered MethodNotFound, so the control stays hidden. */
@@ -89,7 +92,11 @@ export class Controller implements vscode.Disposable {
             sessionId: e.sessionId,
             afterSeq: e.afterSeq,
           });
-          this.dispatch({ type: 'replay', sessionId: e.sessionId, events: r.events ?? [], complete: r.complete !== false });
+          const events = (r.events ?? []).map((n: { sessionId: string; seq: number; event: { type: string } }) => ({
+            ...n,
+            event: slimEvent(n.event),
+          }));
+          this.dispatch({ type: 'replay', sessionId: e.sessionId, events, complete: r.complete !== false });
         } finally {
           this.replaying = false;
         }
@@ -185,6 +192,7 @@ export class Controller implements vscode.Disposable {
       this.dispatch({ type: 'server', server: { status: 'running', command, source } });
       void this.attach(true);
     } else if (!running && this.vm.server.status === 'running') {
+      this.seqAtDisconnect = this.vm.lastSeq;
       this.dispatch(
         { type: 'server', server: { status: stopped ? 'stopped' : 'starting', command, source } },
         { type: 'disconnected', reason: 'The pi server stopped; what was running was interrupted.' },
@@ -265,7 +273,8 @@ export class Controller implements vscode.Disposable {
 
   private installHandlers(client: LanguageClient): void {
     this.clientDisposables.push(
-      client.onNotification('pi/event', (note: { sessionId: string; seq: number; event: { type: string } }) => {
+      client.onNotification('pi/event', (raw: { sessionId: string; seq: number; event: { type: string } }) => {
+        const note = { sessionId: raw.sessionId, seq: raw.seq, event: slimEvent(raw.event) };
         this.dispatch({ type: 'event', note });
         const ev = note.event as Record<string, unknown>;
         // Before the edit is applied, so the diagnostics of the edited version get forwarded.
@@ -383,8 +392,14 @@ export class Controller implements vscode.Disposable {
     const st = await this.request<Record<string, unknown>>('pi/state', { sessionId });
     this.dispatch({ type: 'state', state: st });
     if (st.isStreaming) {
-      const r = await this.request<{ events: never[]; complete: boolean }>('pi/replay', { sessionId, afterSeq: 0 });
-      this.dispatch({ type: 'replay', sessionId, events: r.events ?? [], complete: true });
+      // The server kept the run going (pi-lsp --tcp): fetch what we missed, nothing twice.
+      const afterSeq = this.seqAtDisconnect ?? 0;
+      const r = await this.request<{ events: { sessionId: string; seq: number; event: { type: string } }[]; complete: boolean }>(
+        'pi/replay',
+        { sessionId, afterSeq },
+      );
+      const events = (r.events ?? []).map((n) => ({ ...n, event: slimEvent(n.event) }));
+      this.dispatch({ type: 'replay', sessionId, events, complete: afterSeq > 0 ? r.complete !== false : true });
     }
     this.dispatch({ type: 'notice', level: 'info', topic: 'reconnect', text: 'Reconnected to the pi server.' });
     await this.refresh(sessionId);

@@ -160,3 +160,58 @@ function capDiff(lines: DiffLine[]): DiffLine[] {
   if (lines.length <= MAX_DIFF_LINES) return lines;
   return [...lines.slice(0, MAX_DIFF_LINES), { op: ' ', text: `… ${lines.length - MAX_DIFF_LINES} more lines` }];
 }
+
+const BIG = 32_000;
+
+function clipText(text: string): string {
+  if (text.length <= BIG) return text;
+  const c = clipOutput(text);
+  return c.outputCut > 0 ? c.output : `${text.slice(0, BIG / 2)}\n… ${text.length - BIG} characters not shown …\n${text.slice(-BIG / 2)}`;
+}
+
+function clipContent(result: unknown): unknown {
+  if (!result || typeof result !== 'object') return result;
+  const r = result as Record<string, unknown>;
+  if (!Array.isArray(r.content)) return result;
+  let changed = false;
+  const content = (r.content as Record<string, unknown>[]).map((b) => {
+    if (b && b.type === 'text' && typeof b.text === 'string' && b.text.length > BIG) {
+      changed = true;
+      return { ...b, text: clipText(b.text) };
+    }
+    if (b && b.type === 'image') {
+      changed = true;
+      return { type: 'image', mimeType: b.mimeType, data: '' };
+    }
+    return b;
+  });
+  return changed ? { ...r, content } : result;
+}
+
+/**
+ * What of a `pi/event` the panel needs: the bulky parts nobody renders are dropped (the whole
+ * run's messages on `agent_end`, the tool results repeated on `turn_end`, image data) and long
+ * tool output is cut to its head and tail — before the event reaches the reducer, so the host
+ * and the webview see the same, small event.
+ */
+export function slimEvent<T extends { type: string }>(ev: T): T {
+  const e = ev as unknown as Record<string, unknown>;
+  switch (ev.type) {
+    case 'agent_end':
+      return Array.isArray(e.messages) ? ({ ...e, messages: [] } as unknown as T) : ev;
+    case 'turn_end':
+      return { type: 'turn_end' } as unknown as T;
+    case 'tool_execution_update':
+      return { ...e, partialResult: clipContent(e.partialResult) } as unknown as T;
+    case 'tool_execution_end':
+      return { ...e, result: clipContent(e.result) } as unknown as T;
+    case 'message_start':
+    case 'message_end': {
+      const m = e.message as Record<string, unknown> | undefined;
+      if (m && (m.role === 'toolResult' || m.role === 'user')) return { ...e, message: clipContent(m) } as unknown as T;
+      return ev;
+    }
+    default:
+      return ev;
+  }
+}

@@ -196,3 +196,20 @@ describe('streaming Markdown segments', () => {
     assert.notEqual(a[1], b[1]);
   });
 });
+
+describe('slim events', () => {
+  test('the bulky parts nobody renders are dropped before the reducer', async () => {
+    const { slimEvent } = await import('../../src/model/tools');
+    assert.deepEqual(slimEvent({ type: 'agent_end', messages: [{ role: 'user' }] }), { type: 'agent_end', messages: [] });
+    assert.deepEqual(slimEvent({ type: 'turn_end', message: {}, toolResults: [{}] }), { type: 'turn_end' });
+    const big = Array.from({ length: 20000 }, (_, i) => `line ${i}`).join('\n');
+    const ev = slimEvent({ type: 'tool_execution_update', toolCallId: 'b', toolName: 'bash', partialResult: { content: [{ type: 'text', text: big }] } });
+    const text = (ev.partialResult as { content: { text: string }[] }).content[0].text;
+    assert.ok(text.length < 10000, `${text.length}`);
+    assert.ok(text.startsWith('line 0\n') && text.endsWith('line 19999'));
+    const small = { type: 'tool_execution_end', result: { content: [{ type: 'text', text: 'ok' }], details: { patch: 'x' } } };
+    assert.equal(slimEvent(small), small, 'small events are passed through untouched');
+    const img = slimEvent({ type: 'message_end', message: { role: 'user', content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] } });
+    assert.equal((img.message as { content: { data: string }[] }).content[0].data, '');
+  });
+});

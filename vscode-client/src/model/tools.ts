@@ -201,15 +201,20 @@ export function slimEvent<T extends { type: string }>(ev: T): T {
       return Array.isArray(e.messages) ? ({ ...e, messages: [] } as unknown as T) : ev;
     case 'turn_end':
       return { type: 'turn_end' } as unknown as T;
-    case 'tool_execution_update':
-      return { ...e, partialResult: clipContent(e.partialResult) } as unknown as T;
-    case 'tool_execution_end':
-      return { ...e, result: clipContent(e.result) } as unknown as T;
+    case 'tool_execution_update': {
+      const r = clipContent(e.partialResult);
+      return r === e.partialResult ? ev : ({ ...e, partialResult: r } as unknown as T);
+    }
+    case 'tool_execution_end': {
+      const r = clipContent(e.result);
+      return r === e.result ? ev : ({ ...e, result: r } as unknown as T);
+    }
     case 'message_start':
     case 'message_end': {
       const m = e.message as Record<string, unknown> | undefined;
-      if (m && (m.role === 'toolResult' || m.role === 'user')) return { ...e, message: clipContent(m) } as unknown as T;
-      return ev;
+      if (!m || (m.role !== 'toolResult' && m.role !== 'user')) return ev;
+      const r = clipContent(m);
+      return r === m ? ev : ({ ...e, message: r } as unknown as T);
     }
     default:
       return ev;

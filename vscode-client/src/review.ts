@@ -4,6 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { Controller } from './controller';
+import { hunkAt, stepHunk } from './model/hunks';
 import type { Hunk, ReviewFile } from './model/types';
 
 function toRange(h: Hunk): vscode.Range {
@@ -11,16 +12,10 @@ function toRange(h: Hunk): vscode.Range {
 }
 
 /** The hunk under (or nearest after) the cursor in the active editor. */
-function hunkAtCursor(files: ReviewFile[]): { file: ReviewFile; hunk: Hunk } | undefined {
+function hunkAtCursor(files: ReviewFile[]): { hunk: Hunk } | undefined {
   const ed = vscode.window.activeTextEditor;
   if (!ed) return undefined;
-  const file = files.find((f) => f.uri === ed.document.uri.toString());
-  if (!file || file.hunks.length === 0) return undefined;
-  const line = ed.selection.active.line;
-  const inside = file.hunks.find((h) => h.range.start.line <= line && line <= Math.max(h.range.end.line, h.range.start.line));
-  if (inside) return { file, hunk: inside };
-  const after = file.hunks.find((h) => h.range.start.line >= line);
-  return { file, hunk: after ?? file.hunks[0] };
+  return hunkAt(files, ed.document.uri.toString(), ed.selection.active.line);
 }
 
 export function registerReview(context: vscode.ExtensionContext, controller: Controller): void {
@@ -88,31 +83,13 @@ export function registerReview(context: vscode.ExtensionContext, controller: Con
     ed.revealRange(r, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   };
   const step = async (dir: 1 | -1) => {
-    const files = controller.state().review;
-    const flat = files.flatMap((f) => f.hunks.map((h) => ({ uri: f.uri, h })));
-    if (flat.length === 0) {
+    const ed = vscode.window.activeTextEditor;
+    const next = stepHunk(controller.state().review, ed?.document.uri.toString(), ed?.selection.active.line ?? -1, dir);
+    if (!next) {
       void vscode.window.setStatusBarMessage('pi: no changes to review', 2000);
       return;
     }
-    const ed = vscode.window.activeTextEditor;
-    const uri = ed?.document.uri.toString();
-    const line = ed?.selection.active.line ?? -1;
-    let idx = flat.findIndex((x) =>
-      dir === 1 ? x.uri === uri && x.h.range.start.line > line : false,
-    );
-    if (dir === 1) {
-      if (idx < 0) {
-        const fi = files.findIndex((f) => f.uri === uri);
-        idx = flat.findIndex((x) => files.findIndex((f) => f.uri === x.uri) > fi);
-        if (idx < 0) idx = 0;
-      }
-    } else {
-      const before = flat
-        .map((x, i) => ({ x, i }))
-        .filter(({ x }) => x.uri === uri && x.h.range.start.line < line);
-      idx = before.length ? before[before.length - 1].i : (flat.findIndex((x) => x.uri === uri) - 1 + flat.length) % flat.length;
-    }
-    await reveal(flat[idx].uri, flat[idx].h);
+    await reveal(next.uri, next.hunk);
   };
 
   context.subscriptions.push(

@@ -213,3 +213,37 @@ describe('slim events', () => {
     assert.equal((img.message as { content: { data: string }[] }).content[0].data, '');
   });
 });
+
+describe('review hunk navigation', () => {
+  const hk = (id: string, line: number, lines = 1) => ({
+    id,
+    range: { start: { line, character: 0 }, end: { line: line + lines, character: 0 } },
+    oldText: '',
+    newText: 'x\n',
+  });
+  const files = [
+    { uri: 'a', hunks: [hk('a1', 2), hk('a2', 10, 3)] },
+    { uri: 'b', hunks: [hk('b1', 5)] },
+  ];
+  test('the hunk at the cursor, else the next one in the file', async () => {
+    const { hunkAt } = await import('../../src/model/hunks');
+    assert.equal(hunkAt(files, 'a', 11)?.hunk.id, 'a2');
+    assert.equal(hunkAt(files, 'a', 5)?.hunk.id, 'a2');
+    assert.equal(hunkAt(files, 'a', 50)?.hunk.id, 'a1');
+    assert.equal(hunkAt(files, 'c', 0), undefined);
+  });
+  test('next and previous walk across files and wrap', async () => {
+    const { stepHunk } = await import('../../src/model/hunks');
+    const ids = (uri: string | undefined, line: number, dir: 1 | -1) => stepHunk(files, uri, line, dir)?.hunk.id;
+    assert.equal(ids('a', 0, 1), 'a1');
+    assert.equal(ids('a', 2, 1), 'a2');
+    assert.equal(ids('a', 10, 1), 'b1');
+    assert.equal(ids('b', 5, 1), 'a1');
+    assert.equal(ids('b', 5, -1), 'a2');
+    assert.equal(ids('a', 10, -1), 'a1');
+    assert.equal(ids('a', 2, -1), 'b1');
+    assert.equal(ids(undefined, 0, 1), 'a1');
+    assert.equal(ids('elsewhere', 0, -1), 'b1');
+    assert.equal(stepHunk([], 'a', 0, 1), undefined);
+  });
+});

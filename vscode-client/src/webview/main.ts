@@ -46,7 +46,26 @@ const banner = h('div.banner', { 'data-testid': 'banner' });
 const overlay = h('div.overlay', { 'data-testid': 'sessions', hidden: true });
 const earlier = h('button.link.earlier', { 'data-testid': 'show-earlier', hidden: true });
 const list = h('div.list');
-const transcript = h('div.transcript', { 'data-testid': 'transcript', role: 'log', 'aria-live': 'polite' }, earlier, list);
+const empty = h(
+  'div.empty',
+  { 'data-testid': 'empty' },
+  h('p', {}, h('strong', { text: 'pi' }), ' reads, edits and runs code in this workspace. Ask it something.'),
+  h(
+    'ul.muted',
+    {},
+    h('li', { text: 'While it works, Enter steers, Alt+Enter queues a follow-up, Ctrl+Enter interrupts.' }),
+    h('li', { text: '@ mentions a file; Ctrl+Alt+K in the editor adds the selection; / lists commands.' }),
+    h('li', { text: 'Edits land in your editor: Keep or Undo each change from its CodeLens.' }),
+  ),
+  h(
+    'p',
+    {},
+    h('button.link', { text: 'Settings', onclick: () => post({ type: 'openSettings' }) }),
+    h('button.link', { text: 'Set API key', onclick: () => post({ type: 'setApiKey' }) }),
+    h('button.link', { text: 'Sessions', onclick: () => post({ type: 'listSessions' }) }),
+  ),
+);
+const transcript = h('div.transcript', { 'data-testid': 'transcript', role: 'log', 'aria-live': 'polite' }, earlier, empty, list);
 const changed = h('div.changed', { 'data-testid': 'changed-files' });
 const queueEl = h('div.queue', { 'data-testid': 'queue' });
 const completion = h('div.completion', { role: 'listbox', hidden: true });
@@ -188,6 +207,7 @@ function paint(): void {
 function paintTranscript(): void {
   const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
   const items = vm.items;
+  empty.hidden = items.length > 0;
   const start = Math.max(0, items.length - windowSize);
   earlier.hidden = start === 0;
   earlier.textContent = `Show ${Math.min(WINDOW_STEP, start)} earlier of ${start}`;

@@ -105,6 +105,33 @@ export function createClient(found: Extract<Discovery, { found: true }>, hooks: 
         const actions = await next(document, range, context, token);
         return actions?.filter((a) => !(a instanceof vscode.CodeAction && a.kind?.value === 'quickfix' && /pi/i.test(a.title)));
       },
+      window: {
+        // Follow-along (pi.followEdits) must never disturb the user: an editor already showing
+        // the file is scrolled (its cursor untouched); otherwise the file opens beside, as a
+        // preview, without focus — never in the editor the user is typing in.
+        showDocument: async (params, token, next) => {
+          if (params.external || params.takeFocus) return next(params, token);
+          const uri = vscode.Uri.parse(params.uri);
+          const sel = params.selection;
+          const range = sel ? new vscode.Range(sel.start.line, sel.start.character, sel.end.line, sel.end.character) : undefined;
+          const shown = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
+          try {
+            if (shown) {
+              if (range) shown.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+            } else {
+              const ed = await vscode.window.showTextDocument(uri, {
+                preserveFocus: true,
+                preview: true,
+                viewColumn: vscode.ViewColumn.Beside,
+              });
+              if (range) ed.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+            }
+            return { success: true };
+          } catch {
+            return { success: false };
+          }
+        },
+      },
       workspace: {
         // Pushed settings are the mapped ones too (never the raw `pi.*` with extension-only keys).
         didChangeConfiguration: async (sections, next) => {

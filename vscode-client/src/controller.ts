@@ -668,8 +668,8 @@ export class Controller implements vscode.Disposable {
       await this.setModel(m.id, m.provider, level);
       this.dispatch({ type: 'state', state: { thinkingLevel: level } });
     } else {
-      // No per-session switch on this server: the setting (user level, never the repo's files).
-      await vscode.workspace.getConfiguration('pi').update('thinkingLevel', level, vscode.ConfigurationTarget.Global);
+      // No per-session switch on this server: the setting, where it is set now.
+      await this.updateSetting('thinkingLevel', level);
       this.dispatch({ type: 'state', state: { thinkingLevel: level } });
     }
   }
@@ -745,6 +745,10 @@ export class Controller implements vscode.Disposable {
         return this.setModel(msg.model, msg.provider);
       case 'setThinking':
         return this.setThinking(msg.level);
+      case 'setEdits':
+        await this.updateSetting('edits', msg.mode);
+        this.postSettings();
+        return undefined;
       case 'completeFiles':
         return this.completeFiles(msg.query, msg.requestId);
       case 'compact': {
@@ -762,8 +766,22 @@ export class Controller implements vscode.Disposable {
     }
   }
 
-  async panelSettings(): Promise<{ enterAction: DeliverAs; hasApiKey: boolean }> {
-    return { enterAction: this.enterAction(), hasApiKey: await this.hasApiKey() };
+  async panelSettings(): Promise<{ enterAction: DeliverAs; hasApiKey: boolean; edits: 'apply' | 'confirm' }> {
+    const edits = vscode.workspace.getConfiguration('pi').get<string>('edits') === 'confirm' ? 'confirm' : 'apply';
+    return { enterAction: this.enterAction(), hasApiKey: await this.hasApiKey(), edits };
+  }
+
+  /** Change a `pi.*` setting where it is set now (the workspace's value if it has one, else the user's). */
+  async updateSetting(key: string, value: unknown): Promise<void> {
+    const cfg = vscode.workspace.getConfiguration('pi');
+    const at = cfg.inspect(key);
+    const target =
+      at?.workspaceFolderValue !== undefined
+        ? vscode.ConfigurationTarget.WorkspaceFolder
+        : at?.workspaceValue !== undefined
+          ? vscode.ConfigurationTarget.Workspace
+          : vscode.ConfigurationTarget.Global;
+    await cfg.update(key, value, target);
   }
 
   postSettings(): void {

@@ -73,7 +73,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('pi.input')) controller.postSettings();
+      if (e.affectsConfiguration('pi.input') || e.affectsConfiguration('pi.edits')) controller.postSettings();
       if (e.affectsConfiguration('pi.server')) {
         void controller.restart();
       } else if (e.affectsConfiguration('pi.provider') || e.affectsConfiguration('pi.apiKeyEnv')) {

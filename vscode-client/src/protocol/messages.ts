@@ -94,6 +94,7 @@ const SCHEMAS: Record<string, Check> = {
   listModels: S.obj({ type: S.str() }),
   setModel: S.obj({ type: S.str(), provider: S.opt(S.str(200)), model: S.str(500) }),
   setThinking: S.obj({ type: S.str(), level: S.oneOf('off', 'minimal', 'low', 'medium', 'high', 'xhigh') }),
+  setEdits: S.obj({ type: S.str(), mode: S.oneOf('apply', 'confirm') }),
   completeFiles: S.obj({ type: S.str(), query: S.str(500), requestId: S.num() }),
   compact: S.obj({ type: S.str() }),
   setApiKey: S.obj({ type: S.str() }),
@@ -126,6 +127,7 @@ export type WebviewMessage =
   | { type: 'listModels' }
   | { type: 'setModel'; provider?: string; model: string }
   | { type: 'setThinking'; level: string }
+  | { type: 'setEdits'; mode: 'apply' | 'confirm' }
   | { type: 'completeFiles'; query: string; requestId: number }
   | { type: 'compact' }
   | { type: 'setApiKey' }
@@ -174,6 +176,8 @@ export type HostMessage =
 export interface PanelSettings {
   /** What Enter does while a run is active. */
   enterAction: 'steer' | 'followUp' | 'interrupt';
-  /** The thinking levels a model picker offers. */
+  /** A key is stored for the configured provider. */
   hasApiKey: boolean;
+  /** `pi.edits`: apply at once (then review) or confirm each edit first. */
+  edits: 'apply' | 'confirm';
 }

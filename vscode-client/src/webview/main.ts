@@ -23,7 +23,7 @@ interface Persisted {
 }
 
 let vm: ViewModel = initialState();
-let settings: PanelSettings = { enterAction: 'steer', hasApiKey: false };
+let settings: PanelSettings = { enterAction: 'steer', hasApiKey: false, edits: 'apply' };
 let models: ModelRow[] = [];
 let windowSize = WINDOW_STEP;
 const expanded = new Set<string>();
@@ -196,7 +196,7 @@ function changedSince(part: string, deps: unknown[]): boolean {
 
 function paint(): void {
   const v = vm;
-  if (changedSince('header', [v.features.models, models, v.model, v.thinkingLevel, v.contextTokens, v.contextWindow, v.usage])) paintHeader();
+  if (changedSince('header', [v.features.models, models, v.model, v.thinkingLevel, v.contextTokens, v.contextWindow, v.usage, settings])) paintHeader();
   if (changedSince('banner', [v.server])) paintBanner();
   paintTranscript();
   if (changedSince('changed', [v.review, showChanged])) paintChanged();
@@ -251,6 +251,9 @@ function paintTranscript(): void {
 
 function paintHeader(): void {
   clear(header);
+  const top = h('div.header-row');
+  const bottom = h('div.header-row.small');
+  header.append(top, bottom);
   // Model picker (pi/models) or the model's name.
   if (vm.features.models && models.length > 0) {
     const sel = h('select.model', { 'data-testid': 'model-picker', title: 'Model for this session' }) as HTMLSelectElement;
@@ -266,16 +269,23 @@ function paintHeader(): void {
       const [provider, model] = sel.value.split('\u0000');
       post(provider ? { type: 'setModel', provider, model } : { type: 'setModel', model });
     });
-    header.append(sel);
+    top.append(sel);
   } else if (vm.model) {
-    header.append(h('span.model-name', { 'data-testid': 'model-name', text: vm.model.name || vm.model.id }));
+    top.append(h('span.model-name', { 'data-testid': 'model-name', title: vm.model.provider ? `${vm.model.id} (${vm.model.provider})` : vm.model.id, text: vm.model.name || vm.model.id }));
   }
   const think = h('select.thinking', { 'data-testid': 'thinking', title: 'Thinking level' }) as HTMLSelectElement;
   for (const lvl of ['off', 'minimal', 'low', 'medium', 'high', 'xhigh']) {
     think.append(h('option', { value: lvl, text: `thinking: ${lvl}`, selected: (vm.thinkingLevel ?? 'off') === lvl }));
   }
   think.addEventListener('change', () => post({ type: 'setThinking', level: think.value }));
-  header.append(think);
+  bottom.append(think);
+  const edits = h('select.edits', { 'data-testid': 'edits-mode', title: 'How edits arrive: at once (then Keep / Undo), or after you confirm each' }) as HTMLSelectElement;
+  edits.append(
+    h('option', { value: 'apply', text: 'edits: apply', selected: settings.edits === 'apply' }),
+    h('option', { value: 'confirm', text: 'edits: confirm', selected: settings.edits === 'confirm' }),
+  );
+  edits.addEventListener('change', () => post({ type: 'setEdits', mode: edits.value }));
+  bottom.append(edits);
   // Context meter and session cost.
   const used = vm.contextTokens;
   const win = vm.contextWindow;
@@ -291,10 +301,10 @@ function paintHeader(): void {
     meter.title = `Context window: ${win} tokens`;
     meter.append(h('span.meter-text', { text: `–/${fmtTokens(win)}` }));
   }
-  header.append(meter);
+  bottom.append(meter);
   const u = vm.usage;
   if (u.input + u.output > 0) {
-    header.append(
+    bottom.append(
       h('span.cost.muted', {
         'data-testid': 'session-usage',
         title: `Session: ${u.input} input, ${u.output} output, ${u.cacheRead} cache read, ${u.cacheWrite} cache write tokens`,
@@ -302,7 +312,7 @@ function paintHeader(): void {
       }),
     );
   }
-  header.append(
+  top.append(
     h('span.spacer'),
     h('button.icon', { 'data-testid': 'history', title: 'Session history', text: '☰', onclick: () => post({ type: 'listSessions' }) }),
     h('button.icon', { 'data-testid': 'new-session', title: 'New session', text: '+', onclick: () => post({ type: 'newSession' }) }),

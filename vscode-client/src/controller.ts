@@ -129,6 +129,9 @@ export class Controller implements vscode.Disposable {
     this.restarting = this.restarting.then(async () => {
       await this.stopClient();
       this.wasRunning = false;
+      // Another server (or a newer one) may have other features: detect them again.
+      this.missing.clear();
+      this.dispatch({ type: 'features', features: { queue: false, interrupt: false, review: false, checkpoints: false, models: false } });
       await this.start();
     });
     return this.restarting;
@@ -168,7 +171,10 @@ export class Controller implements vscode.Disposable {
     const client = createClient(found, {
       output: this.output,
       env,
-      onStateChange: (running, stopped) => this.onClientState(running, stopped, command, found.source),
+      // Only the current client's life counts (a client being replaced by restart() is not news).
+      onStateChange: (running, stopped) => {
+        if (this.client === client) this.onClientState(running, stopped, command, found.source);
+      },
     });
     this.client = client;
     this.installHandlers(client);

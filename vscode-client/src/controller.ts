@@ -496,7 +496,7 @@ export class Controller implements vscode.Disposable {
 
   private async detectFeatures(): Promise<void> {
     try {
-      const m = await this.optional<{ models: never[]; current: never }>('pi/models', {}, 'models');
+      const m = await this.optional<{ models: never[]; current: never }>('pi/models', this.vm.sessionId ? { sessionId: this.vm.sessionId } : {}, 'models');
       if (m) this.post({ type: 'models', models: m.models ?? [], current: m.current ?? null });
     } catch (err) {
       this.log(`pi/models failed: ${String(err)}`);
@@ -654,7 +654,7 @@ export class Controller implements vscode.Disposable {
   // ------------------------------------------------------------------ models
 
   async listModels(): Promise<void> {
-    const m = await this.optional<{ models: never[]; current: never }>('pi/models', {}, 'models');
+    const m = await this.optional<{ models: never[]; current: never }>('pi/models', this.vm.sessionId ? { sessionId: this.vm.sessionId } : {}, 'models');
     if (m) this.post({ type: 'models', models: m.models ?? [], current: m.current ?? null });
   }
 

@@ -16,6 +16,8 @@ export const SERVER_KEYS = [
   'followEdits',
   'contextWindow',
   'maxTokens',
+  'readTimeout',
+  'models',
   'fauxScript',
   'systemPromptAppend',
 ] as const;
@@ -46,7 +48,8 @@ export function serverSettings(get: Getter): Record<string, unknown> {
       if (typeof v === 'object' && Object.keys(v as object).length > 0) out.permissions = v;
       continue;
     }
-    if ((key === 'contextWindow' || key === 'maxTokens') && (typeof v !== 'number' || v <= 0)) continue;
+    if ((key === 'contextWindow' || key === 'maxTokens' || key === 'readTimeout') && (typeof v !== 'number' || v <= 0)) continue;
+    if (key === 'models' && (!Array.isArray(v) || v.length === 0)) continue;
     if (key === 'followEdits' && v !== true) continue;
     out[key] = v;
   }

@@ -76,8 +76,10 @@ describe('settings mapping', () => {
     });
   });
   test('empty permissions object is not sent; followEdits only when on', () => {
-    const cfg: Record<string, unknown> = { permissions: {}, followEdits: true };
+    const cfg: Record<string, unknown> = { permissions: {}, followEdits: true, models: [], readTimeout: 0 };
     assert.deepEqual(serverSettings((k) => cfg[k]), { followEdits: true });
+    const cfg2: Record<string, unknown> = { models: [{ id: 'qwen' }], readTimeout: 30, contextWindow: 4096 };
+    assert.deepEqual(serverSettings((k) => cfg2[k]), { models: [{ id: 'qwen' }], readTimeout: 30, contextWindow: 4096 });
   });
   test('the key variable: apiKeyEnv if valid, else the provider default', () => {
     assert.equal(apiKeyVariable('openai', undefined), 'OPENAI_API_KEY');

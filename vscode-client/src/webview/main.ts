@@ -257,10 +257,17 @@ function paintHeader(): void {
   // Model picker (pi/models) or the model's name.
   if (vm.features.models && models.length > 0) {
     const sel = h('select.model', { 'data-testid': 'model-picker', title: 'Model for this session' }) as HTMLSelectElement;
+    const groups = new Map<string, HTMLOptGroupElement>();
     for (const m of models) {
-      const o = h('option', { value: `${m.provider}\u0000${m.id}`, text: `${m.name || m.id} (${m.provider})` }) as HTMLOptionElement;
+      let g = groups.get(m.provider);
+      if (!g) {
+        g = h('optgroup', { label: m.provider }) as HTMLOptGroupElement;
+        groups.set(m.provider, g);
+        sel.append(g);
+      }
+      const o = h('option', { value: `${m.provider}\u0000${m.id}`, text: m.name || m.id, title: `${m.id} (${m.provider})` }) as HTMLOptionElement;
       if (vm.model && m.id === vm.model.id && (!vm.model.provider || vm.model.provider === m.provider)) o.selected = true;
-      sel.append(o);
+      g.append(o);
     }
     if (vm.model && !models.some((m) => m.id === vm.model!.id)) {
       sel.prepend(h('option', { value: `\u0000${vm.model.id}`, text: vm.model.name || vm.model.id, selected: true }));

@@ -26,3 +26,16 @@ export function mentionQueryAt(text: string, cursor: number): { start: number; q
   if (!m) return null;
   return { start: cursor - m[2].length - 1, query: m[2] };
 }
+
+const ATTACHED = /\n\n(?:Selected code from|Diagnostics in|The file|Lines of|Contents of) `/;
+
+/**
+ * A user message as the server stored it: the typed text, then the attachments it appended
+ * (`context`, §10 attachments, `@path` mentions). The panel shows the typed part and folds
+ * the rest.
+ */
+export function splitAttached(text: string): { typed: string; attached: string } {
+  const m = ATTACHED.exec(text);
+  if (!m) return { typed: text, attached: '' };
+  return { typed: text.slice(0, m.index), attached: text.slice(m.index + 2) };
+}

@@ -771,7 +771,13 @@ function assignEntryIds(d: Draft, checkpoints: { entryId: string; text: string }
   let ci = 0;
   for (const u of users) {
     if (u.entryId) continue;
-    while (ci < free.length && free[ci].text.trim() !== u.text.trim()) ci++;
+    // The checkpoint may hold the typed text only, the message the attachments too.
+    const same = (c: string) => {
+      const a = c.trim();
+      const b = u.text.trim();
+      return a === b || (a.length > 0 && b.startsWith(a)) || (b.length > 0 && a.startsWith(b));
+    };
+    while (ci < free.length && !same(free[ci].text)) ci++;
     if (ci >= free.length) break;
     const entryId = free[ci].entryId;
     d.update<UserItem>(u.id, (x) => {

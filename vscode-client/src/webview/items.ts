@@ -11,6 +11,7 @@ import type {
   UserItem,
 } from '../model/types';
 import { clear, fmtCost, fmtTokens, h } from './dom';
+import { splitAttached } from '../mention';
 import { renderMarkdown, segments } from './markdown';
 
 export interface Ctx {
@@ -90,10 +91,18 @@ function userEl(u: UserItem, ctx: Ctx): HTMLElement {
       }),
     );
   }
+  const { typed, attached } = splitAttached(u.text);
   return h(
     'div.item.user',
     { 'data-testid': 'message-user' },
-    h('div.bubble', {}, mentionText(u.text)),
+    h(
+      'div.bubble',
+      {},
+      ...mentionText(typed),
+      attached
+        ? h('details.attached', {}, h('summary.muted', { text: 'attached context' }), h('pre.attached-text', { text: attached }))
+        : null,
+    ),
     meta.length ? h('div.meta', {}, ...meta) : null,
     actions.childElementCount ? actions : null,
   );

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Driver, userMsg } from './helpers';
 import { describe, test } from 'node:test';
 import { discover, type DiscoveryInput } from '../../src/discovery';
 import { mention, mentionQueryAt, selectionEndLine } from '../../src/mention';
@@ -247,5 +248,19 @@ describe('review hunk navigation', () => {
     assert.equal(ids(undefined, 0, 1), 'a1');
     assert.equal(ids('elsewhere', 0, -1), 'b1');
     assert.equal(stepHunk([], 'a', 0, 1), undefined);
+  });
+});
+
+describe('attached context in user messages', () => {
+  test('the typed text is split from what the server appended', async () => {
+    const { splitAttached } = await import('../../src/mention');
+    const msg = 'Explain this.\n\nSelected code from `src/app.py` (lines 10-14):\n```py\nx\n```';
+    assert.deepEqual(splitAttached(msg), { typed: 'Explain this.', attached: 'Selected code from `src/app.py` (lines 10-14):\n```py\nx\n```' });
+    assert.deepEqual(splitAttached('Just text.\n\nMore text.'), { typed: 'Just text.\n\nMore text.', attached: '' });
+  });
+  test('checkpoints holding only the typed text still find their messages', () => {
+    const d = new Driver().ev({ type: 'message_start', message: userMsg('Fix it.\n\nDiagnostics in `a.py`:\n- line 1') });
+    d.act({ type: 'checkpoints', checkpoints: [{ entryId: 'c1', text: 'Fix it.', files: [] }] });
+    assert.equal((d.vm.items[0] as { entryId?: string }).entryId, 'c1');
   });
 });

@@ -63,21 +63,26 @@ function attach(webview: vscode.Webview, extensionUri: vscode.Uri, controller: C
   return vscode.Disposable.from(...subs);
 }
 
-export function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const nonce = crypto.randomBytes(18).toString('base64');
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.css'));
-  const csp = [
+/** The panel's CSP: nothing remote, no inline or eval'd script, scripts only with the nonce. */
+export function contentSecurityPolicy(cspSource: string, nonce: string): string {
+  return [
     "default-src 'none'",
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
+    `style-src ${cspSource} 'nonce-${nonce}'`,
+    `font-src ${cspSource}`,
+    `img-src ${cspSource} data:`,
     `script-src 'nonce-${nonce}'`,
     "connect-src 'none'",
     "frame-src 'none'",
     "form-action 'none'",
     "base-uri 'none'",
   ].join('; ');
+}
+
+export function html(webview: vscode.Webview, extensionUri: vscode.Uri): string {
+  const nonce = crypto.randomBytes(18).toString('base64');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
+  const style = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.css'));
+  const csp = contentSecurityPolicy(webview.cspSource, nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

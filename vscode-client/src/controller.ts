@@ -533,6 +533,11 @@ export class Controller implements vscode.Disposable {
     if (this.attaching) await this.attaching;
     let sessionId = this.vm.sessionId;
     if (!sessionId) sessionId = await this.newSession();
+    if (deliverAs === 'interrupt' && this.vm.isStreaming && !this.vm.features.interrupt) {
+      // A server without §7 interrupt: stop the run, then send as a new prompt.
+      await this.abort();
+      await this.whenIdle(5000);
+    }
     const params: Record<string, unknown> = { text, sessionId };
     const streaming = this.vm.isStreaming;
     if (streaming) params.deliverAs = deliverAs ?? this.enterAction();
@@ -573,6 +578,22 @@ export class Controller implements vscode.Disposable {
     }
     if (this.vm.sessionId !== r.sessionId) await this.loadSession(r.sessionId);
     return r;
+  }
+
+  /** Resolves once the run is over (or after `ms`, whichever comes first). */
+  private whenIdle(ms: number): Promise<void> {
+    if (!this.vm.isStreaming) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const sub = this.onDidChange((vm) => {
+        if (!vm.isStreaming) done();
+      });
+      function done() {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      }
+    });
   }
 
   async abort(): Promise<{ aborted: boolean }> {

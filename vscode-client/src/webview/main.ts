@@ -204,8 +204,18 @@ function paint(): void {
   if (changedSince('composer', [v.isStreaming, v.compacting, settings])) paintComposer();
 }
 
+// Stick to the bottom while the user has not scrolled up; off-screen items change height as
+// they are laid out (content-visibility), so size changes re-pin the view too.
+let stick = true;
+transcript.addEventListener('scroll', () => {
+  stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+});
+new ResizeObserver(() => {
+  if (stick) transcript.scrollTop = transcript.scrollHeight;
+}).observe(list);
+
 function paintTranscript(): void {
-  const atBottom = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
+  const atBottom = stick;
   const items = vm.items;
   empty.hidden = items.length > 0;
   const start = Math.max(0, items.length - windowSize);

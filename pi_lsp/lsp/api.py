@@ -111,6 +111,7 @@ class PiApi:
 
     async def prompt(self, raw: Any) -> dict[str, Any]:
         p = parse_params(PROMPT, PromptParams, raw)
+        _ = self.manager  # before initialize: refused at once, not after the settings wait
         await self.config.wait_loaded()
         hosted = self._session(p.session_id, create=True)
         text = p.text if p.context is None else await self._with_context(p.text, p.context)

@@ -32,6 +32,7 @@ class RequestAborted(Exception):
 class ClientBridge:
     def __init__(self, server: LanguageServer) -> None:
         self.server = server
+        self._background: set[asyncio.Task[None]] = set()
 
     @property
     def protocol(self) -> PiProtocol:
@@ -163,12 +164,19 @@ class ClientBridge:
         reason = getattr(result, "failure_reason", None)
         return applied, reason
 
-    async def show_document(self, uri: str, selection: types.Range | None) -> None:
+    def show_document(self, uri: str, selection: types.Range | None) -> None:
+        """``window/showDocument`` (``takeFocus: false``), sent and never waited on: it is a
+        courtesy, and a client that answers late (or oddly) must not hold up the tool."""
         if not self.show_document_supported:
             return
         params = types.ShowDocumentParams(uri=uri, take_focus=False, selection=selection)
-        try:  # a courtesy: never let it hold up the tool for long
-            await asyncio.wait_for(self.request(types.WINDOW_SHOW_DOCUMENT, params), 5)
+        task = asyncio.ensure_future(self._show_document(params))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _show_document(self, params: types.ShowDocumentParams) -> None:
+        try:
+            await asyncio.wait_for(self.request(types.WINDOW_SHOW_DOCUMENT, params), 60)
         except (JsonRpcException, TimeoutError) as exc:
             log.info("showDocument failed: %s", exc)
 

@@ -220,7 +220,7 @@ class EditorWorkspace(DiskWorkspace):
 
     async def _follow(self, uri: str, selection: types.Range | None) -> None:
         if self._policy().settings.follow_edits:
-            await self.bridge.show_document(uri, selection)
+            self.bridge.show_document(uri, selection)  # not waited on
 
 
 def _signal() -> AbortSignal | None:

@@ -71,7 +71,9 @@ class PiLanguageServer(LanguageServer):
         from ..sessions import SessionStore
         from .editor_workspace import EditorWorkspace, EditPolicy
         from .session_manager import SessionManager
+        from .text_document import install
 
+        install(self.workspace)  # didChange in time proportional to the change
         self.tracker.workspace = self.workspace
         self.config.initialize(params.initialization_options)
         roots = workspace_roots(params)

@@ -104,6 +104,21 @@ def _params_error(exc: BaseException) -> str:
     return f"Invalid params: {cause or exc}"
 
 
+def _resolve_raw_reply(protocol: PiProtocol, msg_id: Any, raw: dict[str, Any]) -> None:
+    future = protocol._request_futures.pop(msg_id, None)
+    if future is None or future.done():
+        return
+    error = raw.get("error")
+    if isinstance(error, dict):
+        code = error.get("code")
+        future.set_exception(
+            JsonRpcException(str(error.get("message", "")), code=code if isinstance(code, int)
+                             else -32603)
+        )
+    else:
+        future.set_result(raw.get("result"))
+
+
 def dispatch(protocol: PiProtocol, body: bytes) -> None:
     """Handle one framed body; every failure becomes an error response or a log line."""
     try:
@@ -137,6 +152,12 @@ def dispatch(protocol: PiProtocol, body: bytes) -> None:
     except JsonRpcException as exc:
         if is_request:
             protocol.send_error(msg_id, JsonRpcInvalidParams(_params_error(exc)))
+        elif method is None and "id" in raw:
+            # A reply whose result does not have the expected shape (``null`` for
+            # ShowDocumentResult, …): resolve the waiting request with the raw value
+            # instead of leaving it pending forever.
+            log.info("reply %r has an unexpected shape: %s", msg_id, _params_error(exc))
+            _resolve_raw_reply(protocol, msg_id, raw)
         else:
             log.warning("dropping malformed %s: %s", method or "response", _params_error(exc))
         return

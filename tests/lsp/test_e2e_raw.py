@@ -95,10 +95,16 @@ async def test_a_client_that_stops_reading_does_not_stop_the_server(
 
 
 async def test_pi_requests_before_initialize_are_refused(data_dir: Path) -> None:
+    """At once: pi/prompt used to wait ~5 s for the settings first (issue 10 item 7)."""
     c = await RawClient.start(data_dir)
     try:
-        early = await c.call("pi/sessions", {})
+        prompt = c.request("pi/prompt", {"text": "hi"})
+        sessions = c.request("pi/sessions", {})
+        early = await c.response(sessions)
         assert early["error"]["code"] == -32002
+        answers = [m.get("id") for m in c.messages if "method" not in m]
+        assert answers.index(prompt) < answers.index(sessions)  # not held back first
+        assert (await c.response(prompt))["error"]["code"] == -32002
     finally:
         c.proc.kill()
         await c.proc.wait()

@@ -97,3 +97,13 @@ async def test_unsupported_regex_syntax_is_a_clear_error(
     (root / "a.txt").write_text("ab\n")
     with pytest.raises(ToolError, match="regex parse error"):
         await call(_grep(ws, "python"), {"pattern": "(?<=a)b"})
+
+
+@pytest.mark.timeout(30)
+async def test_a_backtracking_gitignore_pattern_does_not_freeze_the_walk(
+    ws: DiskWorkspace, root: Path
+) -> None:
+    (root / ".gitignore").write_text("*a*a*a*a*a*a*a*a*a*a*a*b\n")
+    (root / ("a" * 200 + ".txt")).write_text("needle\n")
+    out = text(await call(FindTool(ws), {"pattern": "*.txt"}))
+    assert out == "a" * 200 + ".txt"

@@ -31,7 +31,7 @@ export type { ViewModel } from './model/types';
  *      summary, output, diff?, turn}`;
  *   - `{kind:'permission', requestKey, toolCallId, tool, title, detail, options: [{id,label,kind}],
  *      status: 'pending'|'answered'|'withdrawn', answer?}`;
- *   - `{kind:'notice', level, topic: 'retry'|'compaction'|'error'|'restore'|'reconnect'|'info', text, restoreId?}`.
+ *   - `{kind:'notice', level, topic: 'retry'|'compaction'|'save'|'restore'|'reconnect'|'info', text, restoreId?}`.
  * - `queue: {steering: [{id, text}], followUp: [{id, text}]}` (from `queue_update`, §7).
  * - `permissions`: the pending `permission` items.
  * - `review: [{uri, hunks: [{id, toolCallId, range, oldText, newText}]}]` (from `review_update`, §9).

@@ -421,11 +421,20 @@ export class Controller implements vscode.Disposable {
 
   async loadSession(sessionId: string): Promise<void> {
     this.dispatch({ type: 'beginSession', sessionId });
-    const r = await this.request<{ sessionId: string; messages: unknown[]; entryIds?: (string | null)[] }>(
+    const r = await this.request<{ sessionId: string; messages: unknown[]; entryIds?: (string | null)[]; forkedFrom?: string }>(
       'pi/resumeSession',
       { sessionId },
     );
     this.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: r.messages ?? [], entryIds: r.entryIds });
+    if (r.forkedFrom) {
+      // The session is being written by another window or process: we continue in a fork.
+      this.dispatch({
+        type: 'notice',
+        level: 'info',
+        topic: 'info',
+        text: 'This session is open in another window, so it continues here as a fork (the original is untouched).',
+      });
+    }
     await this.context.workspaceState.update(LAST_SESSION_KEY, r.sessionId);
     await this.refresh(r.sessionId);
   }

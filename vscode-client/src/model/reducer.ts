@@ -421,6 +421,13 @@ function applyEvent(d: Draft, ev: WireEvent): void {
       );
       break;
     }
+    case 'session_save':
+      d.push(
+        ev.ok === false
+          ? notice(d, 'error', 'save', `pi cannot save this session: ${str(ev.errorMessage) || 'unknown error'}. What happens now may be lost after a restart.`)
+          : notice(d, 'info', 'save', 'Saving the session works again.'),
+      );
+      break;
     case 'queue_update':
       vm.queue = normQueue(ev as unknown as Queue);
       vm.features = vm.features.queue ? vm.features : { ...vm.features, queue: true };

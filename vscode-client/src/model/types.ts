@@ -117,7 +117,7 @@ export interface NoticeItem {
   kind: 'notice';
   id: string;
   level: 'info' | 'warning' | 'error';
-  /** `retry` | `compaction` | `error` | `restore` | `reconnect` | `info`. */
+  /** `retry` | `compaction` | `save` | `restore` | `reconnect` | `info`. */
   topic: string;
   text: string;
   /** For a restore notice: the id `pi/undoRestore` takes. */

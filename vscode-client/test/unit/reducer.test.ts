@@ -224,6 +224,13 @@ describe('pi/event types', () => {
     assert.equal(notices(d)[2].level, 'warning');
   });
 
+  test('session_save failures and recovery are noted', () => {
+    const d = new Driver().ev({ type: 'session_save', ok: false, errorMessage: 'disk full' }, { type: 'session_save', ok: true });
+    assert.equal(notices(d)[0].level, 'error');
+    assert.match(notices(d)[0].text, /disk full/);
+    assert.equal(notices(d)[1].level, 'info');
+  });
+
   test('retry notices', () => {
     const d = new Driver().ev({ type: 'retry', attempt: 2, delayMs: 4000, errorMessage: '429 slow down' });
     assert.equal(notices(d)[0].text, '429 slow down — retrying (attempt 2) in 4.0 s');

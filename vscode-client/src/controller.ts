@@ -78,7 +78,11 @@ export class Controller implements vscode.Disposable {
     });
   }
 
+  /** Text for the input box that arrived before any panel existed (delivered on `ready`). */
+  private pendingInsert: HostMessage[] = [];
+
   post(msg: HostMessage): void {
+    if (msg.type === 'insert' && this.listeners.length === 0) this.pendingInsert.push(msg);
     for (const l of this.listeners) l(msg);
   }
 
@@ -746,9 +750,13 @@ export class Controller implements vscode.Disposable {
   async handleWebviewMessage(raw: unknown): Promise<unknown> {
     const msg: WebviewMessage = parseWebviewMessage(raw);
     switch (msg.type) {
-      case 'ready':
+      case 'ready': {
         this.post({ type: 'snapshot', vm: this.vm, settings: await this.panelSettings() });
+        const inserts = this.pendingInsert;
+        this.pendingInsert = [];
+        for (const m of inserts) this.post(m);
         return undefined;
+      }
       case 'send':
         return this.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images);
       case 'stop':

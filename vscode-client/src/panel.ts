@@ -17,7 +17,9 @@ class Outbox {
   constructor(private readonly webview: vscode.Webview) {}
 
   push(msg: HostMessage): void {
-    if (msg.type === 'snapshot') this.queue = [];
+    // A snapshot replaces the actions queued before it (it already contains them); other
+    // messages (an insert into the input, a session list) still go out.
+    if (msg.type === 'snapshot') this.queue = this.queue.filter((m) => m.type !== 'actions' && m.type !== 'snapshot');
     this.queue.push(msg);
     if (!this.timer) this.timer = setTimeout(() => this.flush(), 16);
   }

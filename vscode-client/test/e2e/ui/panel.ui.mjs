@@ -10,6 +10,13 @@ import { check, skip, openWorkbench, runCommand, webviewFrame } from '../lib/ui.
 import { startFrameProbe, stopFrameProbe, describe as describeProbe } from '../lib/perf.mjs';
 
 const require = createRequire(import.meta.url);
+
+/** Guard a wait on our own scripted server (it never resolves if the request never comes). */
+function within(promise, ms, what) {
+  let timer;
+  const t = new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`no ${what} within ${ms / 1000} s`)), ms); });
+  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
+}
 const { startScripted, gate, chunk } = require('../host/lib/openai.js');
 
 // What the extension shows (see REQUESTS.md R2/R3).
@@ -76,15 +83,15 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
     }
 
     const g = gate();
-    srv.text('I will make the greeting shorter, then check the result for you.', { pieces: 8, gate: g, gateAfter: 4 });
-    srv.tools([['edit', { path: 'src/app.py', edits: [{ oldText: '"Hello, "', newText: '"Hi, "' }] }]]);
+    srv.tools([['edit', { path: 'src/app.py', edits: [{ oldText: '"Hello, "', newText: '"Hi, "' }] }]],
+      { text: 'I will make the greeting shorter, then check the result for you.', pieces: 8, gate: g, gateAfter: 4 });
     srv.text('Done: the greeting now says **Hi**.');
 
     await check(ctx, 'a typed prompt streams its answer into the panel', async () => {
       await panel.locator(T('prompt')).click();
       await panel.locator(T('prompt')).pressSequentially('Make the greeting shorter');
       await panel.locator(T('prompt')).press('Enter');
-      await g.reached;
+      await within(g.reached, 30_000, 'the model request');
       await panel.locator(T('message-user'), { hasText: 'Make the greeting shorter' }).waitFor();
       await panel.locator(T('message-assistant'), { hasText: 'I will make' }).waitFor();
       const partial = await panel.locator(T('message-assistant')).last().innerText();

@@ -21,9 +21,9 @@ function textEvents(text, pieces = 4) {
   return out;
 }
 
-/** SSE events of tool calls `[[name, args], ...]`, optionally after some text. */
-function toolEvents(calls, text = '') {
-  const out = [chunk({ role: 'assistant', content: text })];
+/** SSE events of tool calls `[[name, args], ...]`, optionally after some text (in `pieces`). */
+function toolEvents(calls, text = '', pieces = 1) {
+  const out = text ? textEvents(text, pieces).slice(0, -1) : [chunk({ role: 'assistant', content: '' })];
   calls.forEach(([name, args], index) => {
     const raw = JSON.stringify(args);
     out.push(chunk({ tool_calls: [{ index, id: `call_${index}_${name}_${Math.random().toString(36).slice(2, 8)}`,
@@ -73,7 +73,7 @@ class ScriptedOpenAI {
   /** Queue a reply: {events, gate?, gateAfter?, delayMs?} or {status, body}. */
   enqueue(reply) { this.queue.push(reply); return this; }
   text(text, opts = {}) { return this.enqueue({ events: textEvents(text, opts.pieces), ...opts }); }
-  tools(calls, opts = {}) { return this.enqueue({ events: toolEvents(calls, opts.text), ...opts }); }
+  tools(calls, opts = {}) { return this.enqueue({ events: toolEvents(calls, opts.text, opts.pieces), ...opts }); }
 
   /** Resolves once `n` requests have arrived. */
   waitRequests(n) {

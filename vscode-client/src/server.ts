@@ -1,0 +1,169 @@
+// Starting pi-lsp with vscode-languageclient: discovery, the process environment (stored API
+// key), the settings middleware, and the `pi/*` handlers the client declares it handles.
+
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  DidChangeConfigurationNotification,
+  ErrorAction,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { discover, type Discovery } from './discovery';
+import { serverSettings } from './settings';
+
+export const CLIENT_ID = 'pi';
+
+/** The `pi/*` features this client handles (initializationOptions.pi.clientCapabilities). */
+export const CLIENT_CAPABILITIES = {
+  events: true,
+  saveDocuments: true,
+  requestPermission: true,
+  review: true,
+  diagnostics: true,
+  maxUpdatesPerSecond: 30,
+};
+
+export function isExecutable(file: string): boolean {
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile()) return false;
+    if (process.platform === 'win32') return true;
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The Python extension's selected interpreter for the first workspace folder, if any. */
+export async function pythonInterpreter(): Promise<string | undefined> {
+  const ext = vscode.extensions.getExtension('ms-python.python');
+  if (!ext) return undefined;
+  try {
+    const api = ext.isActive ? ext.exports : await ext.activate();
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const envPath = api?.environments?.getActiveEnvironmentPath?.(folder);
+    const p = envPath?.path;
+    if (typeof p === 'string' && p && isExecutable(p)) return p;
+    if (typeof p === 'string' && p && isExecutable(`${p}/bin/python`)) return `${p}/bin/python`;
+  } catch {
+    // The Python extension's API changed or failed: fall back to .venv and PATH.
+  }
+  return undefined;
+}
+
+export async function discoverServer(): Promise<Discovery> {
+  const cfg = vscode.workspace.getConfiguration('pi');
+  return discover({
+    setting: cfg.get<string>('server.command') ?? '',
+    settingArgs: cfg.get<string[]>('server.args') ?? [],
+    pythonInterpreter: await pythonInterpreter(),
+    workspaceFolders: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
+    pathEnv: process.env.PATH ?? '',
+    platform: process.platform,
+    isExecutable,
+  });
+}
+
+export function currentServerSettings(): Record<string, unknown> {
+  const cfg = vscode.workspace.getConfiguration('pi');
+  return serverSettings((k) => cfg.get(k));
+}
+
+export interface ClientHooks {
+  output: vscode.LogOutputChannel;
+  env: Record<string, string>;
+  onStateChange(running: boolean, stopped: boolean): void;
+}
+
+export function createClient(found: Extract<Discovery, { found: true }>, hooks: ClientHooks): LanguageClient {
+  const serverOptions: ServerOptions = {
+    command: found.command,
+    args: found.args,
+    transport: TransportKind.stdio, // vscode-languageclient appends --stdio
+    options: { env: { ...process.env, ...hooks.env } },
+  };
+  let restarts = 0;
+  let clientRef: LanguageClient | undefined;
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+    outputChannel: hooks.output,
+    revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
+    initializationOptions: () => ({
+      pi: { ...currentServerSettings(), clientCapabilities: CLIENT_CAPABILITIES },
+    }),
+    synchronize: { configurationSection: 'pi' },
+    middleware: {
+      // The server's "Ask pi to fix this" is replaced by our "Fix with pi", which goes
+      // through the panel (and attaches the diagnostics); "Explain this" stays.
+      provideCodeActions: async (document, range, context, token, next) => {
+        const actions = await next(document, range, context, token);
+        return actions?.filter((a) => !(a instanceof vscode.CodeAction && a.kind?.value === 'quickfix' && /pi/i.test(a.title)));
+      },
+      window: {
+        // Follow-along (pi.followEdits) must never disturb the user: an editor already showing
+        // the file is scrolled (its cursor untouched); otherwise the file opens beside, as a
+        // preview, without focus — never in the editor the user is typing in.
+        showDocument: async (params, token, next) => {
+          if (params.external || params.takeFocus) return next(params, token);
+          const uri = vscode.Uri.parse(params.uri);
+          const sel = params.selection;
+          const range = sel ? new vscode.Range(sel.start.line, sel.start.character, sel.end.line, sel.end.character) : undefined;
+          const shown = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString());
+          try {
+            if (shown) {
+              if (range) shown.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+            } else {
+              const ed = await vscode.window.showTextDocument(uri, {
+                preserveFocus: true,
+                preview: true,
+                viewColumn: vscode.ViewColumn.Beside,
+              });
+              if (range) ed.revealRange(range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+            }
+            return { success: true };
+          } catch {
+            return { success: false };
+          }
+        },
+      },
+      workspace: {
+        // Pushed settings are the mapped ones too (never the raw `pi.*` with extension-only keys).
+        didChangeConfiguration: async (sections, next) => {
+          if (sections && sections.length === 1 && sections[0] === 'pi' && clientRef) {
+            await clientRef.sendNotification(DidChangeConfigurationNotification.type, {
+              settings: { pi: currentServerSettings() },
+            });
+            return;
+          }
+          await next(sections);
+        },
+        // Answer `workspace/configuration` for section `pi` with the server's names only.
+        configuration: (params, token, next) => {
+          const items = params.items;
+          if (items.every((i) => i.section === 'pi')) return items.map(() => currentServerSettings());
+          return next(params, token);
+        },
+      },
+    },
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue }),
+      closed: () => {
+        restarts += 1;
+        if (restarts <= 4) return { action: CloseAction.Restart, message: 'pi: the server stopped; restarting it.' };
+        return { action: CloseAction.DoNotRestart, message: 'pi: the server stopped 5 times; run "pi: Restart server".' };
+      },
+    },
+  };
+  const client = new LanguageClient(CLIENT_ID, 'pi', serverOptions, clientOptions);
+  clientRef = client;
+  client.onDidChangeState((e) => {
+    hooks.onStateChange(e.newState === State.Running, e.newState === State.Stopped);
+  });
+  return client;
+}

@@ -1,0 +1,111 @@
+// Tier 2: edits land in the real editor through workspace/applyEdit, are saved through
+// pi/saveDocuments, are one undo step, and can be reviewed (§9): a hunk undone from its
+// CodeLens is reported to the model; a checkpoint restore reverts the agent's changes.
+'use strict';
+const assert = require('assert');
+const fs = require('fs');
+const vscode = require('vscode');
+const { api, waitFor, model, skipBecause, serverHas, wsPath, wsUri, userTexts } = require('./lib/pi');
+const vm = require('./lib/vm');
+
+const ORIGINAL = 'def greet(name):\n    return "Hello, " + name\n\n\ndef add(a, b):\n    return a + b\n';
+
+/** A fresh file per test, opened in an editor (so `read`/`edit` see the buffer). */
+async function freshFile(name) {
+  fs.writeFileSync(wsPath('src', name), ORIGINAL);
+  const doc = await vscode.workspace.openTextDocument(wsUri('src', name));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return doc;
+}
+
+function editCall(name, oldText, newText) {
+  return ['edit', { path: `src/${name}`, edits: [{ oldText, newText }] }];
+}
+
+/** Execute the CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
+async function runLens(uri, title, line) {
+  const lenses = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri, 100);
+  const lens = (lenses || []).find((l) => l.command && title.test(l.command.title)
+    && (line === undefined || l.range.start.line === line));
+  if (!lens) {
+    throw new Error(`no CodeLens ${title} on ${uri.fsPath}: ${JSON.stringify((lenses || []).map((l) => [l.range.start.line, l.command && l.command.title]))}`);
+  }
+  return vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments || []));
+}
+
+describe('edits in the real editor (extension host)', function () {
+  let a;
+  let srv;
+
+  before(async () => {
+    srv = await model();
+    a = await api();
+  });
+  after(async () => { if (srv) await srv.close(); });
+  beforeEach(async () => {
+    srv.reset();
+    await vm.newSession(a);
+  });
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => {});
+  });
+
+  it('applies an edit in the buffer, saves it to disk, as one undo step', async () => {
+    const doc = await freshFile('e1.py');
+    srv.tools([editCall('e1.py', '"Hello, "', '"Hi, "'), editCall('e1.py', 'a + b', 'b + a')]);
+    srv.text('Done.');
+    await a.prompt('Make the greeting shorter and swap the sum.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Done.', 'the run to finish');
+    assert.ok(doc.getText().includes('"Hi, "') && doc.getText().includes('b + a'), doc.getText());
+    assert.strictEqual(doc.isDirty, false, 'saved through pi/saveDocuments');
+    assert.strictEqual(fs.readFileSync(wsPath('src', 'e1.py'), 'utf8'), doc.getText());
+    const cards = vm.toolCards(a.state()).filter((c) => vm.toolName(c) === 'edit');
+    assert.strictEqual(cards.length, 2);
+    assert.ok(cards.every((c) => vm.toolStatus(c) === 'done'), JSON.stringify(cards));
+    // each tool call is one undo step: one undo reverts the second edit only
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('undo');
+    assert.ok(doc.getText().includes('"Hi, "') && doc.getText().includes('a + b'), doc.getText());
+    await vscode.commands.executeCommand('undo');
+    assert.strictEqual(doc.getText(), ORIGINAL);
+  });
+
+  it('a hunk undone from its CodeLens is reverted and reported to the model', async function () {
+    if (!(await serverHas(a, 'pi/review', { sessionId: vm.sessionId(a.state()) }))) {
+      return skipBecause(this, 'server lacks review (PROTOCOL §9: pi/review)');
+    }
+    const doc = await freshFile('e2.py');
+    srv.tools([editCall('e2.py', '"Hello, "', '"Howdy, "')]);
+    srv.text('Changed it.');
+    await a.prompt('Change the greeting.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Changed it.', 'the run to finish');
+    await waitFor(a, (s) => vm.pendingHunks(s, doc.uri).length === 1, 'one pending hunk');
+    await runLens(doc.uri, /undo/i, 1);
+    await waitFor(a, (s) => vm.pendingHunks(s, doc.uri).length === 0, 'the hunk to leave review');
+    assert.strictEqual(doc.getText(), ORIGINAL);
+    // the model learns it before its next call
+    srv.text('Understood.');
+    await a.prompt('Go on.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Understood.', 'the second run');
+    const last = srv.messages(srv.requests.length - 1);
+    const notes = userTexts(last).join('\n');
+    assert.match(notes, /Howdy/, `the model was told about the undone hunk:\n${notes}`);
+  });
+
+  it('restoring a checkpoint\'s code reverts the agent\'s edit after it', async function () {
+    if (!(await serverHas(a, 'pi/checkpoints', { sessionId: vm.sessionId(a.state()) }))) {
+      return skipBecause(this, 'server lacks checkpoints (PROTOCOL §9.5: pi/checkpoints, pi/restore)');
+    }
+    const doc = await freshFile('e3.py');
+    srv.tools([editCall('e3.py', 'a + b', 'a - b')]);
+    srv.text('Subtracting now.');
+    await a.prompt('Subtract instead.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Subtracting now.', 'the run');
+    assert.ok(doc.getText().includes('a - b'));
+    const cp = await waitFor(a, (s) => vm.checkpoints(s).find((c) => /Subtract instead/.test(vm.text(c))),
+      'the checkpoint of the prompt');
+    await vm.restore(a, cp, 'code');
+    await waitFor(a, () => doc.getText() === ORIGINAL, 'the code to be restored');
+    assert.strictEqual(doc.getText(), ORIGINAL);
+  });
+});

@@ -1,0 +1,51 @@
+// Responsiveness probes run inside the webview's frame (through CDP, so the webview's CSP
+// does not apply): frame intervals from requestAnimationFrame, and input latency measured
+// from a key event's timestamp to the next animation frame after it was handled.
+// Figures only: nothing here asserts on time (performance lives in docs/performance.md).
+
+export async function startFrameProbe(frame) {
+  await frame.evaluate(() => {
+    const w = window;
+    w.__piProbe = { frames: [], keys: [], running: true };
+    let last = performance.now();
+    const tick = (t) => {
+      if (!w.__piProbe.running) return;
+      w.__piProbe.frames.push(t - last);
+      last = t;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    document.addEventListener('keydown', (e) => {
+      const start = e.timeStamp;
+      requestAnimationFrame(() => { w.__piProbe.keys.push(performance.now() - start); });
+    }, true);
+  });
+}
+
+function stats(xs) {
+  if (xs.length === 0) return { n: 0 };
+  const s = [...xs].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return {
+    n: s.length,
+    p50: +q(0.5).toFixed(1),
+    p95: +q(0.95).toFixed(1),
+    max: +s[s.length - 1].toFixed(1),
+    over50: s.filter((x) => x > 50).length,
+  };
+}
+
+export async function stopFrameProbe(frame) {
+  const { frames, keys } = await frame.evaluate(() => {
+    window.__piProbe.running = false;
+    return { frames: window.__piProbe.frames.slice(1), keys: window.__piProbe.keys };
+  });
+  return { frames: stats(frames), input: stats(keys) };
+}
+
+export function describe(label, m) {
+  const f = m.frames;
+  const i = m.input;
+  return `${label}: frames n=${f.n} p50=${f.p50} ms p95=${f.p95} ms max=${f.max} ms (>50 ms: ${f.over50}); `
+    + `input→next frame n=${i.n} p50=${i.p50} ms p95=${i.p95} ms max=${i.max} ms`;
+}

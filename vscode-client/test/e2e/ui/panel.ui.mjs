@@ -1,0 +1,169 @@
+// Tier 3: the packaged .vsix installed in code-server, driven like a user in Chromium:
+// open the panel, type a prompt, watch the answer stream, see the tool card and the edit in
+// the editor, click Undo on the hunk; then measure the panel's responsiveness under a long
+// streamed answer and 300 tool cards (figures for docs/performance.md, not assertions).
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { launchBrowser, workbenchUrl } from '../lib/browser.mjs';
+import { check, skip, openWorkbench, runCommand, webviewFrame } from '../lib/ui.mjs';
+import { startFrameProbe, stopFrameProbe, describe as describeProbe } from '../lib/perf.mjs';
+
+const require = createRequire(import.meta.url);
+
+/** Guard a wait on our own scripted server (it never resolves if the request never comes). */
+function within(promise, ms, what) {
+  let timer;
+  const t = new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`no ${what} within ${ms / 1000} s`)), ms); });
+  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
+}
+const { startScripted, gate, chunk } = require('../host/lib/openai.js');
+
+// What the extension shows (see REQUESTS.md R2/R3).
+export const PANEL_COMMAND = 'pi: Open panel';
+const T = (id) => `[data-testid="${id}"]`;
+
+/** A Markdown answer of about `tokens` tokens (4 characters each), in 10-token chunks. */
+function longAnswerEvents(tokens) {
+  const para = 'The quick agent reads `src/app.py`, plans a change and explains it in plain words. ';
+  let text = '';
+  let i = 0;
+  while (text.length < tokens * 4) {
+    i++;
+    text += i % 12 === 0 ? `\n\n\`\`\`python\ndef step_${i}(x):\n    return x + ${i}\n\`\`\`\n\n` : para;
+    if (i % 5 === 0) text += `\n\n### Part ${i}\n\n`;
+  }
+  const events = [chunk({ role: 'assistant', content: '' })];
+  for (let k = 0; k < text.length; k += 40) events.push(chunk({ content: text.slice(k, k + 40) }));
+  events.push(chunk({}, 'stop'));
+  return events;
+}
+
+function manyToolCalls(n) {
+  const events = [chunk({ role: 'assistant', content: 'Listing everything.' })];
+  for (let i = 0; i < n; i++) {
+    events.push(chunk({ tool_calls: [{ index: i, id: `call_ls_${i}`, type: 'function',
+      function: { name: 'ls', arguments: JSON.stringify({ path: 'src' }) } }] }));
+  }
+  events.push(chunk({}, 'tool_calls'));
+  return events;
+}
+
+export async function runUi({ server, ws, scratch, out, tally, modelPort, features }) {
+  const srv = await startScripted(modelPort);
+  const browser = await launchBrowser(scratch);
+  const { page } = browser;
+  const ctx = { page, out, tally };
+  let panel;
+  const shot = (name) => page.screenshot({ path: join(out, `${name}.png`) });
+  try {
+    await check(ctx, 'workbench renders with the extension installed', async () => {
+      await openWorkbench(page, workbenchUrl(server.url, ws));
+    });
+
+    await check(ctx, 'src/app.py opens in an editor', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+p');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill('app.py');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'app.py' }).first().waitFor();
+      await input.press('Enter');
+      await page.locator('.monaco-editor .view-lines', { hasText: 'def greet' }).waitFor();
+    });
+
+    await check(ctx, 'the pi panel opens from the command palette', async () => {
+      await runCommand(page, PANEL_COMMAND);
+      panel = await webviewFrame(page, T('prompt'));
+      await shot('01-panel-open');
+    });
+    if (!panel) {
+      skip(ctx, 'prompt, stream, tool card, undo', 'the panel did not open');
+      return;
+    }
+
+    const g = gate();
+    srv.tools([['edit', { path: 'src/app.py', edits: [{ oldText: '"Hello, "', newText: '"Hi, "' }] }]],
+      { text: 'I will make the greeting shorter, then check the result for you.', pieces: 8, gate: g, gateAfter: 4 });
+    srv.text('Done: the greeting now says **Hi**.');
+
+    await check(ctx, 'a typed prompt streams its answer into the panel', async () => {
+      await panel.locator(T('prompt')).click();
+      await panel.locator(T('prompt')).pressSequentially('Make the greeting shorter');
+      await panel.locator(T('prompt')).press('Enter');
+      await within(g.reached, 30_000, 'the model request');
+      await panel.locator(T('message-user'), { hasText: 'Make the greeting shorter' }).waitFor();
+      await panel.locator(T('message-assistant'), { hasText: 'I will make' }).waitFor();
+      const partial = await panel.locator(T('message-assistant')).last().innerText();
+      if (partial.includes('check the result for you')) throw new Error(`whole answer shown before the gate: ${partial}`);
+      await shot('02-streaming');
+      g.open();
+      await panel.locator(T('message-assistant'), { hasText: 'the greeting now says' }).waitFor();
+    });
+
+    await check(ctx, 'the edit tool card is shown done, and the edit is in the editor buffer', async () => {
+      await panel.locator(`${T('tool-card')}[data-tool="edit"][data-status="done"]`).first().waitFor();
+      await page.locator('.monaco-editor .view-lines', { hasText: '"Hi, "' }).waitFor();
+      await shot('03-tool-card-and-edit');
+    });
+
+    if (!features.review) {
+      skip(ctx, 'clicking Undo on the hunk reverts it in the editor', 'server lacks review (PROTOCOL §9: pi/review)');
+    } else await check(ctx, 'clicking Undo on the hunk reverts it in the editor', async () => {
+      const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Undo/ }).first();
+      await lens.waitFor({ timeout: 15_000 });
+      await shot('04-hunk-codelens');
+      await lens.click();
+      await page.locator('.monaco-editor .view-lines', { hasText: '"Hello, "' }).waitFor();
+      await shot('05-after-undo');
+    });
+
+    // --- responsiveness: figures, not assertions --------------------------------------
+    const perf = {};
+    await check(ctx, 'measure: a 10,000-token answer streamed at 200 tokens/s', async () => {
+      srv.enqueue({ events: longAnswerEvents(10_000), delayMs: 50 });
+      await panel.locator(T('prompt')).fill('Explain at length.');
+      await panel.locator(T('prompt')).press('Enter');
+      await panel.locator(T('message-user'), { hasText: 'Explain at length.' }).waitFor();
+      await startFrameProbe(panel);
+      // type while it streams: one key every 500 ms of wall time (the input-latency sample)
+      const input = panel.locator(T('prompt'));
+      const t0 = Date.now();
+      const finished = panel.locator(T('message-assistant'), { hasText: 'Part 1' }).last();
+      await finished.waitFor({ timeout: 30_000 });
+      while (await panel.locator(T('stop')).isVisible().catch(() => false)) {
+        await input.press('x');
+        await page.waitForTimeout(500);
+        if (Date.now() - t0 > 120_000) throw new Error('the long answer did not finish within 120 s');
+      }
+      perf.stream = await stopFrameProbe(panel);
+      perf.stream.seconds = (Date.now() - t0) / 1000;
+      await input.fill('');
+      await shot('06-long-answer');
+    });
+
+    await check(ctx, 'measure: a session with 300 tool cards', async () => {
+      srv.enqueue({ events: manyToolCalls(300) });
+      srv.text('Listed.');
+      await panel.locator(T('prompt')).fill('List it 300 times.');
+      await panel.locator(T('prompt')).press('Enter');
+      await panel.locator(T('message-assistant'), { hasText: 'Listed.' }).waitFor({ timeout: 120_000 });
+      await startFrameProbe(panel);
+      const transcript = panel.locator(T('transcript'));
+      for (let i = 0; i < 20; i++) {
+        await transcript.hover();
+        await page.mouse.wheel(0, i < 10 ? -800 : 800);
+        await panel.locator(T('prompt')).press('y');
+      }
+      perf.cards = await stopFrameProbe(panel);
+      perf.cards.toolCards = await panel.locator(T('tool-card')).count();
+      await shot('07-300-tool-cards');
+    });
+    writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
+    if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
+    if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+}

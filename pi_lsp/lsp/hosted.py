@@ -17,7 +17,7 @@ from lsprotocol import types
 
 from ..agent import Agent
 from ..agent.messages import AgentMessage, user_message
-from ..agent.types import AgentLoopTurnUpdate
+from ..agent.types import AgentEndEvent, AgentLoopTurnUpdate, MessageEndEvent, TurnEndEvent
 from ..ai import AssistantMessage, TextContent, UserMessage
 from ..ai.events import RetryInfo
 from ..sessions.agent_session import THINKING_LEVELS, AgentSession
@@ -67,6 +67,9 @@ class HostedSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
         self.review: ReviewBook | None = None
+        self.compact_events = features.compact_events
+        self._sent_at: dict[int, int] = {}
+        """``id(message)`` → the ``seq`` of the ``message_end`` that carried it (this run)."""
         self.plain = None if features.events else PlainAnswers(bridge, session)
         """Final answers as messages, for a client that shows no ``pi/event``."""
         self._run_provider: str | None = None
@@ -88,7 +91,13 @@ class HostedSession:
             return
         if self.plain is not None:
             self.plain.on_event(event)
+        if self.compact_events:
+            wire = self._compacted(event, wire)
         self.channel.publish(wire)
+        if isinstance(event, MessageEndEvent):
+            self._sent_at[id(event.message)] = self.channel.seq
+        elif isinstance(event, AgentEndEvent):
+            self._sent_at.clear()
         if self.progress is not None:
             self.progress.on_event(wire)
         kind = wire["type"]
@@ -109,6 +118,26 @@ class HostedSession:
             self.bridge.show_message(
                 types.MessageType.Warning, f"pi: compaction failed: {wire['errorMessage']}"
             )
+
+    def _compacted(self, event: Any, wire: dict[str, Any]) -> dict[str, Any]:
+        """``turn_end`` / ``agent_end`` with references to messages already sent whole (the
+        ``seq`` of their ``message_end``); the full form when any of them was not sent."""
+        sent = self._sent_at
+        if isinstance(event, MessageEndEvent) and wire["message"].get("role") == "assistant":
+            message = dict(wire["message"])
+            message["content"] = [_streamed(block) for block in message.get("content", [])]
+            return {**wire, "message": message}
+        if isinstance(event, TurnEndEvent):
+            refs = [sent.get(id(m)) for m in (event.message, *event.tool_results)]
+            if None in refs:
+                return wire
+            return {"type": "turn_end", "messageRef": refs[0], "toolResultRefs": refs[1:]}
+        if isinstance(event, AgentEndEvent):
+            refs = [sent.get(id(m)) for m in event.messages]
+            if None in refs:
+                return wire
+            return {"type": "agent_end", "messageRefs": refs}
+        return wire
 
     def on_retry(self, info: RetryInfo) -> None:
         self._on_event(info)
@@ -215,6 +244,7 @@ class HostedSession:
         """A new client connected (TCP): its update budget and whether it renders events."""
         self.channel.interval = min(features.update_interval, MAX_WINDOW)
         self.channel.window = self.channel.interval
+        self.compact_events = features.compact_events
         if features.events:
             self.plain = None
         elif self.plain is None:
@@ -355,3 +385,15 @@ class HostedSession:
     def close(self) -> None:
         self._unsubscribe()
         self.session.close()
+
+
+def _streamed(block: Any) -> Any:
+    """A text or thinking block the client already has from its deltas: its text is left
+    out (``streamed: true``); other blocks are sent whole."""
+    if not isinstance(block, dict):
+        return block
+    if block.get("type") == "text":
+        return {"type": "text", "streamed": True}
+    if block.get("type") == "thinking":
+        return {"type": "thinking", "streamed": True}
+    return block

@@ -170,7 +170,11 @@ function M.on_event(ev, params)
     elseif u.type == "thinking_end" then M.append("\n}}}\n")
     end
   elseif t == "message_end" and ev.message and ev.message.role == "assistant" then
-    state.last_message = text_of(ev.message.content)
+    local streamed = false -- compactEvents: the text came with the deltas
+    for _, b in ipairs(type(ev.message.content) == "table" and ev.message.content or {}) do
+      if b.streamed then streamed = true end
+    end
+    state.last_message = streamed and table.concat(M.run_text) or text_of(ev.message.content)
     if ev.message.stopReason == "aborted" then line("⏹ aborted", "WarningMsg")
     elseif ev.message.errorMessage then line("✗ error: " .. ev.message.errorMessage, "ErrorMsg") end
   elseif t == "tool_execution_start" then

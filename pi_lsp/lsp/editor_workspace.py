@@ -288,6 +288,17 @@ class EditorWorkspace(DiskWorkspace):
         name = self.display_path(path)
         await self.apply_edits(document, [TextEdit(start, end, old)], label=f"pi: undo {name}")
 
+    async def current(self, path: Path) -> Document | None:
+        """The file as it is now (its open buffer, else the disk); ``None`` when missing."""
+        if not await self.exists(path):
+            return None
+        return await self._read_current(path)
+
+    async def replace_text(self, document: Document, new_text: str, *, label: str) -> None:
+        """Turn ``document`` into ``new_text`` with one versioned edit (a restore, PROTOCOL
+        §9.5): minimal edits, the disk kept in line."""
+        await self.apply_edits(document, _minimal_edits(document.text, new_text), label=label)
+
     def tracker_path(self, uri: str) -> Path:
         path = real_path(uri)
         if path is None:

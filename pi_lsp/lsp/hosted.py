@@ -17,9 +17,17 @@ from lsprotocol import types
 
 from ..agent import Agent
 from ..agent.messages import AgentMessage, user_message
-from ..agent.types import AgentEndEvent, AgentLoopTurnUpdate, MessageEndEvent, TurnEndEvent
+from ..agent.types import (
+    AgentEndEvent,
+    AgentLoopTurnUpdate,
+    MessageEndEvent,
+    ToolExecutionEndEvent,
+    TurnEndEvent,
+)
 from ..ai import AssistantMessage, TextContent, UserMessage
 from ..ai.events import RetryInfo
+from ..ai.types import now_ms
+from ..review import CheckpointStore
 from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
 from .agent_setup import AgentSetup, choose_model
@@ -96,6 +104,8 @@ class HostedSession:
         self.channel.publish(wire)
         if isinstance(event, MessageEndEvent):
             self._sent_at[id(event.message)] = self.channel.seq
+        elif isinstance(event, ToolExecutionEndEvent) and event.tool_name == "bash":
+            self._record_bash(event.tool_call_id)
         elif isinstance(event, AgentEndEvent):
             self._sent_at.clear()
         if self.progress is not None:
@@ -381,6 +391,40 @@ class HostedSession:
                 ids[id(message)] = entry.id
         msgs = self.agent.state.messages
         return [message_wire(m) for m in msgs], [ids.get(id(m)) for m in msgs]
+
+    # ------------------------------------------------------------------- checkpoints
+
+    @property
+    def checkpoints(self) -> CheckpointStore | None:
+        """What the agent changed, per tool call, beside the session file (PROTOCOL §9.5)."""
+        file = self.session.file
+        if file is None or not file.persist:
+            return None
+        return CheckpointStore.beside(file.path)
+
+    def checkpoint_entries(self) -> list[tuple[str, UserMessage]]:
+        """The user messages of the current branch, oldest first, with their entry ids."""
+        out: list[tuple[str, UserMessage]] = []
+        for entry in self.session.tree.get_branch():
+            message = getattr(entry, "message", None)
+            if isinstance(message, UserMessage):
+                out.append((entry.id, message))
+        return out
+
+    def record_change(self, tool_call_id: str, uri: str, before: str, after: str) -> None:
+        store, entries = self.checkpoints, self.checkpoint_entries()
+        if store is None or not entries:
+            return
+        store.record(tool_call_id, entries[-1][0], uri, before, after, now_ms())
+
+    def _record_bash(self, tool_call_id: str) -> None:
+        store, entries = self.checkpoints, self.checkpoint_entries()
+        if store is None or not entries:
+            return
+        try:
+            store.record_bash(tool_call_id, entries[-1][0], now_ms())
+        except OSError:
+            log.warning("could not note the bash call %s for restores", tool_call_id)
 
     def close(self) -> None:
         self._unsubscribe()

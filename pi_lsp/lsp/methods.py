@@ -20,6 +20,10 @@ FORK_SESSION = "pi/forkSession"
 COMPACT = "pi/compact"
 REVIEW = "pi/review"
 REVIEW_DECISION = "pi/reviewDecision"
+CHECKPOINTS = "pi/checkpoints"
+RESTORE = "pi/restore"
+UNDO_RESTORE = "pi/undoRestore"
+REVERT_TOOL_CALL = "pi/revertToolCall"
 QUEUE = "pi/queue"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
@@ -42,6 +46,10 @@ REQUESTS = (
     PERMISSIONS,
     REVIEW,
     REVIEW_DECISION,
+    CHECKPOINTS,
+    RESTORE,
+    UNDO_RESTORE,
+    REVERT_TOOL_CALL,
 )
 # server -> client
 EVENT = "pi/event"

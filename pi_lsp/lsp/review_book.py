@@ -51,6 +51,9 @@ class ReviewBook:
     """hunk id → session id."""
     undone: dict[str, list[Undone]] = field(default_factory=dict)
     """session id → hunks undone since the model's last call."""
+    on_change: Callable[[str, str, str, str, str], None] | None = None
+    """``(session_id, tool_call_id, uri, before, after)`` for every applied agent edit: the
+    checkpoint record (PROTOCOL §9.5)."""
 
     # ----------------------------------------------------------------- changes in
 
@@ -70,6 +73,11 @@ class ReviewBook:
         known = self._text.get(uri)
         if known is not None and known != before:
             self.observe(uri, before)
+        if self.on_change is not None:
+            try:
+                self.on_change(session, tool_call_id, uri, before, after)
+            except Exception:  # never let bookkeeping fail the edit itself
+                log.exception("could not record the checkpoint of %s (%s)", uri, tool_call_id)
         created = self.tracker.agent_edit(uri, before, after, tool_call_id)
         self._text[uri] = after
         for hunk in created:
@@ -136,6 +144,20 @@ class ReviewBook:
             self._text.pop(hunk.uri, None)
         self._changed({session_id})
         return True
+
+    def forget_tool_calls(self, session_id: str, tool_call_ids: set[str]) -> None:
+        """Those tool calls' changes were reverted (a restore): their hunks are no longer
+        pending."""
+        gone = [
+            h
+            for h in self.tracker.pending()
+            if h.tool_call_id in tool_call_ids and self._session_of.get(h.id) == session_id
+        ]
+        for hunk in gone:
+            self.tracker.keep(hunk.id)
+            self._session_of.pop(hunk.id, None)
+        if gone:
+            self._changed({session_id})
 
     def undo_check(self, session_id: str, hunk_id: str) -> Hunk | UndoConflict:
         hunk = self.hunk(session_id, hunk_id)

@@ -7,7 +7,10 @@ the text before and after). Both survive restarts: a new store on the same direc
 every record. ``revert`` computes how to take one record back out of the current text,
 sparing what the user changed since (a three-way merge; an overlap is a conflict).
 
-This is the storage and the arithmetic only; nothing here is served on the wire yet.
+``bash.jsonl`` names the checkpoints after which ``bash`` ran (what a command changed on disk
+is not tracked, so a restore says so). ``RestoreLog`` keeps what a restore changed per file
+(the text before and after it), so ``pi/undoRestore`` can put it back, also after a restart.
+Served by ``pi_lsp/lsp/checkpoint_api.py``.
 """
 
 from __future__ import annotations
@@ -101,8 +104,76 @@ class CheckpointStore:
                 continue
         return out
 
+    def record_bash(self, tool_call_id: str, checkpoint: str, timestamp: int) -> None:
+        """``bash`` ran after ``checkpoint`` (its changes are not tracked)."""
+        line = (
+            json.dumps(
+                {"toolCallId": tool_call_id, "checkpoint": checkpoint, "timestamp": timestamp}
+            )
+            + "\n"
+        )
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.directory / "bash.jsonl", "a", encoding="utf-8") as f:
+            f.write(line)
+
+    def bash_checkpoints(self) -> set[str]:
+        try:
+            lines = (self.directory / "bash.jsonl").read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return set()
+        out: set[str] = set()
+        for line in lines:
+            try:
+                out.add(str(json.loads(line)["checkpoint"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+        return out
+
     # ---------------------------------------------------------------------- revert
 
     def revert(self, record: ChangeRecord, current: str) -> MergeResult:
         """``current`` with ``record``'s change taken out, the user's later edits kept."""
         return merge3(self.get_text(record.after), self.get_text(record.before), current)
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredFile:
+    uri: str
+    before: str
+    """The file's text just before the restore."""
+    after: str
+    """Its text just after it."""
+
+
+class RestoreLog:
+    """What each restore changed, one JSON file per restore id (texts stored inline)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def save(self, restore_id: str, files: list[RestoredFile]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        data = json.dumps([asdict(f) for f in files], ensure_ascii=False)
+        fd, tmp = tempfile.mkstemp(dir=self.directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as f:
+                f.write(data)
+            os.replace(tmp, self.directory / f"{restore_id}.json")
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def load(self, restore_id: str) -> list[RestoredFile] | None:
+        if not restore_id.isalnum():
+            return None
+        try:
+            raw = (self.directory / f"{restore_id}.json").read_text(
+                encoding="utf-8", errors="surrogatepass"
+            )
+            return [RestoredFile(**item) for item in json.loads(raw)]
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def forget(self, restore_id: str) -> None:
+        if restore_id.isalnum():
+            (self.directory / f"{restore_id}.json").unlink(missing_ok=True)

@@ -40,3 +40,20 @@ def test_revert_over_a_user_change_of_the_same_lines_is_a_conflict(tmp_path: Pat
     result = store.revert(rec, "x\nY agent, edited by me\nz\n")
     assert result.text is None
     assert result.conflicts[0].current_text == "Y agent, edited by me\n"
+
+
+def test_bash_marks_and_restore_log_survive_a_new_store(tmp_path: Path) -> None:
+    from pi_lsp.review import RestoredFile, RestoreLog
+
+    store = CheckpointStore(tmp_path / "cp")
+    store.record_bash("call_1", "e1", 1)
+    with (tmp_path / "cp" / "bash.jsonl").open("a") as f:
+        f.write("{torn")
+    assert CheckpointStore(tmp_path / "cp").bash_checkpoints() == {"e1"}
+    log = RestoreLog(tmp_path / "restores")
+    files = [RestoredFile("file:///a.py", "before\udcff", "after")]
+    log.save("abc123", files)
+    assert RestoreLog(tmp_path / "restores").load("abc123") == files
+    assert log.load("../etc") is None  # ids are never paths
+    log.forget("abc123")
+    assert log.load("abc123") is None

@@ -1,0 +1,261 @@
+"""Checkpoints, restore, revert one tool call (PROTOCOL §9.5).
+
+Every user message of a session's current branch is a checkpoint. What the agent's ``edit`` /
+``write`` calls changed is recorded per tool call beside the session file
+(``HostedSession.record_change``). ``pi/restore`` takes the agent's changes made after a
+checkpoint back out, newest first, each by a three-way merge against the file as it is now:
+whatever the user changed since stays, and a region both touched is a conflict left as it is.
+``conversation`` forks the session before that message and hands back its text. What a restore
+changed is kept (``RestoreLog``, in the sessions directory) so ``pi/undoRestore`` can put it
+back, also after a restart and from the forked session.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from ..review import (
+    ChangeRecord,
+    CheckpointStore,
+    MergeResult,
+    RestoredFile,
+    RestoreLog,
+    merge3,
+)
+from ..tools.workspace import WorkspaceError
+from .editor_workspace import EditorWorkspace
+from .hosted import HostedSession
+from .methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
+from .protocol import RequiredSessionParams, WireParams, parse_params
+from .review_book import ReviewBook
+
+REQUEST_FAILED = -32803
+BASH_NOTE = (
+    "bash ran after this checkpoint: what its commands changed on disk is not tracked and was "
+    "not restored"
+)
+
+
+class RestoreParams(WireParams):
+    session_id: str
+    entry_id: str
+    mode: Literal["code", "conversation", "both"] = "both"
+
+
+class UndoRestoreParams(WireParams):
+    session_id: str
+    restore_id: str
+
+
+class RevertToolCallParams(WireParams):
+    session_id: str
+    tool_call_id: str
+
+
+class CheckpointApi:
+    def __init__(
+        self,
+        workspace: EditorWorkspace,
+        session: Callable[[str], HostedSession],
+        fork: Callable[[str, str | None], HostedSession],
+        log: RestoreLog,
+        book: ReviewBook | None,
+    ) -> None:
+        self.workspace = workspace
+        self._session = session
+        self._fork = fork
+        self.log = log
+        self.book = book
+
+    # ------------------------------------------------------------------------ requests
+
+    async def checkpoints(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(CHECKPOINTS, RequiredSessionParams, raw)
+        hosted = self._session(p.session_id)
+        entries = hosted.checkpoint_entries()
+        records = _records(hosted.checkpoints)
+        out: list[dict[str, Any]] = []
+        later: list[str] = []  # files changed after the checkpoint, newest checkpoint first
+        for entry_id, message in reversed(entries):
+            for r in records:
+                if r.checkpoint == entry_id and r.path not in later:
+                    later.append(r.path)
+            out.append(
+                {
+                    "entryId": entry_id,
+                    "text": _text(message.content),
+                    "timestamp": message.timestamp,
+                    "files": list(later),
+                }
+            )
+        out.reverse()
+        return {"checkpoints": out}
+
+    async def restore(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(RESTORE, RestoreParams, raw)
+        hosted = self._not_running(p.session_id)
+        entries = hosted.checkpoint_entries()
+        ids = [entry_id for entry_id, _ in entries]
+        if p.entry_id not in ids:
+            raise JsonRpcInvalidParams(
+                f"Invalid params for {RESTORE}: entry {p.entry_id} is not a checkpoint (a user "
+                f"message) of session {p.session_id}"
+            )
+        at = ids.index(p.entry_id)
+        after = set(ids[at:])
+        result: dict[str, Any] = {
+            "restoreId": None,
+            "reverted": [],
+            "conflicts": [],
+            "sessionId": p.session_id,
+        }
+        store = hosted.checkpoints
+        if p.mode in ("code", "both"):
+            records = [r for r in _records(store) if r.checkpoint in after]
+            result.update(await self._revert(hosted, store, records))
+            if store is not None and store.bash_checkpoints() & after:
+                result["bashRan"] = True
+                result["note"] = BASH_NOTE
+        if p.mode in ("conversation", "both"):
+            entry = hosted.session.tree.get_entry(p.entry_id)
+            parent = entry.parent_id if entry is not None else None
+            forked = self._fork(p.session_id, parent)
+            result["sessionId"] = forked.id
+            result["text"] = _text(entries[at][1].content)
+        return result
+
+    async def revert_tool_call(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(REVERT_TOOL_CALL, RevertToolCallParams, raw)
+        hosted = self._not_running(p.session_id)
+        store = hosted.checkpoints
+        records = [r for r in _records(store) if r.tool_call_id == p.tool_call_id]
+        if not records:
+            raise JsonRpcInvalidParams(
+                f"Invalid params for {REVERT_TOOL_CALL}: tool call {p.tool_call_id} changed no "
+                f"file in session {p.session_id}"
+            )
+        return {"sessionId": p.session_id, **await self._revert(hosted, store, records)}
+
+    async def undo_restore(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(UNDO_RESTORE, UndoRestoreParams, raw)
+        self._not_running(p.session_id)
+        files = self.log.load(p.restore_id)
+        if files is None:
+            raise JsonRpcInvalidParams(
+                f"Invalid params for {UNDO_RESTORE}: no restore {p.restore_id} to undo"
+            )
+        reapplied: list[str] = []
+        conflicts: list[dict[str, str]] = []
+        for f in files:
+            message = await self._apply(f.uri, partial(_reapply, f))
+            if isinstance(message, str):
+                conflicts.append({"uri": f.uri, "message": message})
+            elif message is not None:
+                reapplied.append(f.uri)
+        self.log.forget(p.restore_id)
+        return {"reapplied": reapplied, "conflicts": conflicts}
+
+    # ----------------------------------------------------------------------- internals
+
+    def _not_running(self, session_id: str) -> HostedSession:
+        hosted = self._session(session_id)
+        if hosted.running:
+            raise JsonRpcException(
+                "The session is running; abort it (pi/abort) or wait before restoring.",
+                code=REQUEST_FAILED,
+            )
+        return hosted
+
+    async def _revert(
+        self, hosted: HostedSession, store: CheckpointStore | None, records: list[ChangeRecord]
+    ) -> dict[str, Any]:
+        """Take ``records`` back out, newest first; log what changed for ``pi/undoRestore``."""
+        before: dict[str, str] = {}
+        after: dict[str, str] = {}
+        conflicts: dict[str, str] = {}
+        blocked: set[str] = set()  # tool calls with a change left in place
+        for record in reversed(records):
+            if store is None or record.path in conflicts:
+                blocked.add(record.tool_call_id)
+                continue
+            message = await self._apply(record.path, partial(store.revert, record), before, after)
+            if isinstance(message, str):
+                conflicts[record.path] = message
+                blocked.add(record.tool_call_id)
+        reverted = [uri for uri in after if after[uri] != before[uri]]
+        restore_id = uuid.uuid4().hex[:12]
+        if reverted:
+            self.log.save(
+                restore_id, [RestoredFile(uri, before[uri], after[uri]) for uri in reverted]
+            )
+        if self.book is not None:
+            done = {r.tool_call_id for r in records} - blocked
+            self.book.forget_tool_calls(hosted.id, done)
+        return {
+            "restoreId": restore_id if reverted else None,
+            "reverted": reverted,
+            "conflicts": [{"uri": u, "message": m} for u, m in conflicts.items()],
+        }
+
+    async def _apply(
+        self,
+        uri: str,
+        merge: Callable[[str], MergeResult],
+        before: dict[str, str] | None = None,
+        after: dict[str, str] | None = None,
+    ) -> str | bool | None:
+        """Apply ``merge(current text)`` to ``uri``: the conflict message, ``True`` when the
+        text changed, ``None`` when there was nothing to do."""
+        try:
+            path = self.workspace.tracker_path(uri)
+            document = await self.workspace.current(path)
+        except WorkspaceError as exc:
+            return str(exc)
+        if document is None:
+            return f"{_shown(self.workspace, path)} no longer exists"
+        merged = merge(document.text)
+        if merged.text is None:
+            first = merged.conflicts[0].first_line if merged.conflicts else 1
+            return (
+                f"{_shown(self.workspace, path)}: you changed the same lines since "
+                f"(from line {first}); left as it is"
+            )
+        if before is not None:
+            before.setdefault(uri, document.text)
+        if merged.text == document.text:
+            if after is not None:
+                after[uri] = document.text
+            return None
+        try:
+            await self.workspace.replace_text(
+                document, merged.text, label=f"pi: restore {_shown(self.workspace, path)}"
+            )
+        except WorkspaceError as exc:
+            return str(exc)
+        if after is not None:
+            after[uri] = merged.text
+        return True
+
+
+def _reapply(restored: RestoredFile, now: str) -> MergeResult:
+    return merge3(restored.after, restored.before, now)
+
+
+def _records(store: CheckpointStore | None) -> list[ChangeRecord]:
+    return store.records() if store is not None else []
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(block, "text", "") for block in content if block.type == "text")
+
+
+def _shown(workspace: EditorWorkspace, path: Path) -> str:
+    return workspace.display_path(path)

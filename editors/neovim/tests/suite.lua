@@ -180,7 +180,7 @@ function sets.queue()
 end
 
 function sets.review()
-  start({ EDIT, text("Done.") })
+  start({ EDIT, text("Done."), EDIT, text("Again."), text("Because you undid it.") })
   if not has("pi/review", { sessionId = "none" }) then
     return report("skip", "hunk undone with gr and reported", "server has no pi/review (§9 not on main)")
   end
@@ -191,6 +191,29 @@ function sets.review()
   vim.api.nvim_win_set_cursor(0, { 2, 0 })
   vim.cmd("normal gr")
   report(wait(5000, function() return buf_text(buf) == "def f():\n    return 1" end), "gr undoes the hunk", buf_text(buf))
+  -- with a reason (the reason key asks for one): the model's next request carries the note
+  vim.cmd("Pi change it again")
+  wait(30000, function() return agent_ends() >= 2 end)
+  wait(5000, function() return next(require("pi.state").review) ~= nil end)
+  vim.ui.input = function(_, cb) cb("keep it returning 1") end
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  require("pi.review").decide("undo", true)
+  local function pending()
+    local n = 0
+    for _, hunks in pairs(require("pi.state").review) do n = n + #hunks end
+    return n
+  end
+  -- the decision is done when the hunk leaves the review (the buffer changes a little earlier)
+  wait(5000, function() return buf_text(buf) == "def f():\n    return 1" and pending() == 0 end)
+  vim.cmd("Pi why")
+  wait(30000, function() return agent_ends() >= 3 end)
+  local messages
+  require("pi.protocol").request("pi/resumeSession", { sessionId = require("pi.state").session }, function(_, res) messages = res and res.messages end)
+  wait(10000, function() return messages ~= nil end)
+  local last_user
+  for _, m in ipairs(messages or {}) do if m.role == "user" then last_user = require("pi.chat").text_of(m.content) end end
+  report(last_user ~= nil and last_user:find("undid", 1, true) ~= nil and last_user:find("keep it returning 1", 1, true) ~= nil
+    and last_user:find("a.py", 1, true) ~= nil, "the undo and its reason reach the model with the next prompt", tostring(last_user))
 end
 
 function sets.rewind()

@@ -94,10 +94,20 @@ async function tier2(cs, scratch, ext) {
   let server;
   let browser;
   try {
+    // PI_E2E_REAL_BASE_URL (an OpenAI-compatible server, e.g. tests/real_server's llama.cpp):
+    // only the real-model spec runs, against that server instead of the scripted one.
+    const real = process.env.PI_E2E_REAL_BASE_URL;
     const specs = fixture ? ['fixture.test.js']
-      : readdirSync(join(HERE, 'host')).filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js').sort();
+      : real ? ['real.test.js']
+        : readdirSync(join(HERE, 'host'))
+          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js').sort();
     const modelPort = await freePort();
-    const ws = createWorkspace(scratch, 'ws2', { settings: fixture ? {} : piSettings(piServer(), modelPort) });
+    const settings = fixture ? {} : piSettings(piServer(), modelPort);
+    if (real && !fixture) {
+      settings['pi.baseUrl'] = real;
+      settings['pi.model'] = process.env.PI_E2E_REAL_MODEL || 'default';
+    }
+    const ws = createWorkspace(scratch, 'ws2', { settings });
     const config = {
       PI_E2E_MODEL_PORT: String(modelPort),
       PI_E2E_REPORT_URL: report.url,

@@ -23,7 +23,14 @@ from .client import ClientBridge
 from .configuration import Configuration
 from .documents import DocumentTracker
 from .hosted import HostedSession
-from .methods import REVIEW, REVIEW_DECISION
+from .methods import (
+    CHECKPOINTS,
+    RESTORE,
+    REVERT_TOOL_CALL,
+    REVIEW,
+    REVIEW_DECISION,
+    UNDO_RESTORE,
+)
 from .protocol import (
     ABORT,
     COMPACT,
@@ -68,6 +75,7 @@ from .protocol import (
 from .session_manager import SessionManager, UnknownSessionError
 
 if TYPE_CHECKING:
+    from .checkpoint_api import CheckpointApi
     from .review_api import ReviewApi
 
 log = logging.getLogger(__name__)
@@ -96,6 +104,8 @@ class PiApi:
         self.config = config
         self.review_api: ReviewApi | None = None
         """Set at initialize (it needs the workspace)."""
+        self.checkpoint_api: CheckpointApi | None = None
+        """Set at initialize (PROTOCOL §9.5)."""
 
     def methods(self) -> dict[str, Handler]:
         return {
@@ -112,6 +122,10 @@ class PiApi:
             COMPACT: self.compact,
             REVIEW: self.review,
             REVIEW_DECISION: self.review_decision,
+            CHECKPOINTS: self.checkpoints,
+            RESTORE: self.restore,
+            UNDO_RESTORE: self.undo_restore,
+            REVERT_TOOL_CALL: self.revert_tool_call,
             PERMISSIONS: self.permissions,
             QUEUE: self.queue,
             MODELS: self.models,
@@ -259,6 +273,23 @@ class PiApi:
         _ = self.manager
         assert self.review_api is not None
         return await self.review_api.decide(raw)
+
+    def _checkpoint_api(self) -> CheckpointApi:
+        _ = self.manager  # "not initialized" before initialize
+        assert self.checkpoint_api is not None
+        return self.checkpoint_api
+
+    async def checkpoints(self, raw: Any) -> dict[str, Any]:
+        return await self._checkpoint_api().checkpoints(raw)
+
+    async def restore(self, raw: Any) -> dict[str, Any]:
+        return await self._checkpoint_api().restore(raw)
+
+    async def undo_restore(self, raw: Any) -> dict[str, Any]:
+        return await self._checkpoint_api().undo_restore(raw)
+
+    async def revert_tool_call(self, raw: Any) -> dict[str, Any]:
+        return await self._checkpoint_api().revert_tool_call(raw)
 
     async def state(self, raw: Any) -> dict[str, Any]:
         p = parse_params(STATE, SessionParams, raw)

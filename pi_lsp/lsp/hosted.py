@@ -20,6 +20,7 @@ from ..agent.messages import AgentMessage, user_message
 from ..agent.types import AgentLoopTurnUpdate
 from ..ai import AssistantMessage, TextContent, UserMessage
 from ..ai.events import RetryInfo
+from ..review.checkpoints import CheckpointStore
 from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
 from .agent_setup import AgentSetup, choose_model
@@ -32,6 +33,7 @@ from .plain_answers import PlainAnswers
 from .progress import RunProgress
 from .protocol import EVENT, DeliverAs, Delivered
 from .review_book import CURRENT_SESSION, ReviewBook, undo_note
+from .session_checkpoints import SessionCheckpoints
 from .settings import ClientFeatures
 
 log = logging.getLogger(__name__)
@@ -71,6 +73,13 @@ class HostedSession:
         """Final answers as messages, for a client that shows no ``pi/event``."""
         self._run_provider: str | None = None
         session.agent.prepare_next_turn = self._next_turn
+        file = session.file
+        self.checkpoints: SessionCheckpoints | None = (
+            SessionCheckpoints(CheckpointStore.beside(file.path), lambda: session.tree)
+            if file is not None and file.persist
+            else None
+        )
+        """What the agent changed after each user message (PROTOCOL §9.5)."""
 
     @property
     def agent(self) -> Agent:
@@ -92,7 +101,10 @@ class HostedSession:
         if self.progress is not None:
             self.progress.on_event(wire)
         kind = wire["type"]
-        if kind == "message_end":
+        if kind == "tool_execution_start" and wire.get("toolName") == "bash":
+            if self.checkpoints is not None:  # what it changes is not tracked: say so later
+                self.checkpoints.record_bash(str(wire.get("toolCallId")))
+        elif kind == "message_end":
             message = getattr(event, "message", None)
             if isinstance(message, AssistantMessage) and message.stop_reason == "error":
                 self.bridge.show_message(

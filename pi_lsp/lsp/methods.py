@@ -24,6 +24,10 @@ QUEUE = "pi/queue"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
+CHECKPOINTS = "pi/checkpoints"
+RESTORE = "pi/restore"
+UNDO_RESTORE = "pi/undoRestore"
+REVERT_TOOL_CALL = "pi/revertToolCall"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -42,6 +46,10 @@ REQUESTS = (
     PERMISSIONS,
     REVIEW,
     REVIEW_DECISION,
+    CHECKPOINTS,
+    RESTORE,
+    UNDO_RESTORE,
+    REVERT_TOOL_CALL,
 )
 # server -> client
 EVENT = "pi/event"

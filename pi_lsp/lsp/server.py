@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from .api import PiApi
+from .api import PiApi, request_failed
 from .client import ClientBridge
 from .code_actions import code_actions
 from .configuration import SECTION, Configuration
@@ -78,6 +78,7 @@ class PiLanguageServer(LanguageServer):
         from ..security.rules import RuleStore
         from ..security.sandbox import default_sandbox
         from ..sessions import SessionStore
+        from .checkpoint_api import CheckpointApi
         from .editor_workspace import EditorWorkspace, EditPolicy
         from .permissions import SecurityContext, rules_file
         from .review_api import ReviewApi
@@ -118,6 +119,10 @@ class PiLanguageServer(LanguageServer):
         self.api.review_api = ReviewApi(
             self.review, workspace, self._session_known, self._undone
         )
+        manager = self.manager
+        checkpoints = CheckpointApi(lambda: manager, workspace, self.review, request_failed)
+        workspace.on_change = checkpoints.record_change
+        self.api.checkpoint_api = checkpoints
         log.info("workspace roots: %s; sessions in %s", ", ".join(map(str, roots)),
                  store.directory)
 

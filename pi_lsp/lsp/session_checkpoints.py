@@ -14,11 +14,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..ai.types import text_of
 from ..review.checkpoints import ChangeRecord, CheckpointStore
 from ..sessions import SessionFile
 from ..sessions.entries import MessageEntry
+from .review_book import UNDO_NOTE_HEAD
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +43,8 @@ class SessionCheckpoints:
         out: list[Checkpoint] = []
         for entry in self._tree().get_branch():
             if isinstance(entry, MessageEntry) and entry.message.role == "user":
-                content = entry.message.content
-                out.append(Checkpoint(entry.id, entry.parent_id, text_of(content), entry.timestamp))
+                text = _prompt_text(entry.message.content)
+                out.append(Checkpoint(entry.id, entry.parent_id, text, entry.timestamp))
         return out
 
     def since(self, entry_id: str) -> list[Checkpoint] | None:
@@ -94,6 +96,13 @@ class SessionCheckpoints:
             self.store.record_bash(tool_call_id, checkpoint, _now())
         except OSError as exc:
             log.error("could not record a bash run: %s", exc)
+
+
+def _prompt_text(content: str | list[Any]) -> str:
+    """What the user typed: the text without the review note joined to it (§9.1)."""
+    if isinstance(content, str):
+        return content
+    return text_of([b for b in content if not getattr(b, "text", "").startswith(UNDO_NOTE_HEAD)])
 
 
 def _now() -> int:

@@ -21,6 +21,7 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from .merge import MergeResult, merge3_partial
 
@@ -128,7 +129,7 @@ class CheckpointStore:
             if data.get("checkpoint") in checkpoints:
                 other._append(BASH, data)
 
-    def _append(self, kind: str, data: dict[str, object]) -> None:
+    def _append(self, kind: str, data: dict[str, Any]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         line = json.dumps(data, ensure_ascii=False) + "\n"
         with open(self.directory / kind, "a", encoding="utf-8") as f:
@@ -136,12 +137,12 @@ class CheckpointStore:
             f.flush()
             os.fsync(f.fileno())
 
-    def _lines(self, kind: str) -> list[dict[str, object]]:
+    def _lines(self, kind: str) -> list[dict[str, Any]]:
         try:
             lines = (self.directory / kind).read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
             return []
-        out: list[dict[str, object]] = []
+        out: list[dict[str, Any]] = []
         for line in lines:
             try:
                 data = json.loads(line)

@@ -4,14 +4,18 @@ sparing the user's edits, conflicts, undo of a restore, reverting one tool call,
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from .conftest import Start
+from tests.support.http_server import Pause, ScriptedHTTPServer
+
+from .conftest import Start, http_settings
 from .harness import Harness, stop, text_reply, tool_reply
+from .openai_sse import response, text_events
 from .test_e2e_edits import EDIT, faux
 
 SOURCE = "def f():\n    return 1\n"
@@ -197,3 +201,21 @@ async def test_all_of_it_after_a_restart(pi: Start, tmp_path: Path, workspace: P
     both = await _restore(h2, sid, point["entryId"], "both")
     assert both["text"] == "change it"
     assert both["sessionId"] != sid
+
+
+async def test_a_restore_while_the_session_runs_is_refused(
+    pi: Start, srv: ScriptedHTTPServer
+) -> None:
+    gate = Pause(asyncio.Event())
+    srv.enqueue(response(text_events("A slow answer.", 6), gate=gate))
+    h = await pi(pi=http_settings(srv))
+    sid = (await h.call("pi/prompt", {"text": "start"}))["sessionId"]
+    await h.wait_event(sid, "message_update")
+    (point,) = await _checkpoints(h, sid)
+    with pytest.raises(JsonRpcException, match="running") as info:
+        await _restore(h, sid, point["entryId"], "code")
+    assert info.value.code == -32803
+    gate.event.set()
+    await h.wait_event(sid, "agent_end")
+    result = await _restore(h, sid, point["entryId"], "code")
+    assert result["reverted"] == []

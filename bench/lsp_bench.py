@@ -141,7 +141,11 @@ def is_event(kind: str) -> Any:
 # ------------------------------------------------------------------------------ stream
 
 
-async def bench_stream(tmp: Path, *, delay_ms: float, chunk: int) -> dict[str, Any]:
+async def bench_stream(
+    tmp: Path, *, delay_ms: float, chunk: int, compact: bool = False
+) -> dict[str, Any]:
+    """With ``compact`` the client declares ``compactEvents``: ``message_end`` leaves out the
+    streamed text, so the answer's JSON is taken from ``pi/resumeSession`` instead."""
     words = [f"tok{i % 997}" for i in range(TOKENS)]
     text = " ".join(words)  # ~10,000 tokens of ~4-5 characters
     script = tmp / f"stream-{delay_ms}.json"
@@ -158,7 +162,10 @@ async def bench_stream(tmp: Path, *, delay_ms: float, chunk: int) -> dict[str, A
     ws.mkdir(exist_ok=True)
     client, _ = await Client.spawn(tmp / "data")
     try:
-        await client.initialize(ws, {"provider": "faux", "fauxScript": str(script)})
+        caps = {"events": True, "compactEvents": compact}
+        await client.initialize(
+            ws, {"provider": "faux", "fauxScript": str(script), "clientCapabilities": caps}
+        )
         await client.call("pi/sessions")
         idle_rss = client.rss_mb()
         mark = len(client.messages)
@@ -173,11 +180,9 @@ async def bench_stream(tmp: Path, *, delay_ms: float, chunk: int) -> dict[str, A
         ]
         updates = [(t, size, e) for t, size, e in events if e["type"] == "message_update"]
         deltas = [u for u in updates if u[2]["assistantMessageEvent"]["type"] == "text_delta"]
-        final = next(
-            e["message"]
-            for _, _, e in events
-            if e["type"] == "message_end" and e["message"]["role"] == "assistant"
-        )
+        sid = next(m["params"]["sessionId"] for _, _, m in run if m.get("method") == "pi/event")
+        resumed = await client.call("pi/resumeSession", {"sessionId": sid})
+        final = next(m for m in resumed["result"]["messages"] if m["role"] == "assistant")
         answer_json = len(json.dumps(final, separators=(",", ":"), ensure_ascii=False).encode())
         stream_s = (deltas[-1][0] - deltas[0][0]) if len(deltas) > 1 else 0.0
         per_second = [0] * (int(stream_s) + 1)
@@ -421,9 +426,17 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
                 tmp, args.sessions, args.latency_rounds // 2
             )
             return result
+        if args.only == "stream":
+            for compact in (False, True):
+                key = "stream_fast_model" + ("_compact" if compact else "")
+                result[key] = await bench_stream(tmp, delay_ms=2.0, chunk=36, compact=compact)
+            return result
         result["cold_start"] = await bench_cold_start(tmp, args.cold_rounds)
         result["stream_fast_model"] = await bench_stream(tmp, delay_ms=2.0, chunk=36)
         result["stream_unthrottled"] = await bench_stream(tmp, delay_ms=0.0, chunk=18)
+        result["stream_fast_model_compact"] = await bench_stream(
+            tmp, delay_ms=2.0, chunk=36, compact=True
+        )
         result["first_delta"] = await bench_first_delta(tmp, args.latency_rounds)
         result["many_sessions"] = await bench_many_sessions(
             tmp, args.sessions, args.latency_rounds // 2
@@ -436,7 +449,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold-rounds", type=int, default=5)
     parser.add_argument("--latency-rounds", type=int, default=40)
     parser.add_argument("--sessions", type=int, default=20)
-    parser.add_argument("--only", choices=["many_sessions"], help="run one workload")
+    parser.add_argument(
+        "--only", choices=["many_sessions", "stream"], help="run one workload"
+    )
     args = parser.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
     return 0

@@ -105,7 +105,7 @@ class PiApi:
         self.review_api: ReviewApi | None = None
         """Set at initialize (it needs the workspace)."""
         self.checkpoint_api: CheckpointApi | None = None
-        """Set at initialize (PROTOCOL §9.5)."""
+        """Set at initialize (it needs the workspace)."""
 
     def methods(self) -> dict[str, Handler]:
         return {
@@ -138,6 +138,10 @@ class PiApi:
         if manager is None:
             raise JsonRpcException("Server not initialized", code=SERVER_NOT_INITIALIZED)
         return manager
+
+    def session(self, session_id: str) -> HostedSession:
+        """A known session (InvalidParams naming it otherwise)."""
+        return self._session(session_id)
 
     def _session(self, session_id: str | None, *, create: bool = False) -> HostedSession:
         try:
@@ -274,22 +278,22 @@ class PiApi:
         assert self.review_api is not None
         return await self.review_api.decide(raw)
 
-    def _checkpoint_api(self) -> CheckpointApi:
-        _ = self.manager  # "not initialized" before initialize
+    def _checkpoints(self) -> CheckpointApi:
+        _ = self.manager
         assert self.checkpoint_api is not None
         return self.checkpoint_api
 
     async def checkpoints(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoint_api().checkpoints(raw)
+        return await self._checkpoints().checkpoints(raw)
 
     async def restore(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoint_api().restore(raw)
+        return await self._checkpoints().restore(raw)
 
     async def undo_restore(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoint_api().undo_restore(raw)
+        return await self._checkpoints().undo_restore(raw)
 
     async def revert_tool_call(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoint_api().revert_tool_call(raw)
+        return await self._checkpoints().revert_tool_call(raw)
 
     async def state(self, raw: Any) -> dict[str, Any]:
         p = parse_params(STATE, SessionParams, raw)

@@ -1,265 +1,261 @@
-"""``pi/checkpoints``, ``pi/restore``, ``pi/undoRestore``, ``pi/revertToolCall`` (PROTOCOL §9.5).
+"""Checkpoints, restore, revert one tool call (PROTOCOL §9.5).
 
-Code is restored by taking the agent's recorded changes back out of each file, newest first,
-one ``workspace/applyEdit`` per tool call (one undo step in the editor), hunk by hunk: a hunk
-the user changed since is a conflict, left as it is; everything the user typed elsewhere
-stays. Pending review hunks (§9.1) a revert takes back are no longer pending. The
-conversation is restored by forking the session just before the checkpoint's user message
-(as ``pi/forkSession``); its text comes back for the input box. Every restore (and revert)
-is logged with the text before and after each file it changed, so ``pi/undoRestore`` takes
-it back out the same way. A restore while the session runs is refused (abort or wait first):
-reverting under a running agent would race its next edit.
+Every user message of a session's current branch is a checkpoint. What the agent's ``edit`` /
+``write`` calls changed is recorded per tool call beside the session file
+(``HostedSession.record_change``). ``pi/restore`` takes the agent's changes made after a
+checkpoint back out, newest first, each by a three-way merge against the file as it is now:
+whatever the user changed since stays, and a region both touched is a conflict left as it is.
+``conversation`` forks the session before that message and hands back its text. What a restore
+changed is kept (``RestoreLog``, in the sessions directory) so ``pi/undoRestore`` can put it
+back, also after a restart and from the forked session.
 """
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import from_fs_path
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..review.checkpoints import RESTORES, ChangeRecord, CheckpointStore
-from ..tools.workspace import CURRENT_TOOL_CALL, WorkspaceError
+from ..review import (
+    ChangeRecord,
+    CheckpointStore,
+    MergeResult,
+    RestoredFile,
+    RestoreLog,
+    merge3,
+)
+from ..tools.workspace import WorkspaceError
 from .editor_workspace import EditorWorkspace
 from .hosted import HostedSession
 from .methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
-from .protocol import (
-    CheckpointInfo,
-    CheckpointsResult,
-    FileConflict,
-    RequiredSessionParams,
-    RestoreParams,
-    RestoreResult,
-    RevertToolCallParams,
-    UndoRestoreParams,
-    UndoRestoreResult,
-    parse_params,
-)
-from .review_book import CURRENT_SESSION, ReviewBook
-from .session_checkpoints import Checkpoint, SessionCheckpoints
-from .session_manager import SessionManager, UnknownSessionError
+from .protocol import RequiredSessionParams, WireParams, parse_params
+from .review_book import ReviewBook
 
+REQUEST_FAILED = -32803
 BASH_NOTE = (
-    "bash ran after this checkpoint; what it changed on disk is not tracked and was not restored"
+    "bash ran after this checkpoint: what its commands changed on disk is not tracked and was "
+    "not restored"
 )
-RUNNING = "The session is running; abort it (pi/abort) or wait for the run to end before restoring."
 
 
-class _Outcome:
-    def __init__(self) -> None:
-        self.changes: list[tuple[str, str, str]] = []
-        """(path, text before, text after) per file change made, in order."""
-        self.uris: list[str] = []
-        self.conflicts: list[FileConflict] = []
+class RestoreParams(WireParams):
+    session_id: str
+    entry_id: str
+    mode: Literal["code", "conversation", "both"] = "both"
 
-    def changed(self, uri: str, path: str, before: str, after: str) -> None:
-        self.changes.append((path, before, after))
-        if uri not in self.uris:
-            self.uris.append(uri)
+
+class UndoRestoreParams(WireParams):
+    session_id: str
+    restore_id: str
+
+
+class RevertToolCallParams(WireParams):
+    session_id: str
+    tool_call_id: str
 
 
 class CheckpointApi:
     def __init__(
         self,
-        manager: Callable[[], SessionManager],
         workspace: EditorWorkspace,
-        review: ReviewBook | None,
-        failed: Callable[[str], Exception],
+        session: Callable[[str], HostedSession],
+        fork: Callable[[str, str | None], HostedSession],
+        log: RestoreLog,
+        book: ReviewBook | None,
     ) -> None:
-        self._manager = manager
         self.workspace = workspace
-        self.review = review
-        self._failed = failed
+        self._session = session
+        self._fork = fork
+        self.log = log
+        self.book = book
 
-    # ------------------------------------------------------------------ recording
-
-    def record_change(self, path: Path, before: str, after: str) -> None:
-        """``EditorWorkspace.on_change``: keep the change when a tool call made it."""
-        session = CURRENT_SESSION.get()
-        call = CURRENT_TOOL_CALL.get()
-        if session is None or call is None:
-            return  # the user's (a review undo, a restore): not the agent's
-        hosted = self._manager().sessions.get(session)
-        if hosted is not None and hosted.checkpoints is not None:
-            hosted.checkpoints.record_edit(call, path, before, after)
-
-    # ------------------------------------------------------------------- requests
+    # ------------------------------------------------------------------------ requests
 
     async def checkpoints(self, raw: Any) -> dict[str, Any]:
         p = parse_params(CHECKPOINTS, RequiredSessionParams, raw)
-        hosted, log = self._session(p.session_id)
-        files = log.files()
-        infos = [
-            CheckpointInfo(
-                entry_id=c.entry_id,
-                text=c.text,
-                timestamp=c.timestamp,
-                files=[_uri(Path(f)) for f in files.get(c.entry_id, [])],
+        hosted = self._session(p.session_id)
+        entries = hosted.checkpoint_entries()
+        records = _records(hosted.checkpoints)
+        out: list[dict[str, Any]] = []
+        later: list[str] = []  # files changed after the checkpoint, newest checkpoint first
+        for entry_id, message in reversed(entries):
+            for r in records:
+                if r.checkpoint == entry_id and r.path not in later:
+                    later.append(r.path)
+            out.append(
+                {
+                    "entryId": entry_id,
+                    "text": _text(message.content),
+                    "timestamp": message.timestamp,
+                    "files": list(later),
+                }
             )
-            for c in log.checkpoints()
-        ]
-        return CheckpointsResult(session_id=hosted.id, checkpoints=infos).to_wire()
+        out.reverse()
+        return {"checkpoints": out}
 
     async def restore(self, raw: Any) -> dict[str, Any]:
         p = parse_params(RESTORE, RestoreParams, raw)
-        hosted, log = self._session(p.session_id)
-        points = log.since(p.entry_id)
-        if points is None:
+        hosted = self._not_running(p.session_id)
+        entries = hosted.checkpoint_entries()
+        ids = [entry_id for entry_id, _ in entries]
+        if p.entry_id not in ids:
             raise JsonRpcInvalidParams(
-                f"Unknown checkpoint {p.entry_id} in session {hosted.id}: not a user message "
-                "of its current branch (see pi/checkpoints)"
+                f"Invalid params for {RESTORE}: entry {p.entry_id} is not a checkpoint (a user "
+                f"message) of session {p.session_id}"
             )
-        if hosted.running:
-            raise self._failed(RUNNING)
-        outcome = _Outcome()
-        bash_ran = False
-        if p.mode != "conversation":
-            records = log.records_since(p.entry_id)
-            await self._take_back(log.store, records[::-1], outcome, drop_hunks=True)
-            bash_ran = log.bash_since(p.entry_id)
-        target, text = hosted, None
-        if p.mode != "code":
-            target = self._fork(hosted, log, points[0])
-            text = points[0].text
-        restore_id = self._log_restore(target, p.entry_id, outcome)
-        return RestoreResult(
-            restore_id=restore_id,
-            reverted=outcome.uris,
-            conflicts=outcome.conflicts,
-            session_id=target.id,
-            text=text,
-            bash_ran=bash_ran,
-            note=BASH_NOTE if bash_ran else None,
-            forked_from=hosted.id if target is not hosted else None,
-        ).to_wire()
+        at = ids.index(p.entry_id)
+        after = set(ids[at:])
+        result: dict[str, Any] = {
+            "restoreId": None,
+            "reverted": [],
+            "conflicts": [],
+            "sessionId": p.session_id,
+        }
+        store = hosted.checkpoints
+        if p.mode in ("code", "both"):
+            records = [r for r in _records(store) if r.checkpoint in after]
+            result.update(await self._revert(hosted, store, records))
+            if store is not None and store.bash_checkpoints() & after:
+                result["bashRan"] = True
+                result["note"] = BASH_NOTE
+        if p.mode in ("conversation", "both"):
+            entry = hosted.session.tree.get_entry(p.entry_id)
+            parent = entry.parent_id if entry is not None else None
+            forked = self._fork(p.session_id, parent)
+            result["sessionId"] = forked.id
+            result["text"] = _text(entries[at][1].content)
+        return result
 
     async def revert_tool_call(self, raw: Any) -> dict[str, Any]:
         p = parse_params(REVERT_TOOL_CALL, RevertToolCallParams, raw)
-        hosted, log = self._session(p.session_id)
-        records = [r for r in log.store.records() if r.tool_call_id == p.tool_call_id]
+        hosted = self._not_running(p.session_id)
+        store = hosted.checkpoints
+        records = [r for r in _records(store) if r.tool_call_id == p.tool_call_id]
         if not records:
             raise JsonRpcInvalidParams(
-                f"Unknown toolCallId {p.tool_call_id} in session {hosted.id}: no edit or "
-                "write of that tool call is recorded"
+                f"Invalid params for {REVERT_TOOL_CALL}: tool call {p.tool_call_id} changed no "
+                f"file in session {p.session_id}"
             )
-        outcome = _Outcome()
-        await self._take_back(log.store, records[::-1], outcome, drop_hunks=True)
-        restore_id = self._log_restore(hosted, records[0].checkpoint, outcome)
-        return RestoreResult(
-            restore_id=restore_id,
-            reverted=outcome.uris,
-            conflicts=outcome.conflicts,
-            session_id=hosted.id,
-        ).to_wire()
+        return {"sessionId": p.session_id, **await self._revert(hosted, store, records)}
 
     async def undo_restore(self, raw: Any) -> dict[str, Any]:
         p = parse_params(UNDO_RESTORE, UndoRestoreParams, raw)
-        hosted, log = self._session(p.session_id)
-        logged = [r for r in log.store.records(RESTORES) if r.tool_call_id == p.restore_id]
-        if not logged:
-            raise JsonRpcInvalidParams(f"Unknown restoreId {p.restore_id} in session {hosted.id}")
-        outcome = _Outcome()
-        changes = [r for r in logged if r.path]  # the first is the restore's header
-        await self._take_back(log.store, changes[::-1], outcome, drop_hunks=False)
-        return UndoRestoreResult(
-            restore_id=p.restore_id,
-            reapplied=outcome.uris,
-            conflicts=outcome.conflicts,
-            session_id=hosted.id,
-        ).to_wire()
+        self._not_running(p.session_id)
+        files = self.log.load(p.restore_id)
+        if files is None:
+            raise JsonRpcInvalidParams(
+                f"Invalid params for {UNDO_RESTORE}: no restore {p.restore_id} to undo"
+            )
+        reapplied: list[str] = []
+        conflicts: list[dict[str, str]] = []
+        for f in files:
+            message = await self._apply(f.uri, partial(_reapply, f))
+            if isinstance(message, str):
+                conflicts.append({"uri": f.uri, "message": message})
+            elif message is not None:
+                reapplied.append(f.uri)
+        self.log.forget(p.restore_id)
+        return {"reapplied": reapplied, "conflicts": conflicts}
 
-    # ------------------------------------------------------------------ internals
+    # ----------------------------------------------------------------------- internals
 
-    def _session(self, session_id: str) -> tuple[HostedSession, SessionCheckpoints]:
-        try:
-            hosted = self._manager().get(session_id)
-        except UnknownSessionError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
-        if hosted.checkpoints is None:
-            raise self._failed(f"Session {session_id} keeps no checkpoints (it has no file).")
-        return hosted, hosted.checkpoints
+    def _not_running(self, session_id: str) -> HostedSession:
+        hosted = self._session(session_id)
+        if hosted.running:
+            raise JsonRpcException(
+                "The session is running; abort it (pi/abort) or wait before restoring.",
+                code=REQUEST_FAILED,
+            )
+        return hosted
 
-    async def _take_back(
+    async def _revert(
+        self, hosted: HostedSession, store: CheckpointStore | None, records: list[ChangeRecord]
+    ) -> dict[str, Any]:
+        """Take ``records`` back out, newest first; log what changed for ``pi/undoRestore``."""
+        before: dict[str, str] = {}
+        after: dict[str, str] = {}
+        conflicts: dict[str, str] = {}
+        blocked: set[str] = set()  # tool calls with a change left in place
+        for record in reversed(records):
+            if store is None or record.path in conflicts:
+                blocked.add(record.tool_call_id)
+                continue
+            message = await self._apply(record.path, partial(store.revert, record), before, after)
+            if isinstance(message, str):
+                conflicts[record.path] = message
+                blocked.add(record.tool_call_id)
+        reverted = [uri for uri in after if after[uri] != before[uri]]
+        restore_id = uuid.uuid4().hex[:12]
+        if reverted:
+            self.log.save(
+                restore_id, [RestoredFile(uri, before[uri], after[uri]) for uri in reverted]
+            )
+        if self.book is not None:
+            done = {r.tool_call_id for r in records} - blocked
+            self.book.forget_tool_calls(hosted.id, done)
+        return {
+            "restoreId": restore_id if reverted else None,
+            "reverted": reverted,
+            "conflicts": [{"uri": u, "message": m} for u, m in conflicts.items()],
+        }
+
+    async def _apply(
         self,
-        store: CheckpointStore,
-        records: Sequence[ChangeRecord],
-        outcome: _Outcome,
-        *,
-        drop_hunks: bool,
-    ) -> None:
-        """Take each record back out of its file (in the order given), one applyEdit each."""
-        ws = self.workspace
-        for rec in records:
-            path = Path(rec.path)
-            uri = ws.tracker.uri_for(path) or _uri(path)
-            name = ws.display_path(path)
-            async with ws.mutation_lock(path):
-                try:
-                    doc = await ws.current_document(path)
-                except OSError:
-                    outcome.conflicts.append(
-                        FileConflict(uri=uri, message=f"{name} no longer exists; left as it is")
-                    )
-                    continue
-                result = store.revert(rec, doc.text)
-                for c in result.conflicts:
-                    outcome.conflicts.append(
-                        FileConflict(
-                            uri=uri,
-                            message=f"{name} line {c.first_line} was changed since the agent's "
-                            "edit; left as it is",
-                        )
-                    )
-                new = doc.text if result.text is None else result.text
-                if new == doc.text:
-                    continue
-                if drop_hunks and self.review is not None:
-                    self.review.reverted(uri, doc.text, new, {rec.tool_call_id})
-                try:
-                    await ws.replace_text(doc, new, label=f"pi: revert {name}")
-                except WorkspaceError as exc:
-                    outcome.conflicts.append(FileConflict(uri=uri, message=str(exc)))
-                    continue
-                outcome.changed(uri, rec.path, doc.text, new)
-
-    def _fork(
-        self, hosted: HostedSession, log: SessionCheckpoints, point: Checkpoint
-    ) -> HostedSession:
-        """A new session holding the conversation up to (not including) ``point``."""
-        manager = self._manager()
-        if point.parent_id is None:
-            new = manager.create()
-        else:
-            new = manager.fork(hosted.id, point.parent_id)
-        earlier: set[str] = set()
-        for c in log.checkpoints():
-            if c.entry_id == point.entry_id:
-                break
-            earlier.add(c.entry_id)
-        if new.checkpoints is not None and earlier:
-            log.store.copy_to(new.checkpoints.store, earlier)
-        return new
-
-    def _log_restore(self, hosted: HostedSession, checkpoint: str, outcome: _Outcome) -> str:
-        restore_id = f"restore-{uuid.uuid4().hex[:12]}"
-        if hosted.checkpoints is None:
-            return restore_id
-        store = hosted.checkpoints.store
-        now = int(time.time() * 1000)
+        uri: str,
+        merge: Callable[[str], MergeResult],
+        before: dict[str, str] | None = None,
+        after: dict[str, str] | None = None,
+    ) -> str | bool | None:
+        """Apply ``merge(current text)`` to ``uri``: the conflict message, ``True`` when the
+        text changed, ``None`` when there was nothing to do."""
         try:
-            store.record(restore_id, checkpoint, "", "", "", now, kind=RESTORES)  # header
-            for path, before, after in outcome.changes:
-                store.record(restore_id, checkpoint, path, before, after, now, kind=RESTORES)
-        except OSError as exc:
-            raise self._failed(
-                f"Restored, but could not save the restore (pi/undoRestore will not know it): {exc}"
-            ) from None
-        return restore_id
+            path = self.workspace.tracker_path(uri)
+            document = await self.workspace.current(path)
+        except WorkspaceError as exc:
+            return str(exc)
+        if document is None:
+            return f"{_shown(self.workspace, path)} no longer exists"
+        merged = merge(document.text)
+        if merged.text is None:
+            first = merged.conflicts[0].first_line if merged.conflicts else 1
+            return (
+                f"{_shown(self.workspace, path)}: you changed the same lines since "
+                f"(from line {first}); left as it is"
+            )
+        if before is not None:
+            before.setdefault(uri, document.text)
+        if merged.text == document.text:
+            if after is not None:
+                after[uri] = document.text
+            return None
+        try:
+            await self.workspace.replace_text(
+                document, merged.text, label=f"pi: restore {_shown(self.workspace, path)}"
+            )
+        except WorkspaceError as exc:
+            return str(exc)
+        if after is not None:
+            after[uri] = merged.text
+        return True
 
 
-def _uri(path: Path) -> str:
-    return from_fs_path(str(path)) or path.as_uri()
+def _reapply(restored: RestoredFile, now: str) -> MergeResult:
+    return merge3(restored.after, restored.before, now)
+
+
+def _records(store: CheckpointStore | None) -> list[ChangeRecord]:
+    return store.records() if store is not None else []
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(getattr(block, "text", "") for block in content if block.type == "text")
+
+
+def _shown(workspace: EditorWorkspace, path: Path) -> str:
+    return workspace.display_path(path)

@@ -91,9 +91,6 @@ class EditorWorkspace(DiskWorkspace):
         """Where applied edits become review hunks (PROTOCOL §9.1); set by the server."""
         self._on_disk: dict[Path, bool] = {}
         """Whether the agent's last change to each file reached the disk (PROTOCOL §9.3)."""
-        self.on_change: Callable[[Path, str, str], None] | None = None
-        """``(path, before, after)`` after each applied change (the checkpoint recorder of
-        PROTOCOL §9.5, which keeps only the agent's own: those made inside a tool call)."""
 
     # ------------------------------------------------------------------------ reads
 
@@ -118,9 +115,7 @@ class EditorWorkspace(DiskWorkspace):
 
     async def write_document(self, path: Path, text: str, *, label: str) -> None:
         if not self.bridge.connected:  # no editor (between TCP connections): the disk
-            before = await self._disk_text(path)
             await DiskWorkspace.write_document(self, path, text, label=label)
-            self._changed(path, before or "", text)
             return
         if await self.exists(path):
             doc = await self._read_current(path)
@@ -136,7 +131,6 @@ class EditorWorkspace(DiskWorkspace):
         label = _label(label)
         if not self.bridge.create_files:
             await self.disk_write_text(path, text)
-            self._changed(path, "", text)
             await self._follow(from_fs_path(str(path)) or path.as_uri(), None)
             return
         uri = from_fs_path(str(path)) or path.as_uri()
@@ -145,7 +139,6 @@ class EditorWorkspace(DiskWorkspace):
         await self._send(edit, label)
         if self.review is not None:
             self.review.agent_edit(unquote(uri), "", text, CURRENT_TOOL_CALL.get())
-        self._changed(path, "", text)
         await self._sync_disk(path, uri, text, user_dirty=False)
         await self._follow(uri, first_changed_range(edit))
 
@@ -154,7 +147,6 @@ class EditorWorkspace(DiskWorkspace):
     ) -> None:
         if not self.bridge.connected:  # no editor (between TCP connections): the disk
             await DiskWorkspace.apply_edits(self, document, edits, label=label)
-            self._changed(document.path, document.text, apply_text_edits(document.text, edits))
             return
         label = _label(label)
         path = document.path
@@ -188,7 +180,6 @@ class EditorWorkspace(DiskWorkspace):
             self._last_read[path] = new_text
         if self.review is not None:
             self.review.agent_edit(target.uri, target.text, new_text, CURRENT_TOOL_CALL.get())
-        self._changed(path, target.text, new_text)
         if self.tracker.uri_for(path) is not None:
             self.tracker.expect(target.uri, target.version, new_text)
         disk_text = new_text
@@ -297,23 +288,16 @@ class EditorWorkspace(DiskWorkspace):
         name = self.display_path(path)
         await self.apply_edits(document, [TextEdit(start, end, old)], label=f"pi: undo {name}")
 
-    async def current_document(self, path: Path) -> Document:
-        """The file as it is now (the open buffer, else the disk), without counting as the
-        agent's read."""
+    async def current(self, path: Path) -> Document | None:
+        """The file as it is now (its open buffer, else the disk); ``None`` when missing."""
+        if not await self.exists(path):
+            return None
         return await self._read_current(path)
 
-    async def replace_text(self, document: Document, text: str, *, label: str) -> None:
-        """``document`` becomes ``text``: one ``workspace/applyEdit`` of line-level edits
-        (versioned, rebased over the user's typing since, disk kept in line)."""
-        await self.apply_edits(document, _minimal_edits(document.text, text), label=label)
-
-    def _changed(self, path: Path, before: str, after: str) -> None:
-        if self.on_change is None or before == after:
-            return
-        try:
-            self.on_change(path, before, after)
-        except Exception:  # bookkeeping never fails an applied edit
-            log.exception("could not record the change to %s", path)
+    async def replace_text(self, document: Document, new_text: str, *, label: str) -> None:
+        """Turn ``document`` into ``new_text`` with one versioned edit (a restore, PROTOCOL
+        §9.5): minimal edits, the disk kept in line."""
+        await self.apply_edits(document, _minimal_edits(document.text, new_text), label=label)
 
     def tracker_path(self, uri: str) -> Path:
         path = real_path(uri)

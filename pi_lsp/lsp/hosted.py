@@ -17,10 +17,17 @@ from lsprotocol import types
 
 from ..agent import Agent
 from ..agent.messages import AgentMessage, user_message
-from ..agent.types import AgentLoopTurnUpdate
+from ..agent.types import (
+    AgentEndEvent,
+    AgentLoopTurnUpdate,
+    MessageEndEvent,
+    ToolExecutionEndEvent,
+    TurnEndEvent,
+)
 from ..ai import AssistantMessage, TextContent, UserMessage
 from ..ai.events import RetryInfo
-from ..review.checkpoints import CheckpointStore
+from ..ai.types import now_ms
+from ..review import CheckpointStore
 from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
 from .agent_setup import AgentSetup, choose_model
@@ -33,7 +40,6 @@ from .plain_answers import PlainAnswers
 from .progress import RunProgress
 from .protocol import EVENT, DeliverAs, Delivered
 from .review_book import CURRENT_SESSION, ReviewBook, undo_note
-from .session_checkpoints import SessionCheckpoints
 from .settings import ClientFeatures
 
 log = logging.getLogger(__name__)
@@ -69,17 +75,13 @@ class HostedSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self._on_event)
         self.review: ReviewBook | None = None
+        self.compact_events = features.compact_events
+        self._sent_at: dict[int, int] = {}
+        """``id(message)`` → the ``seq`` of the ``message_end`` that carried it (this run)."""
         self.plain = None if features.events else PlainAnswers(bridge, session)
         """Final answers as messages, for a client that shows no ``pi/event``."""
         self._run_provider: str | None = None
         session.agent.prepare_next_turn = self._next_turn
-        file = session.file
-        self.checkpoints: SessionCheckpoints | None = (
-            SessionCheckpoints(CheckpointStore.beside(file.path), lambda: session.tree)
-            if file is not None and file.persist
-            else None
-        )
-        """What the agent changed after each user message (PROTOCOL §9.5)."""
 
     @property
     def agent(self) -> Agent:
@@ -97,14 +99,19 @@ class HostedSession:
             return
         if self.plain is not None:
             self.plain.on_event(event)
+        if self.compact_events:
+            wire = self._compacted(event, wire)
         self.channel.publish(wire)
+        if isinstance(event, MessageEndEvent):
+            self._sent_at[id(event.message)] = self.channel.seq
+        elif isinstance(event, ToolExecutionEndEvent) and event.tool_name == "bash":
+            self._record_bash(event.tool_call_id)
+        elif isinstance(event, AgentEndEvent):
+            self._sent_at.clear()
         if self.progress is not None:
             self.progress.on_event(wire)
         kind = wire["type"]
-        if kind == "tool_execution_start" and wire.get("toolName") == "bash":
-            if self.checkpoints is not None:  # what it changes is not tracked: say so later
-                self.checkpoints.record_bash(str(wire.get("toolCallId")))
-        elif kind == "message_end":
+        if kind == "message_end":
             message = getattr(event, "message", None)
             if isinstance(message, AssistantMessage) and message.stop_reason == "error":
                 self.bridge.show_message(
@@ -121,6 +128,26 @@ class HostedSession:
             self.bridge.show_message(
                 types.MessageType.Warning, f"pi: compaction failed: {wire['errorMessage']}"
             )
+
+    def _compacted(self, event: Any, wire: dict[str, Any]) -> dict[str, Any]:
+        """``turn_end`` / ``agent_end`` with references to messages already sent whole (the
+        ``seq`` of their ``message_end``); the full form when any of them was not sent."""
+        sent = self._sent_at
+        if isinstance(event, MessageEndEvent) and wire["message"].get("role") == "assistant":
+            message = dict(wire["message"])
+            message["content"] = [_streamed(block) for block in message.get("content", [])]
+            return {**wire, "message": message}
+        if isinstance(event, TurnEndEvent):
+            refs = [sent.get(id(m)) for m in (event.message, *event.tool_results)]
+            if None in refs:
+                return wire
+            return {"type": "turn_end", "messageRef": refs[0], "toolResultRefs": refs[1:]}
+        if isinstance(event, AgentEndEvent):
+            refs = [sent.get(id(m)) for m in event.messages]
+            if None in refs:
+                return wire
+            return {"type": "agent_end", "messageRefs": refs}
+        return wire
 
     def on_retry(self, info: RetryInfo) -> None:
         self._on_event(info)
@@ -227,6 +254,7 @@ class HostedSession:
         """A new client connected (TCP): its update budget and whether it renders events."""
         self.channel.interval = min(features.update_interval, MAX_WINDOW)
         self.channel.window = self.channel.interval
+        self.compact_events = features.compact_events
         if features.events:
             self.plain = None
         elif self.plain is None:
@@ -364,6 +392,52 @@ class HostedSession:
         msgs = self.agent.state.messages
         return [message_wire(m) for m in msgs], [ids.get(id(m)) for m in msgs]
 
+    # ------------------------------------------------------------------- checkpoints
+
+    @property
+    def checkpoints(self) -> CheckpointStore | None:
+        """What the agent changed, per tool call, beside the session file (PROTOCOL §9.5)."""
+        file = self.session.file
+        if file is None or not file.persist:
+            return None
+        return CheckpointStore.beside(file.path)
+
+    def checkpoint_entries(self) -> list[tuple[str, UserMessage]]:
+        """The user messages of the current branch, oldest first, with their entry ids."""
+        out: list[tuple[str, UserMessage]] = []
+        for entry in self.session.tree.get_branch():
+            message = getattr(entry, "message", None)
+            if isinstance(message, UserMessage):
+                out.append((entry.id, message))
+        return out
+
+    def record_change(self, tool_call_id: str, uri: str, before: str, after: str) -> None:
+        store, entries = self.checkpoints, self.checkpoint_entries()
+        if store is None or not entries:
+            return
+        store.record(tool_call_id, entries[-1][0], uri, before, after, now_ms())
+
+    def _record_bash(self, tool_call_id: str) -> None:
+        store, entries = self.checkpoints, self.checkpoint_entries()
+        if store is None or not entries:
+            return
+        try:
+            store.record_bash(tool_call_id, entries[-1][0], now_ms())
+        except OSError:
+            log.warning("could not note the bash call %s for restores", tool_call_id)
+
     def close(self) -> None:
         self._unsubscribe()
         self.session.close()
+
+
+def _streamed(block: Any) -> Any:
+    """A text or thinking block the client already has from its deltas: its text is left
+    out (``streamed: true``); other blocks are sent whole."""
+    if not isinstance(block, dict):
+        return block
+    if block.get("type") == "text":
+        return {"type": "text", "streamed": True}
+    if block.get("type") == "thinking":
+        return {"type": "thinking", "streamed": True}
+    return block

@@ -20,14 +20,14 @@ FORK_SESSION = "pi/forkSession"
 COMPACT = "pi/compact"
 REVIEW = "pi/review"
 REVIEW_DECISION = "pi/reviewDecision"
-QUEUE = "pi/queue"
-MODELS = "pi/models"
-SET_MODEL = "pi/setModel"
-PERMISSIONS = "pi/permissions"
 CHECKPOINTS = "pi/checkpoints"
 RESTORE = "pi/restore"
 UNDO_RESTORE = "pi/undoRestore"
 REVERT_TOOL_CALL = "pi/revertToolCall"
+QUEUE = "pi/queue"
+MODELS = "pi/models"
+SET_MODEL = "pi/setModel"
+PERMISSIONS = "pi/permissions"
 REQUESTS = (
     PROMPT,
     STEER,

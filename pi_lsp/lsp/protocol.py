@@ -337,64 +337,6 @@ class ForkParams(WireParams):
     entry_id: str
 
 
-class CheckpointInfo(WireParams):
-    entry_id: str
-    text: str
-    timestamp: str
-    files: list[str]
-    """The files the agent changed after this checkpoint (uris)."""
-
-
-class CheckpointsResult(WireParams):
-    session_id: str
-    checkpoints: list[CheckpointInfo]
-
-
-class RestoreParams(WireParams):
-    session_id: str
-    entry_id: str
-    mode: Literal["code", "conversation", "both"]
-
-
-class UndoRestoreParams(WireParams):
-    session_id: str
-    restore_id: str
-
-
-class RevertToolCallParams(WireParams):
-    session_id: str
-    tool_call_id: str
-
-
-class FileConflict(WireParams):
-    uri: str
-    message: str
-
-
-class RestoreResult(WireParams):
-    """``pi/restore`` and ``pi/revertToolCall``."""
-
-    restore_id: str
-    """For ``pi/undoRestore``."""
-    reverted: list[str]
-    conflicts: list[FileConflict]
-    session_id: str
-    """The session to continue in: a new one (the fork) when the conversation was restored."""
-    text: str | None = None
-    """The restored prompt (conversation / both), to put back in the input box."""
-    bash_ran: bool = False
-    """``bash`` ran after the checkpoint: what it changed on disk was not restored."""
-    note: str | None = None
-    forked_from: str | None = None
-
-
-class UndoRestoreResult(WireParams):
-    restore_id: str
-    reapplied: list[str]
-    conflicts: list[FileConflict]
-    session_id: str
-
-
 class CompactResult(WireParams):
     compacted: bool
     tokens_before: int

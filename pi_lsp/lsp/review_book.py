@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..review import Hunk, HunkTracker, UndoConflict, split_hunks
+from ..review import Hunk, HunkTracker, UndoConflict
 from .positions import Encoding, TextIndex
 
 log = logging.getLogger(__name__)
@@ -51,6 +51,9 @@ class ReviewBook:
     """hunk id → session id."""
     undone: dict[str, list[Undone]] = field(default_factory=dict)
     """session id → hunks undone since the model's last call."""
+    on_change: Callable[[str, str, str, str, str], None] | None = None
+    """``(session_id, tool_call_id, uri, before, after)`` for every applied agent edit: the
+    checkpoint record (PROTOCOL §9.5)."""
 
     # ----------------------------------------------------------------- changes in
 
@@ -70,6 +73,11 @@ class ReviewBook:
         known = self._text.get(uri)
         if known is not None and known != before:
             self.observe(uri, before)
+        if self.on_change is not None:
+            try:
+                self.on_change(session, tool_call_id, uri, before, after)
+            except Exception:  # never let bookkeeping fail the edit itself
+                log.exception("could not record the checkpoint of %s (%s)", uri, tool_call_id)
         created = self.tracker.agent_edit(uri, before, after, tool_call_id)
         self._text[uri] = after
         for hunk in created:
@@ -107,28 +115,6 @@ class ReviewBook:
         self._expect.pop(uri, None)
         self._changed(sessions)
 
-    def reverted(self, uri: str, before: str, after: str, tool_calls: set[str]) -> None:
-        """A restore or revert (PROTOCOL §9.5) turns ``before`` into ``after``: the pending
-        hunks of ``tool_calls`` whose text it takes back are no longer pending; every other
-        hunk moves (or is touched) as with the user's typing."""
-        if uri not in self._text:
-            return
-        if self._text[uri] != before:
-            self.observe(uri, before)
-        mine = [h for h in self.tracker.pending(uri) if h.tool_call_id in tool_calls]
-        was_touched = {h.id: h.touched for h in mine}
-        for r in reversed(split_hunks(before, after)):  # from the end: offsets stay valid
-            self.tracker.change(uri, r.start, r.end, r.new_text)
-        self._text[uri] = after
-        sessions = self._sessions_of(uri)
-        for h in mine:
-            if h.touched and not was_touched[h.id]:
-                self.tracker.keep(h.id)
-                self._session_of.pop(h.id, None)
-        if not self.tracker.pending(uri):
-            self._text.pop(uri, None)
-        self._changed(sessions)
-
     # -------------------------------------------------------------------- queries
 
     def snapshot(self, session_id: str) -> dict[str, Any]:
@@ -158,6 +144,20 @@ class ReviewBook:
             self._text.pop(hunk.uri, None)
         self._changed({session_id})
         return True
+
+    def forget_tool_calls(self, session_id: str, tool_call_ids: set[str]) -> None:
+        """Those tool calls' changes were reverted (a restore): their hunks are no longer
+        pending."""
+        gone = [
+            h
+            for h in self.tracker.pending()
+            if h.tool_call_id in tool_call_ids and self._session_of.get(h.id) == session_id
+        ]
+        for hunk in gone:
+            self.tracker.keep(hunk.id)
+            self._session_of.pop(hunk.id, None)
+        if gone:
+            self._changed({session_id})
 
     def undo_check(self, session_id: str, hunk_id: str) -> Hunk | UndoConflict:
         hunk = self.hunk(session_id, hunk_id)
@@ -205,12 +205,12 @@ class ReviewBook:
         }
 
 
-UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"
-
-
 def undo_note(undone: list[Undone]) -> str:
     """The one user-role note that tells the model what the user undid."""
-    lines = [f"{UNDO_NOTE_HEAD}; do not make them again unless asked:]"]
+    lines = [
+        "[The user reviewed your edits and undid these changes; do not make them again "
+        "unless asked:]"
+    ]
     for u in undone:
         where = f"{u.path} lines {u.first_line}-{u.last_line}"
         lines.append(f"- {where}: undid\n```\n{u.text.rstrip()}\n```")

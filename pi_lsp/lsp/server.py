@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from .api import PiApi, request_failed
+from .api import PiApi
 from .client import ClientBridge
 from .code_actions import code_actions
 from .configuration import SECTION, Configuration
@@ -75,6 +75,7 @@ class PiLanguageServer(LanguageServer):
     # ------------------------------------------------------------------- lifecycle
 
     def initialize_host(self, params: types.InitializeParams) -> None:
+        from ..review import RestoreLog
         from ..security.rules import RuleStore
         from ..security.sandbox import default_sandbox
         from ..sessions import SessionStore
@@ -119,16 +120,31 @@ class PiLanguageServer(LanguageServer):
         self.api.review_api = ReviewApi(
             self.review, workspace, self._session_known, self._undone
         )
-        manager = self.manager
-        checkpoints = CheckpointApi(lambda: manager, workspace, self.review, request_failed)
-        workspace.on_change = checkpoints.record_change
-        self.api.checkpoint_api = checkpoints
+        self.review.on_change = self._record_change
+        self.api.checkpoint_api = CheckpointApi(
+            workspace,
+            self.api.session,
+            self._fork_before,
+            RestoreLog(store.directory / "restores"),
+            self.review,
+        )
         log.info("workspace roots: %s; sessions in %s", ", ".join(map(str, roots)),
                  store.directory)
 
     def _publish_review(self, session_id: str, event: dict[str, Any]) -> None:
         hosted = self.manager.get(session_id)
         hosted.channel.publish(event)
+
+    def _record_change(
+        self, session_id: str, tool_call_id: str, uri: str, before: str, after: str
+    ) -> None:
+        self.manager.get(session_id).record_change(tool_call_id, uri, before, after)
+
+    def _fork_before(self, session_id: str, entry_id: str | None) -> Any:
+        """A session holding ``session_id``'s branch up to ``entry_id`` (none: a new one)."""
+        if entry_id is None:
+            return self.manager.create()
+        return self.manager.fork(session_id, entry_id)
 
     def _undone(self, session_id: str) -> None:
         self.manager.get(session_id).deliver_review_notes()

@@ -90,6 +90,9 @@ class ClientFeatures(_Model):
     """Budget of ``message_update`` notifications per session (clamped to 10…1000)."""
     request_permission: bool = False
     """The client answers ``pi/requestPermission`` (PROTOCOL §8) instead of a message box."""
+    compact_events: bool = False
+    """``turn_end`` / ``agent_end`` name the messages the client already received (the ``seq``
+    of their ``message_end``) instead of repeating them."""
 
     @property
     def update_interval(self) -> float:

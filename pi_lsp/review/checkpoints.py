@@ -3,14 +3,14 @@
 A ``CheckpointStore`` lives in a directory next to the session file: ``objects/`` holds texts
 by their SHA-256 (content-addressed: a text stored twice is stored once), ``records.jsonl``
 one line per file a tool call changed (``toolCallId``, the checkpoint it came after, path,
-the text before and after), ``restores.jsonl`` the same per file a restore changed (its
-``toolCallId`` is the restore id, so ``pi/undoRestore`` takes it back the same way), and
-``bash.jsonl`` the ``bash`` calls (what they changed is not known; a restore says so). All
-survive restarts: a new store on the same directory sees every record. ``revert`` computes
-how to take one record back out of the current text hunk by hunk, sparing what the user
-changed since (a hunk overlapping a user change is a conflict, left as it is).
+the text before and after). Both survive restarts: a new store on the same directory sees
+every record. ``revert`` computes how to take one record back out of the current text,
+sparing what the user changed since (a three-way merge; an overlap is a conflict).
 
-Storage and arithmetic only; ``pi_lsp/lsp/checkpoint_api.py`` serves it.
+``bash.jsonl`` names the checkpoints after which ``bash`` ran (what a command changed on disk
+is not tracked, so a restore says so). ``RestoreLog`` keeps what a restore changed per file
+(the text before and after it), so ``pi/undoRestore`` can put it back, also after a restart.
+Served by ``pi_lsp/lsp/checkpoint_api.py``.
 """
 
 from __future__ import annotations
@@ -21,13 +21,8 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
-from .merge import MergeResult, merge3_partial
-
-RECORDS = "records.jsonl"
-RESTORES = "restores.jsonl"
-BASH = "bash.jsonl"
+from .merge import MergeResult, merge3
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,80 +77,103 @@ class CheckpointStore:
         before: str,
         after: str,
         timestamp: int,
-        *,
-        kind: str = RECORDS,
     ) -> ChangeRecord:
-        """One file a tool call (``kind=RECORDS``) or a restore (``RESTORES``) changed."""
         rec = ChangeRecord(
             tool_call_id, checkpoint, path, self.put_text(before), self.put_text(after), timestamp
         )
-        self._append(kind, asdict(rec))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        line = json.dumps(asdict(rec), ensure_ascii=False) + "\n"
+        with open(self.directory / "records.jsonl", "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
         return rec
 
-    def records(self, kind: str = RECORDS) -> list[ChangeRecord]:
+    def records(self) -> list[ChangeRecord]:
         """Every record, oldest first; a torn or bad line (a crash mid-write) is skipped."""
+        path = self.directory / "records.jsonl"
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
         out: list[ChangeRecord] = []
-        for data in self._lines(kind):
+        for line in lines:
             try:
-                out.append(ChangeRecord(**data))
-            except TypeError:
+                out.append(ChangeRecord(**json.loads(line)))
+            except (ValueError, TypeError):
                 continue
         return out
 
     def record_bash(self, tool_call_id: str, checkpoint: str, timestamp: int) -> None:
-        """A ``bash`` call ran after ``checkpoint`` (what it changed is not tracked)."""
-        self._append(
-            BASH, {"tool_call_id": tool_call_id, "checkpoint": checkpoint, "timestamp": timestamp}
+        """``bash`` ran after ``checkpoint`` (its changes are not tracked)."""
+        line = (
+            json.dumps(
+                {"toolCallId": tool_call_id, "checkpoint": checkpoint, "timestamp": timestamp}
+            )
+            + "\n"
         )
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with open(self.directory / "bash.jsonl", "a", encoding="utf-8") as f:
+            f.write(line)
 
     def bash_checkpoints(self) -> set[str]:
-        """The checkpoints after which ``bash`` ran."""
-        return {str(d["checkpoint"]) for d in self._lines(BASH) if "checkpoint" in d}
-
-    def copy_to(self, other: CheckpointStore, checkpoints: set[str]) -> None:
-        """Copy the records (and ``bash`` runs) made after ``checkpoints`` into ``other``
-        (a forked session keeps the history of the part of the conversation it copies)."""
-        for rec in self.records():
-            if rec.checkpoint in checkpoints:
-                other.record(
-                    rec.tool_call_id,
-                    rec.checkpoint,
-                    rec.path,
-                    self.get_text(rec.before),
-                    self.get_text(rec.after),
-                    rec.timestamp,
-                )
-        for data in self._lines(BASH):
-            if data.get("checkpoint") in checkpoints:
-                other._append(BASH, data)
-
-    def _append(self, kind: str, data: dict[str, Any]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        line = json.dumps(data, ensure_ascii=False) + "\n"
-        with open(self.directory / kind, "a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
-
-    def _lines(self, kind: str) -> list[dict[str, Any]]:
         try:
-            lines = (self.directory / kind).read_text(encoding="utf-8").splitlines()
+            lines = (self.directory / "bash.jsonl").read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
-            return []
-        out: list[dict[str, Any]] = []
+            return set()
+        out: set[str] = set()
         for line in lines:
             try:
-                data = json.loads(line)
-            except ValueError:
+                out.add(str(json.loads(line)["checkpoint"]))
+            except (ValueError, KeyError, TypeError):
                 continue
-            if isinstance(data, dict):
-                out.append(data)
         return out
 
     # ---------------------------------------------------------------------- revert
 
     def revert(self, record: ChangeRecord, current: str) -> MergeResult:
-        """``current`` with ``record``'s change taken out hunk by hunk, the user's later
-        edits kept; a hunk the user changed since is left as it is and listed in
-        ``conflicts`` (``text`` is always set)."""
-        return merge3_partial(self.get_text(record.after), self.get_text(record.before), current)
+        """``current`` with ``record``'s change taken out, the user's later edits kept."""
+        return merge3(self.get_text(record.after), self.get_text(record.before), current)
+
+
+@dataclass(frozen=True, slots=True)
+class RestoredFile:
+    uri: str
+    before: str
+    """The file's text just before the restore."""
+    after: str
+    """Its text just after it."""
+
+
+class RestoreLog:
+    """What each restore changed, one JSON file per restore id (texts stored inline)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def save(self, restore_id: str, files: list[RestoredFile]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        data = json.dumps([asdict(f) for f in files], ensure_ascii=False)
+        fd, tmp = tempfile.mkstemp(dir=self.directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass") as f:
+                f.write(data)
+            os.replace(tmp, self.directory / f"{restore_id}.json")
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def load(self, restore_id: str) -> list[RestoredFile] | None:
+        if not restore_id.isalnum():
+            return None
+        try:
+            raw = (self.directory / f"{restore_id}.json").read_text(
+                encoding="utf-8", errors="surrogatepass"
+            )
+            return [RestoredFile(**item) for item in json.loads(raw)]
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def forget(self, restore_id: str) -> None:
+        if restore_id.isalnum():
+            (self.directory / f"{restore_id}.json").unlink(missing_ok=True)

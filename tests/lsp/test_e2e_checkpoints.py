@@ -1,221 +1,215 @@
-"""PROTOCOL §9.5 over the real server: checkpoints, restore (code / conversation / both)
-sparing the user's edits, conflicts, undo of a restore, reverting one tool call, one
-``workspace/applyEdit`` per tool call — and all of it after a server restart."""
+"""PROTOCOL §9.5 over the real server: every user message is a checkpoint; ``pi/restore``
+takes the agent's later changes back out sparing the user's own edits (an overlap is a
+conflict), forks the conversation before that message and returns its text;
+``pi/undoRestore`` puts a restore back; ``pi/revertToolCall`` reverts one tool call; and all of
+it works after a server restart (the records live beside the session file)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams
 
-from tests.support.http_server import Pause, ScriptedHTTPServer
+from .conftest import Start
+from .harness import VSCODE, start, stop, text_reply, tool_reply
+from .test_e2e_edits import faux
 
-from .conftest import Start, http_settings
-from .harness import Harness, stop, text_reply, tool_reply
-from .openai_sse import response, text_events
-from .test_e2e_edits import EDIT, faux
-
-SOURCE = "def f():\n    return 1\n"
-EDITED = "def f():\n    return 2\n"
-RENAME = {"path": "a.py", "edits": [{"oldText": "def f", "newText": "def g"}]}
+SOURCE = "def f():\n    return 1\n\n\ndef g():\n    return 10\n"
+EDIT_F = {"path": "a.py", "edits": [{"oldText": "return 1\n", "newText": "return 2\n"}]}
+EDIT_G = {"path": "a.py", "edits": [{"oldText": "return 10", "newText": "return 20"}]}
+NEW_FILE = {"path": "new.py", "content": "print('new')\n"}
 
 
-async def _checkpoints(h: Harness, sid: str) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = (await h.call("pi/checkpoints", {"sessionId": sid}))[
-        "checkpoints"
-    ]
-    return result
+def _script(tmp_path: Path, **extra: Any) -> dict[str, Any]:
+    """Two prompts: the first edits f(), the second edits g() and writes new.py."""
+    return faux(
+        tmp_path,
+        tool_reply("edit", EDIT_F),
+        text_reply("f changed"),
+        tool_reply("edit", EDIT_G),
+        tool_reply("write", NEW_FILE),
+        text_reply("g changed, new.py written"),
+        **extra,
+    )
 
 
-async def _restore(h: Harness, sid: str, entry_id: str, mode: str) -> dict[str, Any]:
-    params = {"sessionId": sid, "entryId": entry_id, "mode": mode}
-    result: dict[str, Any] = await h.call("pi/restore", params)
-    return result
+async def _two_prompts(h: Any, workspace: Path) -> tuple[str, str]:
+    uri = h.open(workspace / "a.py", SOURCE)
+    sid = await h.run("change f")
+    await h.run("change g", sessionId=sid)
+    return uri, sid
 
 
-async def test_restore_code_spares_the_user_edit(
+async def test_checkpoints_list_user_messages_and_the_files_changed_after_them(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("ok")))
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("change it")
-    assert h.docs[uri][1] == EDITED
-    (point,) = await _checkpoints(h, sid)
-    assert (point["text"], point["files"]) == ("change it", [uri])
-    assert point["timestamp"]
-    h.set_text(uri, "# mine\n" + EDITED)  # the user types elsewhere after the agent's edit
-    edits_before = len(h.edits)
-    result = await _restore(h, sid, point["entryId"], "code")
-    assert h.docs[uri][1] == "# mine\n" + SOURCE  # both: the user's line, the agent's gone
-    assert result["reverted"] == [uri]
+    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    uri, sid = await _two_prompts(h, workspace)
+    cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    assert [c["text"] for c in cps] == ["change f", "change g"]
+    new_uri = (workspace / "new.py").as_uri()
+    assert set(cps[0]["files"]) == {uri, new_uri}
+    assert set(cps[1]["files"]) == {uri, new_uri}
+    assert all(isinstance(c["timestamp"], int) and c["entryId"] for c in cps)
+
+
+async def test_restore_code_spares_the_users_edit_and_undo_restore_puts_it_back(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    uri, sid = await _two_prompts(h, workspace)
+    assert h.docs[uri][1] == SOURCE.replace("return 1\n", "return 2\n").replace("10", "20")
+    mine = "# mine\n" + h.docs[uri][1]  # the user types above, after the agent's edits
+    h.set_text(uri, mine)
+    cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    result = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cps[1]["entryId"], "mode": "code"}
+    )
     assert result["conflicts"] == []
     assert result["sessionId"] == sid
-    assert result["bashRan"] is False
-    assert "text" not in result
-    assert len(h.edits) == edits_before + 1  # one applyEdit for the one tool call
-    assert (await h.call("pi/review", {"sessionId": sid}))["files"] == []  # not pending
+    assert uri in result["reverted"]
+    # g() is back, f() keeps the first prompt's change, the user's line stays
+    assert h.docs[uri][1] == "# mine\n" + SOURCE.replace("return 1\n", "return 2\n")
+    assert (workspace / "new.py").read_text() == ""  # created by the agent: emptied
+    # the conversation is untouched in code mode
+    state = await h.call("pi/state", {"sessionId": sid})
+    assert state["messageCount"] > 4
 
-    undone = await h.call("pi/undoRestore", {"sessionId": sid, "restoreId": result["restoreId"]})
-    assert undone["reapplied"] == [uri]
-    assert undone["conflicts"] == []
-    assert h.docs[uri][1] == "# mine\n" + EDITED
+    undo = await h.call("pi/undoRestore", {"sessionId": sid, "restoreId": result["restoreId"]})
+    assert undo["conflicts"] == []
+    assert h.docs[uri][1] == mine
+    assert (workspace / "new.py").read_text() == "print('new')\n"
+    with pytest.raises(JsonRpcInvalidParams, match="no restore"):
+        await h.call("pi/undoRestore", {"sessionId": sid, "restoreId": result["restoreId"]})
 
 
-async def test_restore_over_a_region_the_user_changed_is_a_conflict(
+async def test_a_region_the_user_changed_is_a_conflict_left_alone(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("ok")))
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("change it")
-    (point,) = await _checkpoints(h, sid)
-    typed = "def f():\n    return 2  # mine\n"
+    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    uri, sid = await _two_prompts(h, workspace)
+    typed = h.docs[uri][1].replace("return 20", "return 20  # keep this")
     h.set_text(uri, typed)
-    result = await _restore(h, sid, point["entryId"], "code")
-    assert h.docs[uri][1] == typed  # left as it is
-    assert result["reverted"] == []
-    ((conflict),) = result["conflicts"]
+    cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    result = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cps[1]["entryId"], "mode": "code"}
+    )
+    (conflict,) = result["conflicts"]
     assert conflict["uri"] == uri
-    assert "line 2" in conflict["message"]
+    assert "changed the same lines" in conflict["message"]
+    assert h.docs[uri][1] == typed  # nothing of the user's touched
 
 
-async def test_restore_conversation_forks_before_the_message(
+async def test_restore_conversation_forks_before_the_message_and_returns_its_text(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
-        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("ok"), text_reply("second answer"))
+    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    uri, sid = await _two_prompts(h, workspace)
+    edited = h.docs[uri][1]
+    cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    result = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cps[1]["entryId"], "mode": "conversation"}
     )
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("first")
-    await h.run("second", sessionId=sid)
-    first, second = await _checkpoints(h, sid)
-    assert (first["text"], second["text"]) == ("first", "second")
-    assert first["files"] == [uri]
-    assert second["files"] == []
-    result = await _restore(h, sid, second["entryId"], "conversation")
-    assert result["text"] == "second"
-    assert result["forkedFrom"] == sid
-    new = result["sessionId"]
-    assert new != sid
+    assert result["text"] == "change g"
+    assert result["sessionId"] != sid
     assert result["reverted"] == []
-    assert h.docs[uri][1] == EDITED
-    resumed = await h.call("pi/resumeSession", {"sessionId": new})
-    users = [m for m in resumed["messages"] if m["role"] == "user"]
-    assert [m["content"] for m in users] == [[{"type": "text", "text": "first"}]]
-    assert resumed["messages"][-1]["role"] == "assistant"
-    # the fork keeps what the agent did after the checkpoints it copied
-    (kept,) = await _checkpoints(h, new)
-    assert kept["files"] == [uri]
-    # a first message has nothing before it: an empty new session
-    top = await _restore(h, sid, first["entryId"], "conversation")
-    assert top["text"] == "first"
-    assert (await h.call("pi/resumeSession", {"sessionId": top["sessionId"]}))["messages"] == []
+    assert h.docs[uri][1] == edited  # code untouched
+    resumed = await h.call("pi/resumeSession", {"sessionId": result["sessionId"]})
+    roles = [m["role"] for m in resumed["messages"]]
+    assert roles[0] == "user"
+    assert roles[-1] == "assistant"  # ends with the answer to "change f"
+    texts = [m["content"] for m in resumed["messages"] if m["role"] == "user"]
+    assert len(texts) == 1
 
-
-async def test_restore_both_then_undo(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(
-        pi=faux(
-            tmp_path,
-            tool_reply("edit", EDIT),
-            text_reply("ok"),
-            tool_reply("edit", RENAME),
-            text_reply("renamed"),
-        )
+    first = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cps[0]["entryId"], "mode": "both"}
     )
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("first")
-    await h.run("rename it", sessionId=sid)
-    assert h.docs[uri][1] == "def g():\n    return 2\n"
-    _first, second = await _checkpoints(h, sid)
-    assert second["files"] == [uri]
-    result = await _restore(h, sid, second["entryId"], "both")
-    assert h.docs[uri][1] == EDITED  # only what came after that message is reverted
-    assert result["reverted"] == [uri]
-    assert result["text"] == "rename it"
-    new = result["sessionId"]
-    assert new != sid
-    undone = await h.call("pi/undoRestore", {"sessionId": new, "restoreId": result["restoreId"]})
-    assert undone["reapplied"] == [uri]
-    assert h.docs[uri][1] == "def g():\n    return 2\n"
+    assert first["text"] == "change f"
+    assert h.docs[uri][1] == SOURCE
+    fresh = await h.call("pi/resumeSession", {"sessionId": first["sessionId"]})
+    assert fresh["messages"] == []
 
 
 async def test_revert_one_tool_call(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(
-        pi=faux(
-            tmp_path,
-            tool_reply("edit", EDIT),
-            tool_reply("edit", RENAME),
-            text_reply("done"),
-        )
-    )
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("two edits")
-    assert len(h.edits) == 2  # one applyEdit per tool call: one undo step each
-    first_call = h.tool_ends(sid)[0]["toolCallId"]
-    result = await h.call("pi/revertToolCall", {"sessionId": sid, "toolCallId": first_call})
-    assert h.docs[uri][1] == "def g():\n    return 1\n"
+    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    uri, sid = await _two_prompts(h, workspace)
+    starts = [
+        e["event"] for e in h.session_events(sid) if e["event"]["type"] == "tool_execution_start"
+    ]
+    first_edit = starts[0]["toolCallId"]
+    result = await h.call("pi/revertToolCall", {"sessionId": sid, "toolCallId": first_edit})
     assert result["reverted"] == [uri]
-    assert result["conflicts"] == []
-    assert len(h.edits) == 3
-    pending = (await h.call("pi/review", {"sessionId": sid}))["files"]
-    assert all(hk["toolCallId"] != first_call for f in pending for hk in f["hunks"])
+    assert h.docs[uri][1] == SOURCE.replace("return 10", "return 20")  # only f() reverted
     with pytest.raises(JsonRpcInvalidParams, match="nope"):
         await h.call("pi/revertToolCall", {"sessionId": sid, "toolCallId": "nope"})
-    with pytest.raises(JsonRpcInvalidParams, match="nope"):
-        await h.call("pi/restore", {"sessionId": sid, "entryId": "nope", "mode": "code"})
-    with pytest.raises(JsonRpcInvalidParams, match="nope"):
-        await h.call("pi/undoRestore", {"sessionId": sid, "restoreId": "nope"})
 
 
-async def test_all_of_it_after_a_restart(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    script = faux(
-        tmp_path,
-        tool_reply("edit", EDIT),
-        tool_reply("bash", {"command": "true"}),
-        text_reply("ok"),
-        permissions={"bash": "allow"},
-    )
-    h = await pi(pi=script)
-    uri = h.open(workspace / "a.py", SOURCE)
-    sid = await h.run("change it")
-    call_id = h.tool_ends(sid)[0]["toolCallId"]
-    await stop(h)
-
-    h2 = await pi(pi=script)  # a new server process
-    await h2.call("pi/resumeSession", {"sessionId": sid})
-    h2.open(workspace / "a.py", "# mine\n" + EDITED)  # the editor still holds the buffer
-    (point,) = await _checkpoints(h2, sid)
-    assert point["files"] == [uri]
-    result = await _restore(h2, sid, point["entryId"], "code")
-    assert h2.docs[uri][1] == "# mine\n" + SOURCE
-    assert result["bashRan"] is True
-    assert "bash" in result["note"]
-    undone = await h2.call("pi/undoRestore", {"sessionId": sid, "restoreId": result["restoreId"]})
-    assert undone["reapplied"] == [uri]
-    assert h2.docs[uri][1] == "# mine\n" + EDITED
-    reverted = await h2.call("pi/revertToolCall", {"sessionId": sid, "toolCallId": call_id})
-    assert reverted["reverted"] == [uri]
-    assert h2.docs[uri][1] == "# mine\n" + SOURCE
-    both = await _restore(h2, sid, point["entryId"], "both")
-    assert both["text"] == "change it"
-    assert both["sessionId"] != sid
-
-
-async def test_a_restore_while_the_session_runs_is_refused(
-    pi: Start, srv: ScriptedHTTPServer
+async def test_bash_after_the_checkpoint_is_reported(
+    pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    gate = Pause(asyncio.Event())
-    srv.enqueue(response(text_events("A slow answer.", 6), gate=gate))
-    h = await pi(pi=http_settings(srv))
-    sid = (await h.call("pi/prompt", {"text": "start"}))["sessionId"]
-    await h.wait_event(sid, "message_update")
-    (point,) = await _checkpoints(h, sid)
-    with pytest.raises(JsonRpcException, match="running") as info:
-        await _restore(h, sid, point["entryId"], "code")
-    assert info.value.code == -32803
-    gate.event.set()
-    await h.wait_event(sid, "agent_end")
-    result = await _restore(h, sid, point["entryId"], "code")
-    assert result["reverted"] == []
+    h = await pi(
+        capabilities=VSCODE,
+        pi=faux(
+            tmp_path,
+            tool_reply("edit", EDIT_F),
+            tool_reply("bash", {"command": "echo hi > made.txt"}),
+            text_reply("done"),
+            permissions={"bash": "allow"},
+        ),
+    )
+    uri = h.open(workspace / "a.py", SOURCE)
+    sid = await h.run("go")
+    (cp,) = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    result = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cp["entryId"], "mode": "code"}
+    )
+    assert result["bashRan"] is True
+    assert "not tracked" in result["note"]
+    assert h.docs[uri][1] == SOURCE
+    assert (workspace / "made.txt").exists()
+
+
+async def test_unknown_checkpoint_and_a_running_session_are_refused(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    _uri, sid = await _two_prompts(h, workspace)
+    with pytest.raises(JsonRpcInvalidParams, match="not a checkpoint"):
+        await h.call("pi/restore", {"sessionId": sid, "entryId": "deadbeef", "mode": "code"})
+    with pytest.raises(JsonRpcInvalidParams):
+        await h.call("pi/checkpoints", {"sessionId": "no-such-session"})
+
+
+async def test_restore_after_a_server_restart(
+    tmp_path: Path, workspace: Path, data_dir: Path
+) -> None:
+    settings = _script(tmp_path)
+    (workspace / "a.py").write_text(SOURCE)
+    h = await start(workspace, data_dir, capabilities=VSCODE, pi=settings)
+    try:
+        uri, sid = await _two_prompts(h, workspace)
+    finally:
+        await stop(h)
+    edited = (workspace / "a.py").read_text()  # saved: the buffer had no changes of its own
+    assert "return 20" in edited
+    h2 = await start(workspace, data_dir, capabilities=VSCODE, pi=settings)
+    try:
+        await h2.call("pi/resumeSession", {"sessionId": sid})
+        uri = h2.open(workspace / "a.py", edited)
+        h2.set_text(uri, "# mine\n" + edited)
+        cps = (await h2.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+        assert [c["text"] for c in cps] == ["change f", "change g"]
+        result = await h2.call(
+            "pi/restore", {"sessionId": sid, "entryId": cps[0]["entryId"], "mode": "code"}
+        )
+        assert result["conflicts"] == []
+        assert h2.docs[uri][1] == "# mine\n" + SOURCE
+        undo = await h2.call(
+            "pi/undoRestore", {"sessionId": sid, "restoreId": result["restoreId"]}
+        )
+        assert undo["conflicts"] == []
+        assert h2.docs[uri][1] == "# mine\n" + edited
+    finally:
+        await stop(h2)

@@ -147,10 +147,23 @@ PLAIN_DRIVER = PREAMBLE + r"""
 local done = vim.wait(30000, function()
   return vim.fn.execute("messages"):find("Transcript: ", 1, true) ~= nil
 end, 20)
-local buffers = {}
-for _, b in ipairs(vim.api.nvim_list_bufs()) do
-  if vim.api.nvim_buf_is_loaded(b) then table.insert(buffers, vim.api.nvim_buf_get_name(b)) end
+local function loaded()
+  local names = {}
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) then table.insert(names, vim.api.nvim_buf_get_name(b)) end
+  end
+  return names
 end
+if vim.fn.has("nvim-0.11") == 1 then
+  -- window/showDocument follows the message: wait for the transcript buffer, not a time
+  vim.wait(10000, function()
+    for _, name in ipairs(loaded()) do
+      if name:sub(-3) == ".md" then return true end
+    end
+    return false
+  end, 20)
+end
+local buffers = loaded()
 finish({
   ok = done,
   messages = vim.fn.execute("messages"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_lsp.review.checkpoints import RESTORES, CheckpointStore
+from pi_lsp.review.checkpoints import CheckpointStore
 
 
 def test_records_survive_a_restart_and_texts_are_stored_once(tmp_path: Path) -> None:
@@ -38,32 +38,22 @@ def test_revert_over_a_user_change_of_the_same_lines_is_a_conflict(tmp_path: Pat
     store = CheckpointStore(tmp_path / "cp")
     rec = store.record("call_1", "e1", "a.py", "x\ny\nz\n", "x\nY agent\nz\n", 1)
     result = store.revert(rec, "x\nY agent, edited by me\nz\n")
-    assert result.text == "x\nY agent, edited by me\nz\n"  # left as it is
+    assert result.text is None
     assert result.conflicts[0].current_text == "Y agent, edited by me\n"
 
 
-def test_revert_goes_hunk_by_hunk(tmp_path: Path) -> None:
-    """One hunk the user changed is a conflict; the tool call's other hunk is still
-    reverted."""
-    store = CheckpointStore(tmp_path / "cp")
-    rec = store.record("call_1", "e1", "a.py", "a\nb\nc\nd\n", "A\nb\nc\nD\n", 1)
-    result = store.revert(rec, "A\nb\nc\nD mine\n")
-    assert result.text == "a\nb\nc\nD mine\n"
-    assert [c.first_line for c in result.conflicts] == [4]
+def test_bash_marks_and_restore_log_survive_a_new_store(tmp_path: Path) -> None:
+    from pi_lsp.review import RestoredFile, RestoreLog
 
-
-def test_restores_and_bash_runs_are_kept_and_copied(tmp_path: Path) -> None:
     store = CheckpointStore(tmp_path / "cp")
-    store.record("call_1", "e1", "a.py", "a\n", "b\n", 1)
-    store.record("call_2", "e2", "a.py", "b\n", "c\n", 2)
-    store.record("r1", "e1", "a.py", "c\n", "a\n", 3, kind=RESTORES)
-    store.record_bash("call_3", "e2", 4)
-    again = CheckpointStore(tmp_path / "cp")
-    assert [r.tool_call_id for r in again.records(RESTORES)] == ["r1"]
-    assert [r.tool_call_id for r in again.records()] == ["call_1", "call_2"]
-    assert again.bash_checkpoints() == {"e2"}
-    fork = CheckpointStore(tmp_path / "fork")
-    again.copy_to(fork, {"e2"})
-    (copied,) = fork.records()
-    assert (copied.tool_call_id, fork.get_text(copied.after)) == ("call_2", "c\n")
-    assert fork.bash_checkpoints() == {"e2"}
+    store.record_bash("call_1", "e1", 1)
+    with (tmp_path / "cp" / "bash.jsonl").open("a") as f:
+        f.write("{torn")
+    assert CheckpointStore(tmp_path / "cp").bash_checkpoints() == {"e1"}
+    log = RestoreLog(tmp_path / "restores")
+    files = [RestoredFile("file:///a.py", "before\udcff", "after")]
+    log.save("abc123", files)
+    assert RestoreLog(tmp_path / "restores").load("abc123") == files
+    assert log.load("../etc") is None  # ids are never paths
+    log.forget("abc123")
+    assert log.load("abc123") is None

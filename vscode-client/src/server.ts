@@ -25,6 +25,9 @@ export const CLIENT_CAPABILITIES = {
   requestPermission: true,
   review: true,
   diagnostics: true,
+  /** turn_end / agent_end name messages instead of repeating them; message_end leaves out
+   * the text the deltas already brought (`streamed: true` blocks). */
+  compactEvents: true,
   maxUpdatesPerSecond: 30,
 };
 

@@ -238,7 +238,7 @@ function sets.restart()
   wait(30000, function() return agent_ends() >= 1 end)
   local c = require("pi.client").get()
   local old = c.id
-  local pid = tonumber((vim.fn.system({ "pgrep", "-P", tostring(vim.fn.getpid()), "-f", "pi_lsp" }):match("%d+")))
+  local pid = tonumber((vim.fn.system({ "pgrep", "-P", tostring(vim.fn.getpid()), "-f", "pi[-_]lsp" }):match("%d+")))
   vim.loop.kill(pid, 9)
   report(wait(20000, function() return chat_text():find("reconnected to session", 1, true) ~= nil end), "restarts and resumes the session", chat_text())
   local nc = require("pi.client").get()

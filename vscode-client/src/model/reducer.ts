@@ -541,9 +541,12 @@ function messageEnd(d: Draft, ev: WireEvent): void {
     if (!a) return;
   }
   const blocks = contentBlocks(m.content);
+  const streamed = Array.isArray(m.content) ? m.content.map((c) => obj(c).streamed === true) : [];
   const usage = normUsage(m.usage);
   d.update<AssistantItem>(a.id, (x) => {
-    if (blocks.length > 0 || x.blocks.length === 0) x.blocks = blocks;
+    // compactEvents: a `streamed` block's text came with the deltas; keep what we built.
+    const final = blocks.map((b, i) => (streamed[i] && x.blocks[i] ? x.blocks[i] : b));
+    if (final.length > 0 || x.blocks.length === 0) x.blocks = final;
     x.streaming = false;
     if (typeof m.stopReason === 'string') x.stopReason = m.stopReason;
     if (typeof m.errorMessage === 'string') x.errorMessage = m.errorMessage;

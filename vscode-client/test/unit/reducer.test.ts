@@ -134,6 +134,31 @@ describe('pi/event types', () => {
     assert.equal(a.stopReason, 'stop');
   });
 
+  test('compactEvents: a streamed block in message_end keeps the text built from the deltas', () => {
+    const d = new Driver().ev(
+      { type: 'agent_start' },
+      { type: 'message_start', message: asstMsg([]) },
+      upd('thinking_start', 0),
+      upd('thinking_delta', 0, { delta: 'Hmm.' }),
+      upd('text_start', 1),
+      upd('text_delta', 1, { delta: 'Streamed ' }),
+      upd('text_delta', 1, { delta: 'answer.' }),
+      {
+        type: 'message_end',
+        message: asstMsg([
+          { type: 'thinking', streamed: true },
+          { type: 'text', streamed: true },
+        ]),
+      },
+      { type: 'turn_end', messageRef: 9, toolResultRefs: [] },
+      { type: 'agent_end', messageRefs: [3, 9] },
+    );
+    const [a] = assistants(d);
+    assert.equal(textOf(a), 'Streamed answer.');
+    assert.deepEqual(a.blocks[0], { type: 'thinking', text: 'Hmm.' });
+    assert.equal(a.streaming, false);
+  });
+
   test('an aborted or failed answer keeps its text and says why', () => {
     const d = new Driver().ev(
       { type: 'agent_start' },

@@ -3,7 +3,7 @@
 local config = require("pi.config")
 local state = require("pi.state")
 
-local M = { buf = nil, win = nil, pending = {}, timer = nil, cards = {}, ns = nil, run_text = {} }
+local M = { buf = nil, win = nil, pending = {}, timer = nil, cards = {}, ns = nil, run_text = {}, run_messages = {} }
 
 local function ns()
   M.ns = M.ns or vim.api.nvim_create_namespace("pi_chat")
@@ -144,6 +144,7 @@ local function context_meter()
   if not state.session then return end
   require("pi.protocol").request("pi/state", { sessionId = state.session }, function(err, res)
     if err or not res or not res.contextTokens or not res.contextWindow then return end
+    if state.streaming then return end -- a new run began meanwhile: never split its text
     M.note(("context %d%% (%d / %d tokens)"):format(
       math.floor(100 * res.contextTokens / math.max(1, res.contextWindow)), res.contextTokens, res.contextWindow))
   end)
@@ -153,6 +154,7 @@ function M.on_event(ev, params)
   local t = ev.type
   if t == "agent_start" then
     state.turn = 0
+    M.run_messages = {}
   elseif t == "message_start" and ev.message and ev.message.role == "user" then
     local tag = ""
     if ev.deliveredAs then tag = ("[%s → turn %d] "):format(ev.deliveredAs, state.turn) end
@@ -170,7 +172,12 @@ function M.on_event(ev, params)
     elseif u.type == "thinking_end" then M.append("\n}}}\n")
     end
   elseif t == "message_end" and ev.message and ev.message.role == "assistant" then
-    state.last_message = text_of(ev.message.content)
+    table.insert(M.run_messages, ev.message) -- for the usage line (agent_end may only carry refs)
+    local streamed = false -- compactEvents: the text came with the deltas
+    for _, b in ipairs(type(ev.message.content) == "table" and ev.message.content or {}) do
+      if b.streamed then streamed = true end
+    end
+    state.last_message = streamed and table.concat(M.run_text) or text_of(ev.message.content)
     if ev.message.stopReason == "aborted" then line("⏹ aborted", "WarningMsg")
     elseif ev.message.errorMessage then line("✗ error: " .. ev.message.errorMessage, "ErrorMsg") end
   elseif t == "tool_execution_start" then
@@ -198,7 +205,8 @@ function M.on_event(ev, params)
     M.note(("compacted %s → %s tokens"):format(tostring(ev.tokensBefore), tostring(ev.tokensAfter)))
   elseif t == "retry" then M.note(("retry %s: %s"):format(tostring(ev.attempt), tostring(ev.errorMessage)), "WarningMsg")
   elseif t == "agent_end" then
-    line(usage_line(ev.messages), "Comment")
+    line(usage_line(ev.messages or M.run_messages), "Comment")
+    M.run_messages = {}
     context_meter()
   end
 end

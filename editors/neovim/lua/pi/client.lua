@@ -35,6 +35,7 @@ function M.capabilities()
     requestPermission = true,
     review = true,
     diagnostics = config.options.diagnostics and true or false,
+    compactEvents = true, -- message_end leaves out streamed text; turn_end/agent_end are refs
     maxUpdatesPerSecond = math.floor(1000 / config.options.chat.render_ms),
   }
 end

@@ -38,8 +38,18 @@ def test_revert_over_a_user_change_of_the_same_lines_is_a_conflict(tmp_path: Pat
     store = CheckpointStore(tmp_path / "cp")
     rec = store.record("call_1", "e1", "a.py", "x\ny\nz\n", "x\nY agent\nz\n", 1)
     result = store.revert(rec, "x\nY agent, edited by me\nz\n")
-    assert result.text is None
+    assert result.text == "x\nY agent, edited by me\nz\n"  # left as it is
     assert result.conflicts[0].current_text == "Y agent, edited by me\n"
+
+
+def test_revert_goes_hunk_by_hunk(tmp_path: Path) -> None:
+    """One hunk the user changed is a conflict; the tool call's other hunk is still
+    reverted."""
+    store = CheckpointStore(tmp_path / "cp")
+    rec = store.record("call_1", "e1", "a.py", "a\nb\nc\nd\n", "A\nb\nc\nD\n", 1)
+    result = store.revert(rec, "A\nb\nc\nD mine\n")
+    assert result.text == "a\nb\nc\nD mine\n"
+    assert [c.first_line for c in result.conflicts] == [4]
 
 
 def test_bash_marks_and_restore_log_survive_a_new_store(tmp_path: Path) -> None:

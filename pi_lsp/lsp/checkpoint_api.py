@@ -33,7 +33,7 @@ from .editor_workspace import EditorWorkspace
 from .hosted import HostedSession
 from .methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
 from .protocol import RequiredSessionParams, WireParams, parse_params
-from .review_book import ReviewBook
+from .review_book import UNDO_NOTE_HEAD, ReviewBook
 
 REQUEST_FAILED = -32803
 BASH_NOTE = (
@@ -126,6 +126,9 @@ class CheckpointApi:
             entry = hosted.session.tree.get_entry(p.entry_id)
             parent = entry.parent_id if entry is not None else None
             forked = self._fork(p.session_id, parent)
+            copied, target = set(ids[:at]), forked.checkpoints
+            if store is not None and target is not None and copied:
+                store.copy_to(target, copied)  # the fork's checkpoints keep their files
             result["sessionId"] = forked.id
             result["text"] = _text(entries[at][1].content)
         return result
@@ -264,9 +267,14 @@ def _records(store: CheckpointStore | None) -> list[ChangeRecord]:
 
 
 def _text(content: Any) -> str:
+    """What the user typed: the message's text without a review note joined to it (§9.1)."""
     if isinstance(content, str):
         return content
-    return "".join(getattr(block, "text", "") for block in content if block.type == "text")
+    return "".join(
+        block.text
+        for block in content
+        if block.type == "text" and not block.text.startswith(UNDO_NOTE_HEAD)
+    )
 
 
 def _shown(workspace: EditorWorkspace, path: Path) -> str:

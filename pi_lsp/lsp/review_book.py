@@ -227,12 +227,12 @@ class ReviewBook:
         }
 
 
+UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"
+
+
 def undo_note(undone: list[Undone]) -> str:
     """The one user-role note that tells the model what the user undid."""
-    lines = [
-        "[The user reviewed your edits and undid these changes; do not make them again "
-        "unless asked:]"
-    ]
+    lines = [f"{UNDO_NOTE_HEAD}; do not make them again unless asked:]"]
     for u in undone:
         where = f"{u.path} lines {u.first_line}-{u.last_line}"
         lines.append(f"- {where}: undid\n```\n{u.text.rstrip()}\n```")

@@ -105,6 +105,22 @@ class CheckpointStore:
                 continue
         return out
 
+    def copy_to(self, other: CheckpointStore, checkpoints: set[str]) -> None:
+        """Copy the records made after ``checkpoints`` (and their ``bash`` marks) into
+        ``other``: a forked session keeps what the agent did in the part it copies."""
+        for rec in self.records():
+            if rec.checkpoint in checkpoints:
+                other.record(
+                    rec.tool_call_id,
+                    rec.checkpoint,
+                    rec.path,
+                    self.get_text(rec.before),
+                    self.get_text(rec.after),
+                    rec.timestamp,
+                )
+        for checkpoint in sorted(self.bash_checkpoints() & checkpoints):
+            other.record_bash("", checkpoint, 0)
+
     def record_bash(self, tool_call_id: str, checkpoint: str, timestamp: int) -> None:
         """``bash`` ran after ``checkpoint`` (its changes are not tracked)."""
         line = (

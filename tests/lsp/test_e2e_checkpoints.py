@@ -259,3 +259,27 @@ async def test_a_restore_while_the_session_runs_is_refused(
     gate.event.set()
     await h.wait_event(sid, "agent_end")
     assert (await h.call("pi/restore", params))["reverted"] == []
+
+
+async def test_the_fork_keeps_its_checkpoints_and_the_text_leaves_out_the_review_note(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(
+        capabilities=VSCODE,
+        pi=faux(tmp_path, tool_reply("edit", EDIT_F), text_reply("ok"), text_reply("fine")),
+    )
+    uri = h.open(workspace / "a.py", SOURCE)
+    sid = await h.run("change f")
+    (hunk,) = (await h.call("pi/review", {"sessionId": sid}))["files"][0]["hunks"]
+    decision = {"hunkId": hunk["id"], "decision": "undo", "reason": "no"}
+    await h.call("pi/reviewDecision", {"sessionId": sid, "decisions": [decision]})
+    await h.run("then stop", sessionId=sid)  # the undo note is joined to this prompt
+    cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    assert [c["text"] for c in cps] == ["change f", "then stop"]
+    result = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cps[1]["entryId"], "mode": "conversation"}
+    )
+    assert result["text"] == "then stop"
+    (kept,) = (await h.call("pi/checkpoints", {"sessionId": result["sessionId"]}))["checkpoints"]
+    assert kept["text"] == "change f"
+    assert kept["files"] == [uri]

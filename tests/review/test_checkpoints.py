@@ -67,3 +67,15 @@ def test_bash_marks_and_restore_log_survive_a_new_store(tmp_path: Path) -> None:
     assert log.load("../etc") is None  # ids are never paths
     log.forget("abc123")
     assert log.load("abc123") is None
+
+
+def test_copy_to_takes_the_records_after_the_given_checkpoints(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path / "cp")
+    store.record("call_1", "e1", "a.py", "a\n", "b\n", 1)
+    store.record("call_2", "e2", "a.py", "b\n", "c\n", 2)
+    store.record_bash("call_3", "e1", 3)
+    fork = CheckpointStore(tmp_path / "fork")
+    store.copy_to(fork, {"e1"})
+    (copied,) = fork.records()
+    assert (copied.tool_call_id, fork.get_text(copied.after)) == ("call_1", "b\n")
+    assert fork.bash_checkpoints() == {"e1"}

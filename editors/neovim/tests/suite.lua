@@ -285,6 +285,49 @@ function sets.sessions()
   report(wait(10000, function() return require("pi.state").session == first end), ":PiSessions resumes the picked session")
 end
 
+-- A long-running `pi-lsp --tcp` the editor does not own: the run goes on while Neovim is away
+-- (its client stopped, its state and chat gone: as after a restart) and the plugin attaches
+-- again to the streaming session, replaying what it missed.
+function sets.tcp()
+  if not (vim.lsp.rpc and vim.lsp.rpc.connect) then
+    return report("skip", "attach to a pi-lsp --tcp run that kept going", "this Neovim has no vim.lsp.rpc.connect")
+  end
+  local answer = vim.trim(string.rep("kept going ", 80))
+  local script = tmp .. "/script.json"
+  write(script, vim.json.encode({ responses = { vim.tbl_extend("force", text(answer), { delayMs = 25, chunkSize = 4 }) } }))
+  local port = 20000 + (vim.fn.getpid() % 30000)
+  local cmd = vim.json.decode(os.getenv("PI_TEST_CMD"))
+  vim.list_extend(cmd, { "--tcp", "127.0.0.1:" .. port })
+  local listening = false
+  local job = vim.fn.jobstart(cmd, {
+    env = { PI_LSP_DATA_DIR = tmp .. "/data" },
+    on_stderr = function(_, lines) for _, l in ipairs(lines) do if l:find("listening on", 1, true) then listening = true end end end,
+  })
+  if not wait(30000, function() return listening end) then vim.fn.jobstop(job); return report(false, "tcp server listens") end
+  require("pi").setup({ server = { tcp = "127.0.0.1:" .. port }, settings = { provider = "faux", fauxScript = script } })
+  observe()
+  vim.cmd("edit " .. root .. "/a.py")
+  local client = require("pi.client")
+  client.ensure(0)
+  if not wait(30000, function() return client.ready[root] == true end) then vim.fn.jobstop(job); return report(false, "attached over tcp") end
+  vim.cmd("Pi talk")
+  wait(30000, function() return count("message_update") >= 3 end)
+  -- "restart" Neovim: the connection ends, the plugin forgets the session and its chat
+  client.stop_all()
+  wait(10000, function() return client.clients[root] == nil end)
+  local state = require("pi.state")
+  local sid = state.session
+  state.session, state.seq, state.streaming = nil, {}, false
+  local chat = require("pi.chat")
+  if chat.buf and vim.api.nvim_buf_is_valid(chat.buf) then vim.api.nvim_buf_set_lines(chat.buf, 0, -1, false, {}) end
+  local before = agent_ends()
+  client.ensure(0)
+  report(wait(30000, function() return agent_ends() > before end), "re-attached to the run that kept going")
+  report(state.session == sid, "the streaming session was picked up", tostring(state.session) .. " vs " .. tostring(sid))
+  report(wait(5000, function() return chat_text():find(answer, 1, true) ~= nil end), "the whole answer is in the chat (replayed and live)", chat_text())
+  vim.fn.jobstop(job)
+end
+
 local ok, err = pcall(sets[set])
 if not ok then report(false, set, tostring(err)) end
 finish()

@@ -119,22 +119,24 @@ function M.on_ready(root)
   local sid = state.session
   if sid == nil then
     if config.options.server.tcp then
+      state.hold = {} -- live events wait until the replay has been shown (no gap, no overlap)
       require("pi.protocol").request("pi/sessions", {}, function(err, res)
-        if err or not res then return end
-        for _, s in ipairs(res.sessions or {}) do
+        for _, s in ipairs((not err and res and res.sessions) or {}) do
           if s.isStreaming then
             state.session = s.sessionId
             M.replay(s.sessionId, 0)
             return
           end
         end
+        M.release()
       end)
     end
     return
   end
   local proto = require("pi.protocol")
+  state.hold = {}
   proto.request("pi/resumeSession", { sessionId = sid }, function(err)
-    if err then return end
+    if err then return M.release() end
     require("pi.chat").note("reconnected to session " .. sid)
     M.replay(sid, state.seq[sid] or 0)
     proto.request("pi/review", { sessionId = sid }, function(e, res)
@@ -143,11 +145,22 @@ function M.on_ready(root)
   end)
 end
 
+--- Show the events held while re-attaching (after the replay; duplicates drop by seq).
+function M.release()
+  local held = state.hold
+  state.hold = nil
+  local handle = require("pi.handlers").on_event
+  for _, params in ipairs(held or {}) do handle(nil, params) end
+end
+
 function M.replay(sid, after)
   require("pi.protocol").request("pi/replay", { sessionId = sid, afterSeq = after }, function(err, res)
-    if err or not res then return end
+    local held = state.hold
+    state.hold = nil
     local handle = require("pi.handlers").on_event
-    for _, params in ipairs(res.events or {}) do handle(nil, params) end
+    for _, params in ipairs((not err and res and res.events) or {}) do handle(nil, params) end
+    state.hold = held
+    M.release()
   end)
 end
 
@@ -159,6 +172,7 @@ function M.on_exit(root, code, signal)
   local n = (M.restarts[root] or 0) + 1
   M.restarts[root] = n
   state.streaming = false
+  state.hold = nil
   if not config.options.server.restart or n > config.options.server.max_restarts then
     vim.notify(("pi: server exited (code %s); not restarting"):format(tostring(code)), vim.log.levels.WARN)
     return

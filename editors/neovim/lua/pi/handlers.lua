@@ -6,6 +6,7 @@ local M = {}
 
 function M.on_event(_, params)
   if type(params) ~= "table" or params.event == nil then return end
+  if state.hold then table.insert(state.hold, params) return end -- re-attaching: replay first
   local sid = params.sessionId
   if sid then
     if params.seq and state.seq[sid] and params.seq <= state.seq[sid] then return end -- replayed twice

@@ -62,14 +62,26 @@ def _to_theirs(base_line: int, theirs: list[_Change]) -> int:
     return base_line + shift
 
 
-def merge3(base: str, ours: str, theirs: str) -> MergeResult:
+def _trivial(base: str, ours: str, theirs: str) -> MergeResult | None:
+    """The result when one side changed nothing (or both made the same text)."""
     if theirs == base or ours == theirs:
         return MergeResult(ours)
     if ours == base:
         return MergeResult(theirs)
+    return None
+
+
+def _sides(base: str, ours: str, theirs: str) -> tuple[list[str], list[_Change], list[_Change]]:
     base_lines = base.splitlines(keepends=True)
     mine = _changes(base_lines, ours.splitlines(keepends=True))
-    user = _changes(base_lines, theirs.splitlines(keepends=True))
+    return base_lines, mine, _changes(base_lines, theirs.splitlines(keepends=True))
+
+
+def merge3(base: str, ours: str, theirs: str) -> MergeResult:
+    trivial = _trivial(base, ours, theirs)
+    if trivial is not None:
+        return trivial
+    base_lines, mine, user = _sides(base, ours, theirs)
     conflicts: list[MergeConflict] = []
     for u in user:
         if any(_overlap(m, u) for m in mine):
@@ -85,15 +97,12 @@ def merge3_partial(base: str, ours: str, theirs: str) -> MergeResult:
     """Like ``merge3``, but a conflict does not stop the rest: each of ``ours``' changes
     that touches none of the user's is applied, one the user made too is there already,
     and each one that touches another user change is skipped (the user's text stays as it
-    is there) and listed in ``conflicts``. ``text`` is always set. Used to
-    take a tool call back out of a file hunk by hunk (PROTOCOL §9.5)."""
-    if theirs == base or ours == theirs:
-        return MergeResult(ours)
-    if ours == base:
-        return MergeResult(theirs)
-    base_lines = base.splitlines(keepends=True)
-    mine = _changes(base_lines, ours.splitlines(keepends=True))
-    user = _changes(base_lines, theirs.splitlines(keepends=True))
+    is there) and listed in ``conflicts``. ``text`` is always set. Used to take a tool
+    call back out of a file hunk by hunk (PROTOCOL §9.5)."""
+    trivial = _trivial(base, ours, theirs)
+    if trivial is not None:
+        return trivial
+    base_lines, mine, user = _sides(base, ours, theirs)
     conflicts: list[MergeConflict] = []
     kept: list[_Change] = []
     for m in mine:

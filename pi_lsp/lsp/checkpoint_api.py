@@ -26,14 +26,14 @@ from ..review import (
     MergeResult,
     RestoredFile,
     RestoreLog,
-    merge3,
 )
+from ..review.merge import merge3_partial
 from ..tools.workspace import WorkspaceError
 from .editor_workspace import EditorWorkspace
 from .hosted import HostedSession
 from .methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
 from .protocol import RequiredSessionParams, WireParams, parse_params
-from .review_book import ReviewBook
+from .review_book import UNDO_NOTE_HEAD, ReviewBook
 
 REQUEST_FAILED = -32803
 BASH_NOTE = (
@@ -126,6 +126,9 @@ class CheckpointApi:
             entry = hosted.session.tree.get_entry(p.entry_id)
             parent = entry.parent_id if entry is not None else None
             forked = self._fork(p.session_id, parent)
+            copied, target = set(ids[:at]), forked.checkpoints
+            if store is not None and target is not None and copied:
+                store.copy_to(target, copied)  # the fork's checkpoints keep their files
             result["sessionId"] = forked.id
             result["text"] = _text(entries[at][1].content)
         return result
@@ -153,10 +156,9 @@ class CheckpointApi:
         reapplied: list[str] = []
         conflicts: list[dict[str, str]] = []
         for f in files:
-            message = await self._apply(f.uri, partial(_reapply, f))
-            if isinstance(message, str):
-                conflicts.append({"uri": f.uri, "message": message})
-            elif message is not None:
+            changed, messages = await self._apply(f.uri, partial(_reapply, f))
+            conflicts.extend({"uri": f.uri, "message": m} for m in messages)
+            if changed:
                 reapplied.append(f.uri)
         self.log.forget(p.restore_id)
         return {"reapplied": reapplied, "conflicts": conflicts}
@@ -175,19 +177,29 @@ class CheckpointApi:
     async def _revert(
         self, hosted: HostedSession, store: CheckpointStore | None, records: list[ChangeRecord]
     ) -> dict[str, Any]:
-        """Take ``records`` back out, newest first; log what changed for ``pi/undoRestore``."""
+        """Take ``records`` back out, newest first, hunk by hunk (one applyEdit per tool
+        call and file); log what changed for ``pi/undoRestore``."""
         before: dict[str, str] = {}
         after: dict[str, str] = {}
-        conflicts: dict[str, str] = {}
+        conflicts: list[dict[str, str]] = []
         blocked: set[str] = set()  # tool calls with a change left in place
         for record in reversed(records):
-            if store is None or record.path in conflicts:
+            if store is None:
                 blocked.add(record.tool_call_id)
                 continue
-            message = await self._apply(record.path, partial(store.revert, record), before, after)
-            if isinstance(message, str):
-                conflicts[record.path] = message
+            _, messages = await self._apply(
+                record.path,
+                partial(store.revert, record),
+                before,
+                after,
+                reverting={record.tool_call_id},
+            )
+            if messages:
                 blocked.add(record.tool_call_id)
+            for message in messages:
+                item = {"uri": record.path, "message": message}
+                if item not in conflicts:
+                    conflicts.append(item)
         reverted = [uri for uri in after if after[uri] != before[uri]]
         restore_id = uuid.uuid4().hex[:12]
         if reverted:
@@ -200,7 +212,7 @@ class CheckpointApi:
         return {
             "restoreId": restore_id if reverted else None,
             "reverted": reverted,
-            "conflicts": [{"uri": u, "message": m} for u, m in conflicts.items()],
+            "conflicts": conflicts,
         }
 
     async def _apply(
@@ -209,42 +221,45 @@ class CheckpointApi:
         merge: Callable[[str], MergeResult],
         before: dict[str, str] | None = None,
         after: dict[str, str] | None = None,
-    ) -> str | bool | None:
-        """Apply ``merge(current text)`` to ``uri``: the conflict message, ``True`` when the
-        text changed, ``None`` when there was nothing to do."""
+        *,
+        reverting: set[str] | None = None,
+    ) -> tuple[bool, list[str]]:
+        """Apply ``merge(current text)`` to ``uri`` (the parts that do not clash with the
+        user's changes since): whether the text changed, and a message per part left as it
+        is. ``reverting``: the tool calls taken back (their review hunks stop pending)."""
         try:
             path = self.workspace.tracker_path(uri)
             document = await self.workspace.current(path)
         except WorkspaceError as exc:
-            return str(exc)
+            return False, [str(exc)]
+        shown = _shown(self.workspace, path)
         if document is None:
-            return f"{_shown(self.workspace, path)} no longer exists"
+            return False, [f"{shown} no longer exists"]
         merged = merge(document.text)
-        if merged.text is None:
-            first = merged.conflicts[0].first_line if merged.conflicts else 1
-            return (
-                f"{_shown(self.workspace, path)}: you changed the same lines since "
-                f"(from line {first}); left as it is"
-            )
+        conflicts = [
+            f"{shown}: you changed the same lines since (line {c.first_line}); left as it is"
+            for c in merged.conflicts
+        ]
+        new = document.text if merged.text is None else merged.text
         if before is not None:
             before.setdefault(uri, document.text)
-        if merged.text == document.text:
+        if new == document.text:
             if after is not None:
                 after[uri] = document.text
-            return None
+            return False, conflicts
+        if reverting and self.book is not None:
+            self.book.reverted(uri, document.text, new, reverting)
         try:
-            await self.workspace.replace_text(
-                document, merged.text, label=f"pi: restore {_shown(self.workspace, path)}"
-            )
+            await self.workspace.replace_text(document, new, label=f"pi: restore {shown}")
         except WorkspaceError as exc:
-            return str(exc)
+            return False, [*conflicts, str(exc)]
         if after is not None:
-            after[uri] = merged.text
-        return True
+            after[uri] = new
+        return True, conflicts
 
 
 def _reapply(restored: RestoredFile, now: str) -> MergeResult:
-    return merge3(restored.after, restored.before, now)
+    return merge3_partial(restored.after, restored.before, now)
 
 
 def _records(store: CheckpointStore | None) -> list[ChangeRecord]:
@@ -252,9 +267,14 @@ def _records(store: CheckpointStore | None) -> list[ChangeRecord]:
 
 
 def _text(content: Any) -> str:
+    """What the user typed: the message's text without a review note joined to it (§9.1)."""
     if isinstance(content, str):
         return content
-    return "".join(getattr(block, "text", "") for block in content if block.type == "text")
+    return "".join(
+        block.text
+        for block in content
+        if block.type == "text" and not block.text.startswith(UNDO_NOTE_HEAD)
+    )
 
 
 def _shown(workspace: EditorWorkspace, path: Path) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..review import Hunk, HunkTracker, UndoConflict
+from ..review import Hunk, HunkTracker, UndoConflict, split_hunks
 from .positions import Encoding, TextIndex
 
 log = logging.getLogger(__name__)
@@ -145,6 +145,28 @@ class ReviewBook:
         self._changed({session_id})
         return True
 
+    def reverted(self, uri: str, before: str, after: str, tool_calls: set[str]) -> None:
+        """A restore or revert (PROTOCOL §9.5) turns ``before`` into ``after``: the pending
+        hunks of ``tool_calls`` whose text it takes back are no longer pending (a hunk it
+        left alone, a conflict, stays); every other hunk moves as with the user's typing."""
+        if uri not in self._text:
+            return
+        if self._text[uri] != before:
+            self.observe(uri, before)
+        mine = [h for h in self.tracker.pending(uri) if h.tool_call_id in tool_calls]
+        was_touched = {h.id: h.touched for h in mine}
+        for r in reversed(split_hunks(before, after)):  # from the end: offsets stay valid
+            self.tracker.change(uri, r.start, r.end, r.new_text)
+        self._text[uri] = after
+        sessions = self._sessions_of(uri)
+        for h in mine:
+            if h.touched and not was_touched[h.id]:
+                self.tracker.keep(h.id)
+                self._session_of.pop(h.id, None)
+        if not self.tracker.pending(uri):
+            self._text.pop(uri, None)
+        self._changed(sessions)
+
     def forget_tool_calls(self, session_id: str, tool_call_ids: set[str]) -> None:
         """Those tool calls' changes were reverted (a restore): their hunks are no longer
         pending."""
@@ -205,12 +227,12 @@ class ReviewBook:
         }
 
 
+UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"
+
+
 def undo_note(undone: list[Undone]) -> str:
     """The one user-role note that tells the model what the user undid."""
-    lines = [
-        "[The user reviewed your edits and undid these changes; do not make them again "
-        "unless asked:]"
-    ]
+    lines = [f"{UNDO_NOTE_HEAD}; do not make them again unless asked:]"]
     for u in undone:
         where = f"{u.path} lines {u.first_line}-{u.last_line}"
         lines.append(f"- {where}: undid\n```\n{u.text.rstrip()}\n```")

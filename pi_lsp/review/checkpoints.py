@@ -4,8 +4,9 @@ A ``CheckpointStore`` lives in a directory next to the session file: ``objects/`
 by their SHA-256 (content-addressed: a text stored twice is stored once), ``records.jsonl``
 one line per file a tool call changed (``toolCallId``, the checkpoint it came after, path,
 the text before and after). Both survive restarts: a new store on the same directory sees
-every record. ``revert`` computes how to take one record back out of the current text,
-sparing what the user changed since (a three-way merge; an overlap is a conflict).
+every record. ``revert`` computes how to take one record back out of the current text, hunk
+by hunk, sparing what the user changed since (a hunk overlapping a user change is a
+conflict, left as it is; the record's other hunks are still taken out).
 
 ``bash.jsonl`` names the checkpoints after which ``bash`` ran (what a command changed on disk
 is not tracked, so a restore says so). ``RestoreLog`` keeps what a restore changed per file
@@ -22,7 +23,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .merge import MergeResult, merge3
+from .merge import MergeResult, merge3_partial
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,22 @@ class CheckpointStore:
                 continue
         return out
 
+    def copy_to(self, other: CheckpointStore, checkpoints: set[str]) -> None:
+        """Copy the records made after ``checkpoints`` (and their ``bash`` marks) into
+        ``other``: a forked session keeps what the agent did in the part it copies."""
+        for rec in self.records():
+            if rec.checkpoint in checkpoints:
+                other.record(
+                    rec.tool_call_id,
+                    rec.checkpoint,
+                    rec.path,
+                    self.get_text(rec.before),
+                    self.get_text(rec.after),
+                    rec.timestamp,
+                )
+        for checkpoint in sorted(self.bash_checkpoints() & checkpoints):
+            other.record_bash("", checkpoint, 0)
+
     def record_bash(self, tool_call_id: str, checkpoint: str, timestamp: int) -> None:
         """``bash`` ran after ``checkpoint`` (its changes are not tracked)."""
         line = (
@@ -132,8 +149,10 @@ class CheckpointStore:
     # ---------------------------------------------------------------------- revert
 
     def revert(self, record: ChangeRecord, current: str) -> MergeResult:
-        """``current`` with ``record``'s change taken out, the user's later edits kept."""
-        return merge3(self.get_text(record.after), self.get_text(record.before), current)
+        """``current`` with ``record``'s change taken out hunk by hunk, the user's later
+        edits kept: a hunk whose lines the user changed since stays as it is and is listed
+        in ``conflicts``; the others are still reverted (``text`` is always set)."""
+        return merge3_partial(self.get_text(record.after), self.get_text(record.before), current)
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,14 +62,26 @@ def _to_theirs(base_line: int, theirs: list[_Change]) -> int:
     return base_line + shift
 
 
-def merge3(base: str, ours: str, theirs: str) -> MergeResult:
+def _trivial(base: str, ours: str, theirs: str) -> MergeResult | None:
+    """The result when one side changed nothing (or both made the same text)."""
     if theirs == base or ours == theirs:
         return MergeResult(ours)
     if ours == base:
         return MergeResult(theirs)
+    return None
+
+
+def _sides(base: str, ours: str, theirs: str) -> tuple[list[str], list[_Change], list[_Change]]:
     base_lines = base.splitlines(keepends=True)
     mine = _changes(base_lines, ours.splitlines(keepends=True))
-    user = _changes(base_lines, theirs.splitlines(keepends=True))
+    return base_lines, mine, _changes(base_lines, theirs.splitlines(keepends=True))
+
+
+def merge3(base: str, ours: str, theirs: str) -> MergeResult:
+    trivial = _trivial(base, ours, theirs)
+    if trivial is not None:
+        return trivial
+    base_lines, mine, user = _sides(base, ours, theirs)
     conflicts: list[MergeConflict] = []
     for u in user:
         if any(_overlap(m, u) for m in mine):
@@ -78,13 +90,43 @@ def merge3(base: str, ours: str, theirs: str) -> MergeResult:
             conflicts.append(MergeConflict(start + 1, "".join(lines)))
     if conflicts:
         return MergeResult(None, tuple(conflicts))
-    # walk the base once, taking each side's changes where they are
-    both = sorted([*mine, *user], key=lambda c: (c.start, c.end))
+    return MergeResult(_apply(base_lines, [*mine, *user]))
+
+
+def merge3_partial(base: str, ours: str, theirs: str) -> MergeResult:
+    """Like ``merge3``, but a conflict does not stop the rest: each of ``ours``' changes
+    that touches none of the user's is applied, one the user made too is there already,
+    and each one that touches another user change is skipped (the user's text stays as it
+    is there) and listed in ``conflicts``. ``text`` is always set. Used to take a tool
+    call back out of a file hunk by hunk (PROTOCOL §9.5)."""
+    trivial = _trivial(base, ours, theirs)
+    if trivial is not None:
+        return trivial
+    base_lines, mine, user = _sides(base, ours, theirs)
+    conflicts: list[MergeConflict] = []
+    kept: list[_Change] = []
+    for m in mine:
+        if m in user:  # the user already made this very change (e.g. undid the hunk)
+            continue
+        clashing = [u for u in user if _overlap(m, u)]
+        if not clashing:
+            kept.append(m)
+            continue
+        first = min(clashing, key=lambda u: u.start)
+        lines = [line for u in clashing for line in u.lines]
+        if not lines:
+            lines = base_lines[max(0, first.start - 1) : first.start + 1]
+        conflicts.append(MergeConflict(_to_theirs(first.start, user) + 1, "".join(lines)))
+    return MergeResult(_apply(base_lines, [*kept, *user]), tuple(conflicts))
+
+
+def _apply(base_lines: list[str], changes: list[_Change]) -> str:
+    """Walk the base once, taking each (non-overlapping) change where it is."""
     out: list[str] = []
     pos = 0
-    for ch in both:
+    for ch in sorted(changes, key=lambda c: (c.start, c.end)):
         out.extend(base_lines[pos : ch.start])
         out.extend(ch.lines)
         pos = max(pos, ch.end)
     out.extend(base_lines[pos:])
-    return MergeResult("".join(out))
+    return "".join(out)

@@ -6,14 +6,18 @@ it works after a server restart (the records live beside the session file)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from .conftest import Start
+from tests.support.http_server import Pause, ScriptedHTTPServer
+
+from .conftest import Start, http_settings
 from .harness import VSCODE, start, stop, text_reply, tool_reply
+from .openai_sse import response, text_events
 from .test_e2e_edits import faux
 
 SOURCE = "def f():\n    return 1\n\n\ndef g():\n    return 10\n"
@@ -206,10 +210,76 @@ async def test_restore_after_a_server_restart(
         )
         assert result["conflicts"] == []
         assert h2.docs[uri][1] == "# mine\n" + SOURCE
-        undo = await h2.call(
-            "pi/undoRestore", {"sessionId": sid, "restoreId": result["restoreId"]}
-        )
+        undo = await h2.call("pi/undoRestore", {"sessionId": sid, "restoreId": result["restoreId"]})
         assert undo["conflicts"] == []
         assert h2.docs[uri][1] == "# mine\n" + edited
     finally:
         await stop(h2)
+
+
+async def test_restore_goes_hunk_by_hunk_one_apply_edit_per_tool_call(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    """One tool call changed two places; the user then changed one of them. The restore
+    takes the other back (one ``workspace/applyEdit``), leaves the user's and says so; the
+    reverted hunk leaves review, the one left in place stays pending."""
+    both = {"path": "a.py", "edits": [*EDIT_F["edits"], *EDIT_G["edits"]]}
+    h = await pi(capabilities=VSCODE, pi=faux(tmp_path, tool_reply("edit", both), text_reply("ok")))
+    uri = h.open(workspace / "a.py", SOURCE)
+    sid = await h.run("change both")
+    assert len(h.edits) == 1  # the tool call is one undo step in the editor
+    typed = h.docs[uri][1].replace("return 20", "return 20  # keep this")
+    h.set_text(uri, typed)
+    (cp,) = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    result = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cp["entryId"], "mode": "code"}
+    )
+    assert h.docs[uri][1] == typed.replace("return 2\n", "return 1\n")
+    assert len(h.edits) == 2
+    assert result["reverted"] == [uri]
+    (conflict,) = result["conflicts"]
+    assert "line 6" in conflict["message"]
+    pending = (await h.call("pi/review", {"sessionId": sid}))["files"]
+    assert [hk["newText"] for f in pending for hk in f["hunks"]] == ["    return 20\n"]
+
+
+async def test_a_restore_while_the_session_runs_is_refused(
+    pi: Start, srv: ScriptedHTTPServer
+) -> None:
+    gate = Pause(asyncio.Event())
+    srv.enqueue(response(text_events("A slow answer.", 6), gate=gate))
+    h = await pi(pi=http_settings(srv))
+    sid = (await h.call("pi/prompt", {"text": "start"}))["sessionId"]
+    await h.wait_event(sid, "message_update")
+    (cp,) = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    params = {"sessionId": sid, "entryId": cp["entryId"], "mode": "code"}
+    with pytest.raises(JsonRpcException, match="running") as info:
+        await h.call("pi/restore", params)
+    assert info.value.code == -32803
+    gate.event.set()
+    await h.wait_event(sid, "agent_end")
+    assert (await h.call("pi/restore", params))["reverted"] == []
+
+
+async def test_the_fork_keeps_its_checkpoints_and_the_text_leaves_out_the_review_note(
+    pi: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi(
+        capabilities=VSCODE,
+        pi=faux(tmp_path, tool_reply("edit", EDIT_F), text_reply("ok"), text_reply("fine")),
+    )
+    uri = h.open(workspace / "a.py", SOURCE)
+    sid = await h.run("change f")
+    (hunk,) = (await h.call("pi/review", {"sessionId": sid}))["files"][0]["hunks"]
+    decision = {"hunkId": hunk["id"], "decision": "undo", "reason": "no"}
+    await h.call("pi/reviewDecision", {"sessionId": sid, "decisions": [decision]})
+    await h.run("then stop", sessionId=sid)  # the undo note is joined to this prompt
+    cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
+    assert [c["text"] for c in cps] == ["change f", "then stop"]
+    result = await h.call(
+        "pi/restore", {"sessionId": sid, "entryId": cps[1]["entryId"], "mode": "conversation"}
+    )
+    assert result["text"] == "then stop"
+    (kept,) = (await h.call("pi/checkpoints", {"sessionId": result["sessionId"]}))["checkpoints"]
+    assert kept["text"] == "change f"
+    assert kept["files"] == [uri]

@@ -38,8 +38,18 @@ def test_revert_over_a_user_change_of_the_same_lines_is_a_conflict(tmp_path: Pat
     store = CheckpointStore(tmp_path / "cp")
     rec = store.record("call_1", "e1", "a.py", "x\ny\nz\n", "x\nY agent\nz\n", 1)
     result = store.revert(rec, "x\nY agent, edited by me\nz\n")
-    assert result.text is None
+    assert result.text == "x\nY agent, edited by me\nz\n"  # left as it is
     assert result.conflicts[0].current_text == "Y agent, edited by me\n"
+
+
+def test_revert_goes_hunk_by_hunk(tmp_path: Path) -> None:
+    """One hunk the user changed is a conflict; the tool call's other hunk is still
+    reverted."""
+    store = CheckpointStore(tmp_path / "cp")
+    rec = store.record("call_1", "e1", "a.py", "a\nb\nc\nd\n", "A\nb\nc\nD\n", 1)
+    result = store.revert(rec, "A\nb\nc\nD mine\n")
+    assert result.text == "a\nb\nc\nD mine\n"
+    assert [c.first_line for c in result.conflicts] == [4]
 
 
 def test_bash_marks_and_restore_log_survive_a_new_store(tmp_path: Path) -> None:
@@ -57,3 +67,15 @@ def test_bash_marks_and_restore_log_survive_a_new_store(tmp_path: Path) -> None:
     assert log.load("../etc") is None  # ids are never paths
     log.forget("abc123")
     assert log.load("abc123") is None
+
+
+def test_copy_to_takes_the_records_after_the_given_checkpoints(tmp_path: Path) -> None:
+    store = CheckpointStore(tmp_path / "cp")
+    store.record("call_1", "e1", "a.py", "a\n", "b\n", 1)
+    store.record("call_2", "e2", "a.py", "b\n", "c\n", 2)
+    store.record_bash("call_3", "e1", 3)
+    fork = CheckpointStore(tmp_path / "fork")
+    store.copy_to(fork, {"e1"})
+    (copied,) = fork.records()
+    assert (copied.tool_call_id, fork.get_text(copied.after)) == ("call_1", "b\n")
+    assert fork.bash_checkpoints() == {"e1"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pi_lsp.review import merge3
+from pi_lsp.review.merge import merge3_partial
 
 BASE = "a\nb\nc\nd\ne\n"
 
@@ -43,3 +44,24 @@ def test_identical_or_one_sided() -> None:
 def test_crlf_lines_keep_their_endings() -> None:
     base = "a\r\nb\r\nc\r\n"
     assert merge3(base, "A\r\nb\r\nc\r\n", "a\r\nb\r\nC\r\n").text == "A\r\nb\r\nC\r\n"
+
+
+def test_partial_merge_applies_what_does_not_clash() -> None:
+    base = "a\nb\nc\nd\ne\n"
+    ours = "A\nb\nc\nd\nE\n"
+    theirs = "a\nb\nC\nd\ne mine\n"
+    result = merge3_partial(base, ours, theirs)
+    assert result.text == "A\nb\nC\nd\ne mine\n"
+    assert [(c.first_line, c.current_text) for c in result.conflicts] == [(5, "e mine\n")]
+
+
+def test_partial_merge_without_clashes_is_merge3() -> None:
+    base, ours, theirs = "a\nb\nc\n", "A\nb\nc\n", "a\nb\nC\n"
+    assert merge3_partial(base, ours, theirs) == merge3(base, ours, theirs)
+
+
+def test_partial_merge_takes_a_change_the_user_made_too_as_done() -> None:
+    base, ours = "a\nb\nc\n", "a\nB\nc\n"
+    theirs = "x\na\nB\nc\n"
+    assert merge3_partial(base, ours, theirs).text == "x\na\nB\nc\n"
+    assert merge3_partial(base, ours, theirs).conflicts == ()

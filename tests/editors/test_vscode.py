@@ -41,19 +41,24 @@ def _missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def run() -> str:
+def run_e2e(*args: str, env: dict[str, str] | None = None, timeout: int = 900) -> str:
+    """``node run.mjs ARGS`` against this checkout's ``pi-lsp``: its output (skips when the
+    runner says its cache is missing)."""
     reason = _missing()
     if reason:
         pytest.skip(reason)
-    env = {**os.environ, "PI_LSP_SERVER": str(Path(sys.executable).parent / "pi-lsp")}
+    full_env = {
+        **os.environ,
+        "PI_LSP_SERVER": str(Path(sys.executable).parent / "pi-lsp"),
+        **(env or {}),
+    }
     proc = subprocess.run(
-        [str(NODE), str(E2E / "run.mjs")],
+        [str(NODE), str(E2E / "run.mjs"), *args],
         cwd=E2E,
-        env=env,
+        env=full_env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=timeout,
         check=False,
     )
     out = proc.stdout + proc.stderr
@@ -62,7 +67,12 @@ def run() -> str:
     return out
 
 
-def _tier(out: str, tier: str) -> tuple[int, int, int]:
+@pytest.fixture(scope="module")
+def run() -> str:
+    return run_e2e()
+
+
+def tier_counts(out: str, tier: str) -> tuple[int, int, int]:
     found = {m.group(1): m for m in LINE.finditer(out)}
     assert tier in found, f"no result line for tier {tier}:\n{out[-6000:]}"
     m = found[tier]
@@ -71,13 +81,13 @@ def _tier(out: str, tier: str) -> tuple[int, int, int]:
 
 @pytest.mark.timeout(900)
 def test_extension_host_tier(run: str) -> None:
-    passed, failed, _ = _tier(run, "2")
+    passed, failed, _ = tier_counts(run, "2")
     assert failed == 0, run[-8000:]
     assert passed > 0, run[-8000:]
 
 
 @pytest.mark.timeout(900)
 def test_ui_tier(run: str) -> None:
-    passed, failed, _ = _tier(run, "3")
+    passed, failed, _ = tier_counts(run, "3")
     assert failed == 0, run[-8000:]
     assert passed > 0, run[-8000:]

@@ -5,15 +5,11 @@ reason when the code-server cache or the llama.cpp runtime is missing."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.editors.test_vscode import E2E, LINE, NODE, _missing
+from tests.editors.test_vscode import _missing, run_e2e, tier_counts
 
 from .conftest import LlamaServer, start_server
 
@@ -35,26 +31,12 @@ def big_llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]
 
 @pytest.mark.timeout(900)
 def test_a_user_chats_with_a_real_model_in_the_panel(big_llama: LlamaServer) -> None:
-    env = {
-        **os.environ,
-        "PI_LSP_SERVER": str(Path(sys.executable).parent / "pi-lsp"),
-        "PI_E2E_REAL_BASE_URL": big_llama.url + "/v1",
-        "PI_E2E_REAL_MODEL": "smollm2",
-    }
-    proc = subprocess.run(
-        [str(NODE), str(E2E / "run.mjs"), "--tiers", "2"],
-        cwd=E2E,
-        env=env,
-        capture_output=True,
-        text=True,
+    out = run_e2e(
+        "--tiers",
+        "2",
+        env={"PI_E2E_REAL_BASE_URL": big_llama.url + "/v1", "PI_E2E_REAL_MODEL": "smollm2"},
         timeout=840,
-        check=False,
     )
-    out = proc.stdout + proc.stderr
-    if proc.returncode == 2 and out.startswith("SKIP:"):
-        pytest.skip(out.strip())
-    found = {m.group(1): m for m in LINE.finditer(out)}
-    assert "2" in found, out[-6000:]
-    passed, failed = int(found["2"].group(2)), int(found["2"].group(3))
+    passed, failed, _ = tier_counts(out, "2")
     assert failed == 0, out[-8000:]
     assert passed == 1, out[-8000:]

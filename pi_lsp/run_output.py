@@ -2,7 +2,7 @@
 (``TerminalPrinter``), or the ``pi/event`` stream as JSON lines (``JsonPrinter``); and the
 terminal y/N question before a ``bash`` command (``BashPermission``).
 
-Part of the CLI layer (above ``lsp/``): may use ``pi_lsp.lsp.events`` for the wire mapping.
+Part of the CLI layer (above ``lsp/``): uses ``pi_lsp.wire`` for the wire mapping, never ``lsp/``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from .agent.types import (
 )
 from .ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
 from .ai.events import RetryInfo, TextDeltaEvent, ThinkingDeltaEvent
-from .lsp.events import event_wire
 from .security.prompt_text import shown_command
 from .sessions.events import (
     AutoRetryStartEvent,
@@ -32,6 +31,7 @@ from .sessions.events import (
     SessionEvent,
     SessionSaveEvent,
 )
+from .wire import event_wire
 
 MAX_ARG_CHARS = 160
 RESULT_PREVIEW_LINES = 6

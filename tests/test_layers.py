@@ -16,8 +16,14 @@ import pytest
 PKG = Path(__file__).resolve().parent.parent / "pi_lsp"
 EDITOR_LIBS = {"pygls", "lsprotocol"}
 
-ABOVE_AI = {"pi_lsp.agent", "pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli",
-            "pi_lsp.run"}
+ABOVE_AI = {
+    "pi_lsp.agent",
+    "pi_lsp.tools",
+    "pi_lsp.sessions",
+    "pi_lsp.lsp",
+    "pi_lsp.cli",
+    "pi_lsp.run",
+}
 FORBIDDEN: dict[str, set[str]] = {
     "security": {"pi_lsp.ai", *ABOVE_AI},  # stdlib only: everything may use it
     "ai": ABOVE_AI,
@@ -66,3 +72,13 @@ def test_import_resolution_sees_relative_imports() -> None:
     # guard the guard: a relative import is resolved to its absolute name
     found = _imports(PKG / "agent" / "types.py")
     assert "pi_lsp.ai" in found
+
+
+def test_the_cli_run_never_imports_the_language_server() -> None:
+    """``pi-lsp run`` shares ``pi_lsp/wire.py`` with the server, never ``pi_lsp/lsp``."""
+    problems = []
+    for name in ("run.py", "run_output.py", "wire.py"):
+        for mod in _imports(PKG / name):
+            if mod == "pi_lsp.lsp" or mod.startswith("pi_lsp.lsp."):
+                problems.append(f"{name} imports {mod}")
+    assert not problems, "\n".join(problems)

@@ -30,11 +30,11 @@ from ..ai.types import now_ms
 from ..review import CheckpointStore
 from ..sessions.agent_session import THINKING_LEVELS, AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
+from ..wire import event_wire, message_wire, queue_wire
 from .agent_setup import AgentSetup, choose_model
 from .channel import MAX_WINDOW, EventChannel
 from .client import ClientBridge
 from .editor_workspace import CURRENT_SIGNAL
-from .events import event_wire, message_wire, queue_wire
 from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress

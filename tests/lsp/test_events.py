@@ -26,7 +26,7 @@ from pi_lsp.ai import (
     ToolCallEndEvent,
     ToolResultMessage,
 )
-from pi_lsp.lsp.events import event_wire
+from pi_lsp.wire import event_wire
 
 
 def _assistant() -> AssistantMessage:
@@ -55,7 +55,11 @@ def test_toolcall_end_carries_the_parsed_call() -> None:
     wire = event_wire(MessageUpdateEvent(msg, ToolCallEndEvent(1, call, msg)))
     assert wire is not None
     assert wire["assistantMessageEvent"]["toolCall"] == {
-        "type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a.py"}}
+        "type": "toolCall",
+        "id": "c1",
+        "name": "read",
+        "arguments": {"path": "a.py"},
+    }
 
 
 def test_whole_messages_are_camel_case() -> None:
@@ -73,8 +77,12 @@ def test_whole_messages_are_camel_case() -> None:
 
 def test_tool_events() -> None:
     start = event_wire(ToolExecutionStartEvent("c1", "bash", {"command": "ls"}))
-    assert start == {"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash",
-                     "args": {"command": "ls"}}
+    assert start == {
+        "type": "tool_execution_start",
+        "toolCallId": "c1",
+        "toolName": "bash",
+        "args": {"command": "ls"},
+    }
 
     @dataclass
     class Details:
@@ -83,10 +91,15 @@ def test_tool_events() -> None:
     partial = AgentToolResult([TextContent(text="out")], details=Details(0))
     upd = event_wire(ToolExecutionUpdateEvent("c1", "bash", {}, partial))
     assert upd is not None
-    assert upd["partialResult"] == {"content": [{"type": "text", "text": "out"}],
-                                    "details": {"exit_code": 0}}
-    end = event_wire(ToolExecutionEndEvent("c1", "bash", AgentToolResult(
-        [TextContent(text="boom")], details={}), True))
+    assert upd["partialResult"] == {
+        "content": [{"type": "text", "text": "out"}],
+        "details": {"exit_code": 0},
+    }
+    end = event_wire(
+        ToolExecutionEndEvent(
+            "c1", "bash", AgentToolResult([TextContent(text="boom")], details={}), True
+        )
+    )
     assert end is not None
     assert end["isError"] is True
     assert end["result"] == {"content": [{"type": "text", "text": "boom"}], "details": {}}
@@ -107,7 +120,11 @@ def test_turn_and_agent_end() -> None:
 
 def test_retry_and_compaction() -> None:
     assert event_wire(RetryInfo(1, 250, "429 Too Many Requests")) == {
-        "type": "retry", "attempt": 1, "delayMs": 250, "errorMessage": "429 Too Many Requests"}
+        "type": "retry",
+        "attempt": 1,
+        "delayMs": 250,
+        "errorMessage": "429 Too Many Requests",
+    }
 
     @dataclass
     class CompactionEnd:
@@ -118,4 +135,8 @@ def test_retry_and_compaction() -> None:
         type: str = "compaction_end"
 
     assert event_wire(CompactionEnd("manual", 100, 20)) == {
-        "type": "compaction_end", "reason": "manual", "tokensBefore": 100, "tokensAfter": 20}
+        "type": "compaction_end",
+        "reason": "manual",
+        "tokensBefore": 100,
+        "tokensAfter": 20,
+    }

@@ -1,10 +1,11 @@
 """Agent / session events → the JSON ``event`` object of a ``pi/event`` notification.
 
-PROTOCOL §3: ``message_update`` carries only ``assistantMessageEvent: {type, contentIndex,
-delta?}`` (``toolcall_end`` adds the parsed ``toolCall``) — never the partial message; every
-other event carries whole messages in their wire (camelCase) form. Pure functions over the
-agent's event types; compaction and retry events are matched by their ``type``.
-Must not import pygls.
+Below both front ends: the language server's ``pi/event`` (docs/protocol.md §3) and
+``pi-lsp run --json`` use this one mapping. ``message_update`` carries only
+``assistantMessageEvent: {type, contentIndex, delta?}`` (``toolcall_end`` adds the parsed
+``toolCall``) — never the partial message; every other event carries whole messages in their
+wire (camelCase) form. Pure functions over the agent's event types; compaction and retry
+events are matched by their ``type``. Must not import pygls, lsprotocol or ``pi_lsp.lsp``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from ..agent.queue import QueuedMessage
-from ..agent.types import (
+from .agent.queue import QueuedMessage
+from .agent.types import (
     AgentEndEvent,
     AgentStartEvent,
     AgentToolResult,
@@ -28,7 +29,7 @@ from ..agent.types import (
     TurnEndEvent,
     TurnStartEvent,
 )
-from ..ai.events import RetryInfo, ToolCallEndEvent
+from .ai.events import RetryInfo, ToolCallEndEvent
 
 DELTA_TYPES = frozenset(("text_delta", "thinking_delta", "toolcall_delta"))
 CONTENT_TYPES = frozenset(

@@ -3,6 +3,10 @@
 - An autouse guard fails any test that tries to reach a non-loopback host (only ``-m live``
   tests may).
 - ``live`` tests are skipped unless selected with ``-m live``.
+- Every test that starts a real process of the product (the server over stdio, ``pi-lsp run``,
+  a real editor, the llama.cpp server, the VS Code tiers) is marked ``e2e`` here, by where it
+  lives or the fixture it uses, so a new test in those places joins the tier by itself;
+  ``pytest -m "not e2e"`` is the fast loop (docs/testing.md).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,7 +39,38 @@ class NetworkBlockedError(RuntimeError):
     pass
 
 
+_E2E_DIRS = {"editors", "real_server", "cli"}
+"""Folders under ``tests/`` whose every test starts a real process (``tests/cli``: the
+``pi-lsp run`` subprocess; the few in-process tests there are marked by module below)."""
+_E2E_MODULE_PREFIXES = ("test_e2e_", "test_editors_")
+_E2E_MODULES = {"test_cli.py", "test_bench_smoke.py"}
+_IN_PROCESS_CLI_MODULES = {"test_permission.py"}
+_E2E_FIXTURES = {"pi", "lsp_client"}
+"""``pi``: the server started as ``python -m pi_lsp`` (tests/lsp/harness.py); ``lsp_client``:
+pytest-lsp's own subprocess client."""
+
+_TESTS = Path(__file__).resolve().parent
+
+
+def is_e2e(item: pytest.Item) -> bool:
+    path = Path(str(item.path)).resolve()
+    try:
+        parts = path.relative_to(_TESTS).parts
+    except ValueError:
+        return False
+    name = parts[-1]
+    if parts[0] in _E2E_DIRS and name not in _IN_PROCESS_CLI_MODULES:
+        return True
+    if name.startswith(_E2E_MODULE_PREFIXES) or name in _E2E_MODULES:
+        return True
+    return bool(_E2E_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    e2e = pytest.mark.e2e
+    for item in items:
+        if is_e2e(item):
+            item.add_marker(e2e)
     selected = config.getoption("-m") or ""
     if "live" in selected:
         return

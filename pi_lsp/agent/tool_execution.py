@@ -2,15 +2,18 @@
 
 Per call: ``prepare_arguments`` -> validation (coercing) -> ``before_tool_call`` -> ``execute``
 -> ``after_tool_call``. Unknown tools, invalid arguments, blocks, aborts and exceptions become
-error tool results (``details: {}``). Batches run in parallel (all preparation first, in call
-order; execution concurrently; ``tool_execution_end`` in completion order; result messages in
-call order) unless the config or any called tool asks for sequential.
+error tool results (``details: {}``); an exception that is neither a ``ToolFailure`` nor an
+``OSError`` (our bug, not the model's or the disk's) is logged too, with the tool's name, the
+call id and a traceback. Batches run in parallel (all preparation first, in call order;
+execution concurrently; ``tool_execution_end`` in completion order; result messages in call
+order) unless the config or any called tool asks for sequential.
 Must not import pygls/lsprotocol or anything above agent/.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
@@ -29,8 +32,11 @@ from .types import (
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
+    ToolFailure,
 )
 from .validation import validate_tool_arguments
+
+log = logging.getLogger(__name__)
 
 ABORTED_TEXT = "Operation aborted"
 BLOCKED_TEXT = "Tool execution was blocked"
@@ -64,6 +70,17 @@ def error_result(message: str) -> AgentToolResult:
 
 def _message_of(exc: BaseException) -> str:
     return str(exc)
+
+
+def _failure_text(exc: Exception, call: ToolCall, stage: str) -> str:
+    """The model-facing text of a failed call (unchanged: ``str(exc)``). Call inside the
+    ``except`` block: an unexpected exception is logged with its traceback. Only the tool's
+    name, the call id and the exception are logged — never the arguments (file contents)."""
+    if not isinstance(exc, ToolFailure | OSError):
+        log.exception(
+            "unexpected %s in tool %r (call %s, %s)", type(exc).__name__, call.name, call.id, stage
+        )
+    return _message_of(exc)
 
 
 def _find_tool(context: AgentContext, name: str) -> AgentTool[Any] | None:
@@ -201,7 +218,7 @@ async def _prepare(
             return _Finalized(call, error_result(ABORTED_TEXT), True)
         return _Prepared(call, tool, args)
     except Exception as exc:
-        return _Finalized(call, error_result(_message_of(exc)), True)
+        return _Finalized(call, error_result(_failure_text(exc, call, "preparing")), True)
 
 
 async def _execute_and_finalize(
@@ -228,7 +245,8 @@ async def _execute_and_finalize(
                 if after.is_error is not None:
                     is_error = after.is_error
         except Exception as exc:
-            result, is_error = error_result(_message_of(exc)), True
+            text = _failure_text(exc, prepared.tool_call, "after_tool_call")
+            result, is_error = error_result(text), True
     return _Finalized(prepared.tool_call, result, is_error)
 
 
@@ -255,7 +273,7 @@ async def _execute(
         result = await prepared.tool.execute(call.id, prepared.args, signal, on_update)
         outcome: tuple[AgentToolResult, bool] = (result, False)
     except Exception as exc:
-        outcome = (error_result(_message_of(exc)), True)
+        outcome = (error_result(_failure_text(exc, call, "executing")), True)
     finally:
         accepting = False
     if updates:

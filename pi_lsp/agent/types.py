@@ -42,6 +42,13 @@ QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
 # ------------------------------------------------------------------------------- tools
 
 
+class ToolFailure(Exception):
+    """Base of the errors a tool raises on purpose (a missing file, a stale edit, bad
+    arguments): ``str(exc)`` is the text the model reads, and it is not logged. Any other
+    exception out of a tool or a tool hook is a bug of ours: it still becomes the model-facing
+    error text, and is logged with a traceback (``tool_execution``)."""
+
+
 @dataclass(slots=True)
 class AgentToolResult:
     """What a tool returns. ``terminate=True`` on every result of a batch ends the tool chain."""

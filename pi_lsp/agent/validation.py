@@ -19,8 +19,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .types import ToolFailure
 
-class ToolArgumentsError(ValueError):
+
+class ToolArgumentsError(ToolFailure, ValueError):
     """The arguments do not fit the tool's parameters; ``str()`` is the model-facing text."""
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..agent.types import AgentToolResult, ToolUpdateCallback
+from ..agent.types import AgentToolResult, ToolFailure, ToolUpdateCallback
 from ..ai import AbortSignal, TextContent
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 ABORTED_MESSAGE = "Operation aborted"
 
 
-class ToolError(Exception):
+class ToolError(ToolFailure):
     """A tool failed; ``str(exc)`` is the error text the model reads (the loop sets isError)."""
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import accumulate, pairwise
 
+from ..agent.types import ToolFailure
 from .edit_hint import closest_candidate
 from .workspace import TextEdit
 
@@ -35,7 +36,7 @@ _FUZZY_MAP = str.maketrans(
 )
 
 
-class EditError(Exception):
+class EditError(ToolFailure):
     """The edit cannot be applied; the message is Pi's text for the model."""
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from ..agent.types import ToolFailure
+
 try:  # pragma: no cover - the import is environment-dependent
     import re2 as _re2
 except ImportError:  # pragma: no cover
@@ -25,7 +27,7 @@ class LinearPattern(Protocol):
     def match(self, text: str) -> Any: ...
 
 
-class PatternError(ValueError):
+class PatternError(ToolFailure, ValueError):
     """The pattern cannot be compiled (the message says why)."""
 
 

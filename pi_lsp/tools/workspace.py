@@ -26,13 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from ..agent.types import ToolFailure
+
 CURRENT_TOOL_CALL: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "pi_lsp_tool_call", default=None
 )
 """Set by ``edit`` / ``write`` while they run: which tool call a change belongs to (review)."""
 
 
-class WorkspaceError(Exception):
+class WorkspaceError(ToolFailure):
     """A file operation failed; ``str(exc)`` is written for the model to act on."""
 
 

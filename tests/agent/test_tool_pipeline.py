@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from pi_lsp.agent import (
 from pi_lsp.agent.validation import validate_tool_arguments
 from pi_lsp.ai import AbortSignal, TextContent
 from pi_lsp.ai.providers.faux import FauxProvider, FauxResponse
+from pi_lsp.tools.common import ToolError
+from pi_lsp.tools.workspace import OutsideWorkspaceError
 
 from .helpers import Recorder, config, context, echo_tool, fn_tool, ok, user
 
@@ -146,6 +149,63 @@ async def test_item_42_execute_raising_becomes_an_error_result() -> None:
     assert result.is_error
     assert result.details == {}
     assert rec.of("tool_execution_end")[0].is_error
+
+
+async def test_a_bug_inside_a_tool_is_logged_with_name_call_id_and_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    secret = "file contents the model sent"
+
+    async def buggy(*_: Any) -> AgentToolResult:
+        return {}["missing"]  # type: ignore[no-any-return]  # our bug: a KeyError
+
+    with caplog.at_level(logging.ERROR, logger="pi_lsp.agent.tool_execution"):
+        _, result = await _run_one(("buggy", {"text": secret}), fn_tool("buggy", buggy))
+    assert result.content[0].text == "'missing'"  # the model-facing text is unchanged
+    assert result.is_error
+    [record] = caplog.records
+    message = record.getMessage()
+    assert "KeyError" in message
+    assert "'buggy'" in message
+    assert result.tool_call_id in message
+    assert record.exc_info is not None  # the traceback
+    assert secret not in caplog.text  # never the arguments
+
+
+async def test_a_bug_in_a_tool_hook_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    def before(*_: Any) -> BeforeToolCallResult:
+        raise AttributeError("no such thing")
+
+    with caplog.at_level(logging.ERROR, logger="pi_lsp.agent.tool_execution"):
+        _, result = await _run_one(("echo", {"text": "a"}), echo_tool(), before_tool_call=before)
+    assert result.content[0].text == "no such thing"
+    [record] = caplog.records
+    assert "AttributeError" in record.getMessage()
+    assert record.exc_info is not None
+
+
+@pytest.mark.parametrize(
+    "error",
+    [ToolError("No such file"), OutsideWorkspaceError("outside"), FileNotFoundError("gone")],
+)
+async def test_expected_tool_errors_are_not_logged(
+    error: Exception, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def failing(*_: Any) -> AgentToolResult:
+        raise error
+
+    with caplog.at_level(logging.DEBUG, logger="pi_lsp.agent.tool_execution"):
+        _, result = await _run_one(("fails", {}), fn_tool("fails", failing))
+    assert result.content[0].text == str(error)
+    assert result.is_error
+    assert caplog.records == []
+
+
+async def test_invalid_arguments_are_not_logged(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="pi_lsp.agent.tool_execution"):
+        _, result = await _run_one(("echo", {"text": ["not a string"]}), echo_tool())
+    assert result.is_error
+    assert caplog.records == []
 
 
 async def test_item_43_after_tool_call_overrides_field_by_field() -> None:

@@ -1,5 +1,7 @@
-"""Fixtures for the language-server tests: a workspace, an isolated data dir, and a factory
-that starts ``python -m pi_lsp`` under a pytest-lsp client (stopped at teardown)."""
+"""Fixtures for the language-server tests: a workspace, an isolated data dir, and two
+factories with one signature that start the server under a pytest-lsp client (stopped at
+teardown): ``pi`` as a process (``python -m pi_lsp``, the ``e2e`` tier) and ``pi_in_process``
+in the test's own event loop over a pipe pair (tests/support/inprocess.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 from tests.support.http_server import ScriptedHTTPServer
 
-from .harness import Harness, start, stop
+from .harness import Harness, start, start_in_process, stop
 
 Start = Callable[..., Awaitable[Harness]]
 
@@ -37,6 +39,27 @@ async def pi(workspace: Path, data_dir: Path) -> AsyncIterator[Start]:
 
     async def factory(**kwargs: Any) -> Harness:
         harness = await start(workspace, data_dir, **kwargs)
+        started.append(harness)
+        return harness
+
+    yield factory
+    for harness in started:
+        await stop(harness)
+
+
+@pytest.fixture
+async def pi_in_process(
+    workspace: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Start]:
+    """``pi``'s factory, with the server served in this process: the protocol tier. ``env``
+    is applied to this process for the test (``monkeypatch``)."""
+    started: list[Harness] = []
+    monkeypatch.setenv("PI_LSP_DATA_DIR", str(data_dir))
+
+    async def factory(*, env: dict[str, str] | None = None, **kwargs: Any) -> Harness:
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        harness = await start_in_process(workspace, **kwargs)
         started.append(harness)
         return harness
 

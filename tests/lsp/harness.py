@@ -1,4 +1,6 @@
-"""End-to-end harness: a pytest-lsp client driving ``python -m pi_lsp`` over stdio.
+"""The protocol-test harness: a pytest-lsp client driving the server, either started as
+``python -m pi_lsp`` over stdio (``start``, the ``e2e`` tier) or served in the test's own
+process over a pipe pair (``start_in_process``, see ``tests/support/inprocess.py``).
 
 The client behaves like an editor: it keeps copies of the documents it opened, applies
 ``workspace/applyEdit`` to them and sends ``didChange`` (or rejects, when told to), answers
@@ -22,6 +24,7 @@ from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 from pi_lsp.lsp.converter import dict_converter
+from tests.support.inprocess import InProcessServer, serve_in_process
 
 VSCODE = "visual-studio-code@v1.65.2"
 NVIM_07 = "neovim@v0.7.0"
@@ -52,6 +55,8 @@ class Harness:
     def __init__(self, client: LanguageClient, root: Path) -> None:
         self.client = client
         self.root = root
+        self.local: InProcessServer | None = None
+        """Set when the server runs in the test's process (``start_in_process``)."""
         self.events: list[dict[str, Any]] = []
         self.docs: dict[str, tuple[int, str]] = {}
         self.edits: list[types.ApplyWorkspaceEditParams] = []
@@ -287,6 +292,34 @@ async def start(
         **(env or {}),
     }
     await client.start_io(sys.executable, "-m", "pi_lsp", env=full_env)
+    await _initialize(client, root, capabilities, pi)
+    return harness
+
+
+async def start_in_process(
+    root: Path,
+    *,
+    capabilities: str | types.ClientCapabilities = VSCODE,
+    pi: dict[str, Any] | None = None,
+    configuration: dict[str, Any] | None = None,
+) -> Harness:
+    """Like ``start``, with the server in this process (the caller sets the environment,
+    e.g. ``PI_LSP_DATA_DIR``, with ``monkeypatch``)."""
+    client = make_client(recorders=False)
+    if configuration is not None:
+        client.set_configuration(configuration)
+    harness = Harness(client, root)
+    harness.local = await serve_in_process(client)
+    await _initialize(client, root, capabilities, pi)
+    return harness
+
+
+async def _initialize(
+    client: LanguageClient,
+    root: Path,
+    capabilities: str | types.ClientCapabilities,
+    pi: dict[str, Any] | None,
+) -> None:
     await client.initialize_session(
         types.InitializeParams(
             capabilities=(
@@ -297,7 +330,6 @@ async def start(
             initialization_options={"pi": rich_client(pi or {})},
         )
     )
-    return harness
 
 
 def rich_client(pi: dict[str, Any]) -> dict[str, Any]:
@@ -314,4 +346,6 @@ async def stop(harness: Harness) -> None:
     try:
         await asyncio.wait_for(client.shutdown_session(), TIMEOUT)
     finally:
+        if harness.local is not None:
+            await harness.local.close()
         await client.stop()

@@ -1,4 +1,7 @@
-"""The wire contract's edges: bad requests, commands, code actions, settings, progress."""
+"""The wire contract's edges: bad requests, commands, code actions, settings, progress.
+
+In the in-process tier (``pi_in_process``: the server in the test's event loop over a pipe
+pair); only the stdio start-up answer is checked against a real process (``e2e``)."""
 
 from __future__ import annotations
 
@@ -28,9 +31,9 @@ async def error_of(h: Any, method: str, params: Any) -> JsonRpcException:
 
 
 async def test_bad_requests_get_errors_and_the_server_keeps_serving(
-    pi: Start, tmp_path: Path
+    pi_in_process: Start, tmp_path: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, text_reply("still here")))
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("still here")))
     err = await error_of(h, "pi/nonsense", {})
     assert err.code == -32601
     err = await error_of(h, "pi/prompt", {"txt": "typo"})
@@ -57,8 +60,8 @@ async def test_bad_requests_get_errors_and_the_server_keeps_serving(
     assert end["messages"][-1]["content"][0]["text"] == "still here"
 
 
-async def test_execute_command_drives_the_agent(pi: Start, tmp_path: Path) -> None:
-    h = await pi(pi=faux(tmp_path, text_reply("from a command")))
+async def test_execute_command_drives_the_agent(pi_in_process: Start, tmp_path: Path) -> None:
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("from a command")))
     result = await h.client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="pi.prompt", arguments=[{"text": "hello"}])
     )
@@ -75,6 +78,7 @@ async def test_execute_command_drives_the_agent(pi: Start, tmp_path: Path) -> No
     assert aborted == {"aborted": False}
 
 
+@pytest.mark.e2e
 async def test_initialize_advertises_commands_and_code_actions(
     tmp_path: Path, workspace: Path, data_dir: Path
 ) -> None:
@@ -96,9 +100,9 @@ async def test_initialize_advertises_commands_and_code_actions(
 
 
 async def test_code_actions_start_a_prompt_with_the_selection(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, text_reply("explained")))
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("explained")))
     uri = h.open(workspace / "a.py")
     sel = {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 12}}
     empty = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
@@ -131,8 +135,10 @@ async def test_code_actions_start_a_prompt_with_the_selection(
     assert attached["diagnostics"]["items"][0]["range"] == sel
 
 
-async def test_prompt_with_whole_file_context(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(pi=faux(tmp_path, text_reply("seen")))
+async def test_prompt_with_whole_file_context(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("seen")))
     uri = h.open(workspace / "a.py", "print('unsaved')\n")
     sid = await h.run("what is this?", context={"uri": uri})
     end = await h.wait_event(sid, "agent_end")
@@ -141,10 +147,12 @@ async def test_prompt_with_whole_file_context(pi: Start, tmp_path: Path, workspa
     assert "print('unsaved')" in prompt
 
 
-async def test_bad_settings_are_reported_and_defaults_kept(pi: Start, tmp_path: Path) -> None:
+async def test_bad_settings_are_reported_and_defaults_kept(
+    pi_in_process: Start, tmp_path: Path
+) -> None:
     settings = faux(tmp_path, text_reply("ok"), thinkingLevel="ludicrous", colour="blue",
                     permissions={"bash": "sometimes"})
-    h = await pi(pi=settings)
+    h = await pi_in_process(pi=settings)
     errors = await h.wait_for(lambda: len([m for m in h.client.messages
                                            if m.type == types.MessageType.Error]) >= 2 and
                               [m.message for m in h.client.messages])
@@ -158,10 +166,10 @@ async def test_bad_settings_are_reported_and_defaults_kept(pi: Start, tmp_path: 
     assert state["model"]["provider"] == "faux"
 
 
-async def test_configuration_is_read_and_re_read(pi: Start, tmp_path: Path) -> None:
+async def test_configuration_is_read_and_re_read(pi_in_process: Start, tmp_path: Path) -> None:
     first = write_script(tmp_path / "one.json", [text_reply("script one")])
     second = write_script(tmp_path / "two.json", [text_reply("script two")])
-    h = await pi(pi={"provider": "faux"},
+    h = await pi_in_process(pi={"provider": "faux"},
                  configuration={"pi": {"fauxScript": str(first)}})
     sid = await h.run("a")
     assert h.session_events(sid)[-1]["event"]["messages"][-1]["content"][0]["text"] == "script one"
@@ -175,9 +183,11 @@ async def test_configuration_is_read_and_re_read(pi: Start, tmp_path: Path) -> N
         "script two"
 
 
-async def test_settings_pushed_without_workspace_configuration(pi: Start, tmp_path: Path) -> None:
+async def test_settings_pushed_without_workspace_configuration(
+    pi_in_process: Start, tmp_path: Path
+) -> None:
     script = write_script(tmp_path / "pushed.json", [text_reply("pushed")])
-    h = await pi(capabilities=NVIM_07, pi={"provider": "faux"})
+    h = await pi_in_process(capabilities=NVIM_07, pi={"provider": "faux"})
     h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         settings={"pi": {"provider": "faux", "fauxScript": str(script)}}))
     await h.call("pi/sessions")  # processed after the notification
@@ -185,8 +195,8 @@ async def test_settings_pushed_without_workspace_configuration(pi: Start, tmp_pa
     assert h.session_events(sid)[-1]["event"]["messages"][-1]["content"][0]["text"] == "pushed"
 
 
-async def test_missing_provider_is_a_clear_error(pi: Start) -> None:
-    h = await pi(pi={}, env={"OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": "",
+async def test_missing_provider_is_a_clear_error(pi_in_process: Start) -> None:
+    h = await pi_in_process(pi={}, env={"OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": "",
                              "ANTHROPIC_OAUTH_TOKEN": ""})
     err = await error_of(h, "pi/prompt", {"text": "hi"})
     assert err.code == -32803
@@ -196,13 +206,13 @@ async def test_missing_provider_is_a_clear_error(pi: Start) -> None:
     assert "pi.provider" in shown[0].message
 
 
-async def test_work_done_progress(pi: Start, tmp_path: Path) -> None:
+async def test_work_done_progress(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "s.json",
         [{"content": [{"type": "toolCall", "name": "read", "arguments": {"path": "a.py"}}]},
          text_reply("done")],
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     await h.run("go")
 
     def ended() -> Any:
@@ -222,18 +232,18 @@ async def test_work_done_progress(pi: Start, tmp_path: Path) -> None:
     assert reports[-1].message == "done"
 
 
-async def test_no_progress_without_client_support(pi: Start, tmp_path: Path) -> None:
+async def test_no_progress_without_client_support(pi_in_process: Start, tmp_path: Path) -> None:
     caps = client_capabilities(VSCODE)
     assert caps.window is not None
     caps.window.work_done_progress = False  # eglot 1.9 declares none
-    h = await pi(capabilities=caps, pi=faux(tmp_path, text_reply("ok")))
+    h = await pi_in_process(capabilities=caps, pi=faux(tmp_path, text_reply("ok")))
     await h.run("go")
     await h.call("pi/sessions")
     assert h.client.progress_reports == {}
 
 
-async def test_prompt_with_an_image(pi: Start, tmp_path: Path) -> None:
-    h = await pi(pi=faux(tmp_path, text_reply("a red pixel")))
+async def test_prompt_with_an_image(pi_in_process: Start, tmp_path: Path) -> None:
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("a red pixel")))
     pixel = (
         "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJ"
         "RU5ErkJggg=="

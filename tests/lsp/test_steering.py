@@ -1,7 +1,7 @@
 """Input during a run: steering mid-stream, follow-up in the same trace, pi/prompt while running.
 
 Against the scripted OpenAI-compatible server, gated with ``Pause`` so the test acts at a
-known point of the stream."""
+known point of the stream. In the in-process tier (``pi_in_process``)."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ def _user_texts(messages: list[dict]) -> list[str]:
 
 
 async def test_trace_over_http_and_steering_mid_stream(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     gate = Pause(asyncio.Event())
     first = text_events("First answer, streaming slowly.", 6)
     srv.enqueue(response(first, gate=gate, gate_after=3))
     srv.enqueue(response(text_events("Second answer, after the steer.")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     res = await h.call("pi/prompt", {"text": "Tell me something."})
     sid = res["sessionId"]
     assert res["delivered"] == "prompt"
@@ -51,11 +51,11 @@ async def test_trace_over_http_and_steering_mid_stream(
     assert "be brief" in str(body["messages"][-1]["content"])
 
 
-async def test_follow_up_in_the_same_trace(pi: Start, srv: ScriptedHTTPServer) -> None:
+async def test_follow_up_in_the_same_trace(pi_in_process: Start, srv: ScriptedHTTPServer) -> None:
     gate = Pause(asyncio.Event())
     srv.enqueue(response(text_events("One.", 2), gate=gate, gate_after=2))
     srv.enqueue(response(text_events("Two.")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/prompt", {"text": "first"}))["sessionId"]
     await h.wait_event(sid, "message_update")
     queued = await h.call("pi/followUp", {"sessionId": sid, "text": "and then?"})
@@ -70,10 +70,10 @@ async def test_follow_up_in_the_same_trace(pi: Start, srv: ScriptedHTTPServer) -
 
 
 async def test_steer_on_idle_session_is_injected_into_the_next_run(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     srv.enqueue(response(text_events("ok")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/newSession"))["sessionId"]
     queued = await h.call("pi/steer", {"sessionId": sid, "text": "use tabs"})
     assert queued["delivered"] == "steer"
@@ -83,3 +83,23 @@ async def test_steer_on_idle_session_is_injected_into_the_next_run(
     assert "format it" in texts[0]
     assert "use tabs" in texts[1]
     assert len(srv.requests) == 1  # injected in the first turn, before the first model call
+
+
+async def test_abort_mid_stream_ends_the_run_as_aborted_and_the_session_stays_usable(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    gate = Pause(asyncio.Event())  # never released: the abort cuts the stream off
+    srv.enqueue(response(text_events("A long answer that will be aborted.", 6), gate=gate))
+    srv.enqueue(response(text_events("Fresh answer.")))
+    h = await pi_in_process(pi=http_settings(srv))
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    await h.wait_event(sid, "message_update")
+    assert await h.call("pi/abort", {"sessionId": sid}) == {"aborted": True}
+    end = await h.wait_event(sid, "agent_end")
+    assert end["messages"][-1]["stopReason"] == "aborted"
+    state = await h.call("pi/state", {"sessionId": sid})
+    assert state["isStreaming"] is False
+    assert await h.call("pi/abort", {"sessionId": sid}) == {"aborted": False}
+    await h.run("again", sessionId=sid)
+    second = await h.wait_event(sid, "agent_end", 2)
+    assert second["messages"][-1]["content"][0]["text"] == "Fresh answer."

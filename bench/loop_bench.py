@@ -1,4 +1,5 @@
-"""The agent-loop benchmark of ``LOOP_BENCH.md`` (schema ``pi-loop-bench/1``), Python side.
+"""The agent-loop benchmark of docs/performance.md#agent-loop (schema ``pi-loop-bench/1``), Python
+side.
 
 Synthetic, network-free workloads drive ``run_agent_loop`` (``--api loop``) or ``Agent``
 (``--api agent``) with a scripted fake stream function; one measured run per process, the
@@ -356,8 +357,8 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
     if sink.events != 2 + 2 * llm + 2 * (1 + llm + tools) + 2 * tools + sum(want_updates.values()):
         problems.append(f"events {sink.events} differ from the contract's formula")
     if problems:
-        print("loop_bench: event counts differ from LOOP_BENCH.md:\n  " + "\n  ".join(problems),
-              file=sys.stderr)
+        print("loop_bench: event counts differ from the contract's formulas:\n  "
+              + "\n  ".join(problems), file=sys.stderr)
         return 1
 
     durations = [(end - start) * 1e6 for start, end in

@@ -1,6 +1,7 @@
 """Agent / session events → the JSON ``event`` object of a ``pi/event`` notification.
 
-Below both front ends: the language server's ``pi/event`` (docs/protocol.md §3) and
+Below both front ends: the language server's ``pi/event``
+(docs/protocol.md#3-server--client-notification-pievent) and
 ``pi-lsp run --json`` use this one mapping. ``message_update`` carries only
 ``assistantMessageEvent: {type, contentIndex, delta?}`` (``toolcall_end`` adds the parsed
 ``toolCall``) — never the partial message; every other event carries whole messages in their

@@ -89,7 +89,7 @@ class _ActiveRun:
 
 
 class Agent:
-    """A conversation with a model and tools; see ``AGENT_API.md`` for the contract."""
+    """A conversation with a model and tools; the contract is docs/agent-loop.md#the-agent."""
 
     def __init__(
         self,

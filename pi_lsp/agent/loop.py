@@ -1,9 +1,10 @@
 """The agent loop: a port of Pi v0.80.2 ``agent-loop.ts`` (``runAgentLoop`` and friends).
 
 One run = ``agent_start`` ... ``agent_end``; one turn = one model call plus the tools it asked
-for. Three signals drive it (seed §3): ``stop_reason`` error/aborted is a hard stop; tool calls
-in the *content* whose batch did not all ``terminate`` continue the tool chain; steering and
-follow-up polls add turns. Must not import pygls/lsprotocol or anything above agent/.
+for. Three signals drive it (docs/reference/pi.md#continue-signals): ``stop_reason`` error/aborted
+is a hard stop; tool calls in the *content* whose batch did not all ``terminate`` continue the tool
+chain; steering and follow-up polls add turns. Must not import pygls/lsprotocol or anything above
+agent/.
 """
 
 from __future__ import annotations

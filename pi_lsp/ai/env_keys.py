@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping
 
 from ..security import env_secrets, vault
 
-# provider -> env vars, in order of preference (pi-reference §3.11)
+# provider -> env vars, in order of preference (docs/reference/pi.md#env-keys)
 PROVIDER_ENV_KEYS: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
     "openai": ("OPENAI_API_KEY",),

@@ -1,9 +1,9 @@
 """Retry policy for provider requests: what is transient, how long to wait, abortable sleeps.
 
-Two levels (pi-reference §3.12). The provider level (used by ``providers/_http``) retries a
-request that failed *before any output was streamed*: connection errors, timeouts, HTTP
-408/409/429/5xx/529 and ``overloaded`` errors, with ``base × 2^(attempt-1)`` backoff that
-honours ``Retry-After`` / ``retry-after-ms``; never 400/401/403/404 or quota/billing errors.
+Two levels (docs/reference/pi.md#retries). The provider level (used by ``providers/_http``) retries
+a request that failed *before any output was streamed*: connection errors, timeouts, HTTP
+408/409/429/5xx/529 and ``overloaded`` errors, with ``base × 2^(attempt-1)`` backoff that honours
+``Retry-After`` / ``retry-after-ms``; never 400/401/403/404 or quota/billing errors.
 ``is_retryable_error_message`` is the session-level rule (coding-agent ``_isRetryableError``)
 for higher layers. Must not import anything of ours above ``ai/``.
 """
@@ -28,7 +28,7 @@ QUOTA_PATTERN = re.compile(
     r"insufficient_quota|out of budget|quota exceeded|billing",
     re.IGNORECASE,
 )
-"""Quota / billing failures: retrying cannot help (pi-reference §3.12)."""
+"""Quota / billing failures: retrying cannot help (docs/reference/pi.md#retries)."""
 
 SESSION_RETRYABLE_PATTERN = re.compile(
     r"overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|"

@@ -1,4 +1,5 @@
-"""Thinking levels: which a model supports, clamping, and token budgets (pi-reference §3.7).
+"""Thinking levels: which a model supports, clamping, and token budgets
+(docs/reference/pi.md#thinking-levels).
 
 ``off`` (agent-core's extra level) means no ``reasoning`` option at all. Budget-based thinking
 (older Anthropic models) gets minimal 1024, low 2048, medium 8192, high 16384 tokens; ``xhigh``

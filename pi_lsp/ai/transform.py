@@ -1,6 +1,6 @@
 """pi-ai ``transformMessages``: make a stored history safe to replay to a given model.
 
-Run by every provider before its own conversion (pi-reference §3.9):
+Run by every provider before its own conversion (docs/reference/pi.md#transform-messages):
 1. images become placeholder text when the model does not accept images;
 2. assistant messages from another model: thinking becomes text (empty / redacted dropped),
    signatures are stripped, tool-call ids are normalised and their results remapped;

@@ -190,7 +190,8 @@ class Model(WireModel):
     compat: dict[str, Any] | None = None
     """Per-api switches (camelCase keys): ``OpenAICompat`` / ``AnthropicCompat`` fields."""
     thinking_level_map: dict[str, str | None] | None = None
-    """Per-level provider values; ``None`` for a level marks it unsupported (pi §3.7)."""
+    """Per-level provider values; ``None`` for a level marks it unsupported
+    (docs/reference/pi.md#thinking-levels)."""
 
     def same_as(self, other: Model) -> bool:
         """Pi compares models by id and provider."""

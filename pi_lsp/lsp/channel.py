@@ -21,7 +21,8 @@ from ..wire import DELTA_TYPES
 
 DEFAULT_BUFFER = 2048
 MAX_WINDOW = 0.1
-"""No merge ever spans more than this (PROTOCOL §3: ~100 ms)."""
+"""No merge ever spans more than this (docs/protocol.md#3-server--client-notification-pievent: ~100
+ms)."""
 
 
 class TimerHandle(Protocol):

@@ -1,4 +1,5 @@
-"""Checkpoints, restore, revert one tool call (PROTOCOL §9.5).
+"""Checkpoints, restore, revert one tool call
+(docs/protocol.md#checkpoints-restore-revert-one-tool-call-95).
 
 Every user message of a session's current branch is a checkpoint. What the agent's ``edit`` /
 ``write`` calls changed is recorded per tool call beside the session file
@@ -267,7 +268,8 @@ def _records(store: CheckpointStore | None) -> list[ChangeRecord]:
 
 
 def _text(content: Any) -> str:
-    """What the user typed: the message's text without a review note joined to it (§9.1)."""
+    """What the user typed: the message's text without a review note joined to it
+    (docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
     if isinstance(content, str):
         return content
     return "".join(

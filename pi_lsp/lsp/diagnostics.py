@@ -1,5 +1,6 @@
-"""Diagnostics the client forwards (``pi/diagnostics``, PROTOCOL §9.4), and the bounded wait
-after an edit for those of the edited version.
+"""Diagnostics the client forwards (``pi/diagnostics``,
+docs/protocol.md#diagnostics-after-an-edit-94), and the bounded wait after an edit for those of the
+edited version.
 
 Only clients declaring ``clientCapabilities.diagnostics`` are waited for. A report for an older
 version than the one asked for is ignored. The wait ends early once a report for the new

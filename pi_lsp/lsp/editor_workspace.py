@@ -5,11 +5,12 @@ Reads see open buffers before the disk; ``edit`` / ``write`` become ``workspace/
 is connected (``pi-lsp --tcp`` between connections), when they go to the disk. The text an edit was
 computed from is compared with the current buffer (version, then text) right before it is
 sent; when the user changed it meanwhile, the edit is rebased onto the current text with a
-three-way line merge (PROTOCOL §9.2) and only an overlap is refused (``StaleDocumentError``
-showing the model the current text of that region). ``write`` merges against the text the
-agent last read, so it never discards what the user typed after that read. After an applied edit the
-disk is brought in line — by the client (``pi/saveDocuments``) or by us, never over unsaved
-user changes. Path rules, listing and the mutation lock are inherited from ``DiskWorkspace``.
+three-way line merge (docs/protocol.md#rebase-onto-your-newer-text-92) and only an overlap is
+refused (``StaleDocumentError`` showing the model the current text of that region). ``write`` merges
+against the text the agent last read, so it never discards what the user typed after that read.
+After an applied edit the disk is brought in line — by the client (``pi/saveDocuments``) or by us,
+never over unsaved user changes. Path rules, listing and the mutation lock are inherited from
+``DiskWorkspace``.
 """
 
 from __future__ import annotations
@@ -86,11 +87,14 @@ class EditorWorkspace(DiskWorkspace):
         """The text the agent last saw of each file (read, or its own edit's result)."""
         self.review: ReviewBook | None = None
         self.diagnostics = DiagnosticsStore()
-        """``pi/diagnostics`` reports (PROTOCOL §9.4); fed by the server."""
+        """``pi/diagnostics`` reports (docs/protocol.md#diagnostics-after-an-edit-94); fed by the
+        server."""
         self._diagnostic_notes: dict[Path, str] = {}
-        """Where applied edits become review hunks (PROTOCOL §9.1); set by the server."""
+        """Where applied edits become review hunks
+        (docs/protocol.md#review-hunks-keep-or-undo-each-change-91); set by the server."""
         self._on_disk: dict[Path, bool] = {}
-        """Whether the agent's last change to each file reached the disk (PROTOCOL §9.3)."""
+        """Whether the agent's last change to each file reached the disk
+        (docs/protocol.md#the-disk-tells-the-truth-93)."""
 
     # ------------------------------------------------------------------------ reads
 
@@ -191,8 +195,9 @@ class EditorWorkspace(DiskWorkspace):
             await self._collect_diagnostics(path, target, new_text, base_version)
 
     async def disk_note(self, paths: Sequence[Path] | None = None) -> str | None:
-        """PROTOCOL §9.3: say whether the agent's change is on disk (commands see it); with
-        §9.4, the new errors and warnings on the lines it changed."""
+        """docs/protocol.md#the-disk-tells-the-truth-93: say whether the agent's change is on disk
+        (commands see it); with docs/protocol.md#diagnostics-after-an-edit-94, the new errors and
+        warnings on the lines it changed."""
         diagnostics = [
             self._diagnostic_notes.pop(p) for p in paths or () if p in self._diagnostic_notes
         ]
@@ -223,8 +228,8 @@ class EditorWorkspace(DiskWorkspace):
     async def _collect_diagnostics(
         self, path: Path, target: EditTarget, new_text: str, base_version: int | None
     ) -> None:
-        """PROTOCOL §9.4: wait (bounded) for the edited version's diagnostics and keep the
-        errors / warnings on the changed lines for the tool result."""
+        """docs/protocol.md#diagnostics-after-an-edit-94: wait (bounded) for the edited version's
+        diagnostics and keep the errors / warnings on the changed lines for the tool result."""
         found = await self.diagnostics.after_edit(target.uri, base_version)
         lines: set[int] = set()
         shift = 0
@@ -251,7 +256,8 @@ class EditorWorkspace(DiskWorkspace):
         return buf.text if buf.version > base_version else sent
 
     def _unchecked_note(self, path: Path, before: str, sent: str, applied: str) -> None:
-        """PROTOCOL §9.1: what the user left out in the preview, for the model."""
+        """docs/protocol.md#review-hunks-keep-or-undo-each-change-91: what the user left out in the
+        preview, for the model."""
         done = {(r.start, r.end, r.new_text) for r in split_hunks(before, applied)}
         left: list[str] = []
         for r in split_hunks(before, sent):
@@ -295,8 +301,9 @@ class EditorWorkspace(DiskWorkspace):
         return await self._read_current(path)
 
     async def replace_text(self, document: Document, new_text: str, *, label: str) -> None:
-        """Turn ``document`` into ``new_text`` with one versioned edit (a restore, PROTOCOL
-        §9.5): minimal edits, the disk kept in line."""
+        """Turn ``document`` into ``new_text`` with one versioned edit (a restore,
+        docs/protocol.md#checkpoints-restore-revert-one-tool-call-95): minimal edits, the disk
+        kept in line."""
         await self.apply_edits(document, _minimal_edits(document.text, new_text), label=label)
 
     def tracker_path(self, uri: str) -> Path:

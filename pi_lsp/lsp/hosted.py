@@ -396,7 +396,8 @@ class HostedSession:
 
     @property
     def checkpoints(self) -> CheckpointStore | None:
-        """What the agent changed, per tool call, beside the session file (PROTOCOL §9.5)."""
+        """What the agent changed, per tool call, beside the session file
+        (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
         file = self.session.file
         if file is None or not file.persist:
             return None

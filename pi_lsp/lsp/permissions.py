@@ -1,4 +1,5 @@
-"""Asking the user before ``bash`` runs (PROTOCOL §5 and §8), as a ``before_tool_call`` hook.
+"""Asking the user before ``bash`` runs (docs/protocol.md#5-permissions and
+#8-permissions-that-stick), as a ``before_tool_call`` hook.
 
 Decision order for one command: ``permissions.bash`` = ``deny`` blocks, ``allow`` runs,
 ``sandbox`` runs (inside bubblewrap, see ``agent_setup``) when the sandbox works and asks
@@ -112,7 +113,8 @@ class Choice:
     reason: str | None = None
     patterns: list[str] = field(default_factory=list)
     every_command: bool = False
-    """The §5 ``Always allow``: every later command of this session."""
+    """The ``Always allow`` of docs/protocol.md#5-permissions: every later command of this
+    session."""
 
 
 class BashPermissions:

@@ -1,4 +1,5 @@
-"""Answers for clients that show no ``pi/event`` (PROTOCOL §12): plain LSP clients.
+"""Answers for clients that show no ``pi/event`` (docs/protocol.md#12-plain-clients): plain LSP
+clients.
 
 After each run the final answer goes out as ``window/showMessage`` (Info; a long answer is
 cut, with a pointer to the transcript), and the whole session is written as Markdown beside

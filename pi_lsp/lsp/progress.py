@@ -1,4 +1,5 @@
-"""Standard work-done progress for a run (PROTOCOL §6): ``turn 2 · edit src/app.py``.
+"""Standard work-done progress for a run (docs/protocol.md#6-standard-lsp-features): ``turn 2 · edit
+src/app.py``.
 
 Only when the client advertises ``window.workDoneProgress``. The token is created in the
 background (the run never waits for the client); reports sent before the client answered are

@@ -180,7 +180,7 @@ class QueueParams(WireParams):
 
 
 class QueueOpParams(WireParams):
-    """``pi/queue``: edit the visible queue of a session (PROTOCOL §7)."""
+    """``pi/queue``: edit the visible queue of a session (docs/protocol.md#7-queue)."""
 
     session_id: str
     op: Literal["remove", "edit", "promote", "clear"]
@@ -306,7 +306,7 @@ class PermissionOption(WireParams):
 
 
 class RequestPermissionParams(WireParams):
-    """Server → client ``pi/requestPermission`` (PROTOCOL §8)."""
+    """Server → client ``pi/requestPermission`` (docs/protocol.md#8-permissions-that-stick)."""
 
     session_id: str
     tool_call_id: str

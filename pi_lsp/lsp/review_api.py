@@ -1,5 +1,6 @@
-"""``pi/review`` and ``pi/reviewDecision`` (PROTOCOL §9.1): the pending hunks of a session,
-and the user's keep / undo per hunk. Undo goes through the editor (one versioned
+"""``pi/review`` and ``pi/reviewDecision``
+(docs/protocol.md#review-hunks-keep-or-undo-each-change-91): the pending hunks of a session, and the
+user's keep / undo per hunk. Undo goes through the editor (one versioned
 ``workspace/applyEdit`` per hunk); a hunk the user changed since is a conflict, left alone.
 Undone hunks are told to the model before its next call (``HostedSession``)."""
 

@@ -1,4 +1,5 @@
-"""The pending review hunks of the agent's edits on the wire (PROTOCOL §9.1).
+"""The pending review hunks of the agent's edits on the wire
+(docs/protocol.md#review-hunks-keep-or-undo-each-change-91).
 
 Wraps the pure ``HunkTracker`` (``pi_lsp/review``): the agent's applied edits come in from
 ``EditorWorkspace`` (with the tool call and session that made them, from context variables
@@ -53,7 +54,7 @@ class ReviewBook:
     """session id → hunks undone since the model's last call."""
     on_change: Callable[[str, str, str, str, str], None] | None = None
     """``(session_id, tool_call_id, uri, before, after)`` for every applied agent edit: the
-    checkpoint record (PROTOCOL §9.5)."""
+    checkpoint record (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
 
     # ----------------------------------------------------------------- changes in
 
@@ -146,9 +147,10 @@ class ReviewBook:
         return True
 
     def reverted(self, uri: str, before: str, after: str, tool_calls: set[str]) -> None:
-        """A restore or revert (PROTOCOL §9.5) turns ``before`` into ``after``: the pending
-        hunks of ``tool_calls`` whose text it takes back are no longer pending (a hunk it
-        left alone, a conflict, stays); every other hunk moves as with the user's typing."""
+        """A restore or revert (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95) turns
+        ``before`` into ``after``: the pending hunks of ``tool_calls`` whose text it takes back are
+        no longer pending (a hunk it left alone, a conflict, stays); every other hunk moves as with
+        the user's typing."""
         if uri not in self._text:
             return
         if self._text[uri] != before:

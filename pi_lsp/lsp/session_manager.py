@@ -54,7 +54,8 @@ class SessionManager:
         self.sessions: dict[str, HostedSession] = {}
         self.current: HostedSession | None = None
         self.review: ReviewBook | None = None
-        """Set by the server: the pending review hunks (PROTOCOL §9.1)."""
+        """Set by the server: the pending review hunks
+        (docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
 
     # ------------------------------------------------------------------------ create
 

@@ -1,4 +1,5 @@
-"""The ``pi`` settings: model, validation key by key, and the merge order of PROTOCOL §1.
+"""The ``pi`` settings: model, validation key by key, and the merge order of
+docs/protocol.md#1-start-up-and-settings.
 
 Sources, later wins: defaults ← ``initializationOptions.pi`` ← ``workspace/configuration``
 section ``pi`` (re-read on ``didChangeConfiguration``). Each key is validated on its own: a
@@ -79,17 +80,19 @@ class ClientFeatures(_Model):
 
     events: bool = False
     """The client renders ``pi/event``; without it the final answer of each run is sent as
-    ``window/showMessage`` with a Markdown transcript (PROTOCOL §12)."""
+    ``window/showMessage`` with a Markdown transcript (docs/protocol.md#12-plain-clients)."""
     save_documents: bool = False
     """The client answers ``pi/saveDocuments {uris}`` (so the server never writes buffers)."""
     diagnostics: bool = False
-    """The client forwards ``pi/diagnostics`` for files the agent touched (PROTOCOL §9.4)."""
+    """The client forwards ``pi/diagnostics`` for files the agent touched
+    (docs/protocol.md#diagnostics-after-an-edit-94)."""
     max_updates_per_second: int = Field(
         default=DEFAULT_UPDATES_PER_SECOND, ge=1, le=MAX_UPDATES_PER_SECOND
     )
     """Budget of ``message_update`` notifications per session (clamped to 10…1000)."""
     request_permission: bool = False
-    """The client answers ``pi/requestPermission`` (PROTOCOL §8) instead of a message box."""
+    """The client answers ``pi/requestPermission`` (docs/protocol.md#8-permissions-that-stick)
+    instead of a message box."""
     compact_events: bool = False
     """``turn_end`` / ``agent_end`` name the messages the client already received (the ``seq``
     of their ``message_end``) instead of repeating them."""

@@ -1,4 +1,5 @@
-"""What the agent changed, per tool call, kept beside the session file (PROTOCOL §9.5).
+"""What the agent changed, per tool call, kept beside the session file
+(docs/protocol.md#checkpoints-restore-revert-one-tool-call-95).
 
 A ``CheckpointStore`` lives in a directory next to the session file: ``objects/`` holds texts
 by their SHA-256 (content-addressed: a text stored twice is stored once), ``records.jsonl``

@@ -1,4 +1,5 @@
-"""The agent's applied edits as hunks, tracked through every later change (PROTOCOL §9.1).
+"""The agent's applied edits as hunks, tracked through every later change
+(docs/protocol.md#review-hunks-keep-or-undo-each-change-91).
 
 A hunk is a region of one document the agent changed: ``old_text`` (what was there) and
 ``new_text`` (what the agent wrote), at ``[start, end)`` in the *live* text (code-point

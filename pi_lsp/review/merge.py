@@ -98,7 +98,8 @@ def merge3_partial(base: str, ours: str, theirs: str) -> MergeResult:
     that touches none of the user's is applied, one the user made too is there already,
     and each one that touches another user change is skipped (the user's text stays as it
     is there) and listed in ``conflicts``. ``text`` is always set. Used to take a tool
-    call back out of a file hunk by hunk (PROTOCOL §9.5)."""
+    call back out of a file hunk by hunk
+    (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
     trivial = _trivial(base, ours, theirs)
     if trivial is not None:
         return trivial

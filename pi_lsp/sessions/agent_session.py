@@ -1,12 +1,14 @@
-"""``AgentSession``: an ``Agent`` plus its session file, compaction and retries (Pi §5.2–5.3).
+"""``AgentSession``: an ``Agent`` plus its session file, compaction and retries
+(docs/reference/pi.md#compaction,
+#agent-session).
 
 - Persistence is event-driven: each ``message_end`` (user, assistant, toolResult, custom) is
   appended to the file — fsync'd — *before* listeners see the event; model and thinking-level
   changes become entries before the next prompt.
 - ``prompt()`` runs ``agent.prompt`` and then, while ``_handle_post_agent_run`` says so,
-  ``agent.continue_()``: retry (session-level, off by default: PROTOCOL §5 retries only before
-  output, at the provider), then compaction (overflow → compact and retry exactly once;
-  threshold → compact), then queued messages.
+  ``agent.continue_()``: retry (session-level, off by default: docs/protocol.md#7-errors
+  retries only before output, at the provider), then compaction (overflow → compact and retry
+  exactly once; threshold → compact), then queued messages.
 - Compaction (``session_compaction``) summaries come from the current model through
   ``agent.stream_fn``.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
@@ -59,10 +61,11 @@ MODEL_CHOICE_ENTRY_TYPE = "pi-lsp.model_choice"
 
 @dataclass(frozen=True, slots=True)
 class RetrySettings:
-    """Pi's session-level auto-retry (§3.12): delays ``base × 2^(attempt-1)``.
+    """Pi's session-level auto-retry (docs/reference/pi.md#retries): delays
+    ``base × 2^(attempt-1)``.
 
-    Off by default here: PROTOCOL §5 has the provider retry transient errors before any
-    output and treats a later failure as a hard stop."""
+    Off by default here: docs/protocol.md#7-errors has the provider retry transient errors
+    before any output and treats a later failure as a hard stop."""
 
     enabled: bool = False
     max_retries: int = 3
@@ -76,7 +79,7 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
 
 
 class AgentSession(CompactionMixin):
-    """See the module docstring and ``SESSION_API.md``."""
+    """See the module docstring and docs/sessions.md#using-it-from-python."""
 
     def __init__(
         self,

@@ -1,4 +1,5 @@
-"""``build_session_context``: what the model sees for a leaf of the session tree (Pi §5.1).
+"""``build_session_context``: what the model sees for a leaf of the session tree
+(docs/reference/pi.md#session-context).
 
 Walk leaf -> root, reverse. Thinking level = the last ``thinking_level_change`` (default
 ``off``); model = the last ``model_change`` or assistant message. With a compaction on the

@@ -1,4 +1,6 @@
-"""Classifying failed assistant messages for the session: retryable or not (Pi §3.12, §5.2).
+"""Classifying failed assistant messages for the session: retryable or not
+(docs/reference/pi.md#retries,
+#compaction).
 
 ``is_retryable_error``: a transient failure (overloaded, 5xx, network…; ``ai.retry``'s
 session rule) that is neither a context overflow (``ai.overflow``) nor a quota/billing error.

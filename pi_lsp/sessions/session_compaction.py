@@ -1,4 +1,5 @@
-"""Automatic and manual compaction for ``AgentSession`` (Pi §5.2 ``_checkCompaction``,
+"""Automatic and manual compaction for ``AgentSession`` (docs/reference/pi.md#compaction
+``_checkCompaction``,
 ``_runAutoCompaction``, ``compact``), as a mixin over the session's state.
 
 Threshold: the last reply's context size (or the estimate after an error / zero usage) above

@@ -1,4 +1,5 @@
-"""The ``bash`` tool (pi-reference §4.5): run a command in the workspace cwd, stream its output.
+"""The ``bash`` tool (docs/reference/pi.md#tool-bash): run a command in the workspace cwd, stream
+its output.
 
 The command runs as ``[shell, "-c", command]`` in its own process group with stdin closed,
 stdout and stderr merged, and an environment without secrets (``security``: credential-looking

@@ -1,4 +1,5 @@
-"""The ``edit`` tool (pi-reference §4.4): exact (then fuzzy) text replacement in one file.
+"""The ``edit`` tool (docs/reference/pi.md#tool-edit): exact (then fuzzy) text replacement in one
+file.
 
 Reads the document (buffer first), plans the change with ``edit_apply`` and hands the
 resulting minimal ``TextEdit``s to ``workspace.apply_edits`` inside the file's mutation lock;

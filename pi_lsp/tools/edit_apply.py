@@ -1,4 +1,5 @@
-"""The edit algorithm (pi-reference §4.4): match every oldText, apply, and plan minimal edits.
+"""The edit algorithm (docs/reference/pi.md#tool-edit): match every oldText, apply, and plan minimal
+edits.
 
 Owns line-ending and BOM handling, Pi's fuzzy normalisation, matching with Pi's exact error
 texts, and the translation of the result into minimal line-level ``TextEdit``s against the

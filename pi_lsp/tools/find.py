@@ -1,4 +1,5 @@
-"""The ``find`` tool (pi-reference §4.7): files and directories by glob, respecting .gitignore.
+"""The ``find`` tool (docs/reference/pi.md#tool-find): files and directories by glob, respecting
+.gitignore.
 
 Behaves like Pi's ``fd --glob --hidden``: a pattern without ``/`` matches the entry name, one
 with ``/`` the full path (prefixed ``**/``); smart case (case-insensitive unless the pattern has

@@ -1,4 +1,4 @@
-"""The ``grep`` tool (pi-reference §4.6): search file contents, respecting .gitignore.
+"""The ``grep`` tool (docs/reference/pi.md#tool-grep): search file contents, respecting .gitignore.
 
 Resolves and confines the search path, runs a backend from ``grep_search`` (ripgrep when
 installed, else Python; selectable for tests), then formats Pi's output: ``path:LINE: text``

@@ -1,4 +1,4 @@
-"""The ``ls`` tool (pi-reference §4.8): one directory's entries, dotfiles included.
+"""The ``ls`` tool (docs/reference/pi.md#tool-ls): one directory's entries, dotfiles included.
 
 Entries are sorted case-insensitively, directories get a ``/`` suffix, entries that cannot be
 stat'ed are skipped; 500 entries / 50 KiB with Pi's notices. Listing goes through

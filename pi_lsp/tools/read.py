@@ -1,4 +1,5 @@
-"""The ``read`` tool (pi-reference §4.2): a file's text, paged by offset/limit, or an image.
+"""The ``read`` tool (docs/reference/pi.md#tool-read): a file's text, paged by offset/limit, or an
+image.
 
 Text comes from ``workspace.read_document`` (the editor's unsaved buffer when it has one);
 images are sniffed from the bytes on disk. Binary files and files over ``max_file_bytes`` are

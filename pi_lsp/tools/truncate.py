@@ -1,4 +1,5 @@
-"""Output limits shared by the tools (pi-reference §4.1): 2000 lines / 50 KiB, head or tail.
+"""Output limits shared by the tools (docs/reference/pi.md#tool-limits): 2000 lines / 50 KiB, head
+or tail.
 
 Owns ``truncate_head`` (read, grep, find, ls keep the start), ``truncate_tail`` (bash keeps the
 end), ``truncate_line`` (grep's 500-character cut) and ``format_size``. Lines split on ``\\n``; a

@@ -153,9 +153,9 @@ class Workspace(Protocol):
         ...
 
     async def disk_note(self, paths: Sequence[Path] | None = None) -> str | None:
-        """PROTOCOL §9.3: where the agent's last change to ``paths`` is (``None``: every file
-        whose change is only in an editor buffer), in plain words for the model; ``None`` when
-        there is nothing to say."""
+        """docs/protocol.md#the-disk-tells-the-truth-93: where the agent's last change to ``paths``
+        is (``None``: every file whose change is only in an editor buffer), in plain words for the
+        model; ``None`` when there is nothing to say."""
         ...
 
     async def exists(self, path: Path) -> bool: ...

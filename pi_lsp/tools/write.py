@@ -1,4 +1,4 @@
-"""The ``write`` tool (pi-reference §4.3): create or overwrite a whole file.
+"""The ``write`` tool (docs/reference/pi.md#tool-write): create or overwrite a whole file.
 
 Goes through ``workspace.write_document`` inside the file's mutation lock (so it orders with
 concurrent edits of the same file). Parent directories are created. The byte count in the

@@ -1,4 +1,5 @@
-"""pi-reference §6 items 45–55 (the Agent class) and the rest of the AGENT_API contract."""
+"""docs/reference/pi.md#checklist items 45–55 (the Agent class) and the rest of the contract in
+docs/agent-loop.md#the-agent."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The loop benchmark harness still runs and its event-count checks pass (tiny parameters).
 
 Not a performance test: no timings are asserted, only that every workload shape produces the
-event counts of LOOP_BENCH.md through both APIs and both producers.
+event counts of the loop-bench contract (docs/performance.md#agent-loop) through both APIs and both
+producers.
 """
 
 from __future__ import annotations

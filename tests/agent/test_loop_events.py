@@ -1,4 +1,5 @@
-"""pi-reference §6 items 1–9 (events and sequencing) and the reference traces A–F of §1.12."""
+"""docs/reference/pi.md#checklist items 1–9 (events and sequencing) and the reference traces A–F
+(docs/reference/pi.md#reference-traces)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""pi-reference §6 items 18–28: when the queues are polled and what the hooks can change."""
+"""docs/reference/pi.md#checklist items 18–28: when the queues are polled and what the hooks can
+change."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""pi-reference §6 items 10–17: the three continue/stop signals (seed §3)."""
+"""docs/reference/pi.md#checklist items 10–17: the three continue/stop signals
+(docs/reference/pi.md#continue-signals)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""pi-reference §6 items 36–44: the per-call pipeline and its exact error texts."""
+"""docs/reference/pi.md#checklist items 36–44: the per-call pipeline and its exact error texts."""
 
 from __future__ import annotations
 

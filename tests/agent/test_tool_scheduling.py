@@ -1,4 +1,4 @@
-"""pi-reference §6 items 29–35: how a batch of tool calls is scheduled (0.80.2)."""
+"""docs/reference/pi.md#checklist items 29–35: how a batch of tool calls is scheduled (0.80.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""pi-reference §6 checklist, items 56–65 (pi-ai), one test (or more) per item."""
+"""docs/reference/pi.md#checklist checklist, items 56–65 (pi-ai), one test (or more) per item."""
 
 from __future__ import annotations
 

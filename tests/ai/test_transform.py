@@ -1,4 +1,4 @@
-"""transform_messages (pi-reference §3.9) beyond the checklist items."""
+"""transform_messages (docs/reference/pi.md#transform-messages) beyond the checklist items."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""PROTOCOL §9.5 over the real server: every user message is a checkpoint; ``pi/restore``
-takes the agent's later changes back out sparing the user's own edits (an overlap is a
-conflict), forks the conversation before that message and returns its text;
+"""docs/protocol.md#checkpoints-restore-revert-one-tool-call-95 over the real server: every user
+message is a checkpoint; ``pi/restore`` takes the agent's later changes back out sparing the user's
+own edits (an overlap is a conflict), forks the conversation before that message and returns its
+text;
 ``pi/undoRestore`` puts a restore back; ``pi/revertToolCall`` reverts one tool call; and all of
 it works after a server restart (the records live beside the session file)."""
 

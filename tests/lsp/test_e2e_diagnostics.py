@@ -1,4 +1,5 @@
-"""PROTOCOL §9.4 over the real server: after an edit the server takes the client's
+"""docs/protocol.md#diagnostics-after-an-edit-94 over the real server: after an edit the server
+takes the client's
 ``pi/diagnostics`` for the edited version and appends the errors / warnings on the changed
 lines to the tool result; an older version's report is ignored; a client without the
 capability is never waited for (its reports are not used)."""

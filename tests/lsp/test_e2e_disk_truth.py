@@ -1,5 +1,6 @@
-"""PROTOCOL §9.3 over the real server: the tool result says whether the change reached the
-disk; a later ``bash`` result names the files whose change is only in an editor buffer."""
+"""docs/protocol.md#the-disk-tells-the-truth-93 over the real server: the tool result says whether
+the change reached the disk; a later ``bash`` result names the files whose change is only in an
+editor buffer."""
 
 from __future__ import annotations
 

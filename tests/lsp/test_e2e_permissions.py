@@ -1,6 +1,6 @@
-"""bash asks first (PROTOCOL §5): Allow / Always allow / Deny, a dismissed prompt or a client
-error is a deny, settings skip the prompt; abort answers a pending prompt and kills running
-commands; steering typed while a tool runs reaches the next turn."""
+"""bash asks first (docs/protocol.md#5-permissions): Allow / Always allow / Deny, a dismissed prompt
+or a client error is a deny, settings skip the prompt; abort answers a pending prompt and kills
+running commands; steering typed while a tool runs reaches the next turn."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""PROTOCOL §9.2 over the real server: an edit or write computed from older text is rebased
-onto what the user typed since (three-way, on lines); only an overlap is refused, and the
-error shows the model the current text there. ``write`` never discards the user's typing."""
+"""docs/protocol.md#rebase-onto-your-newer-text-92 over the real server: an edit or write computed
+from older text is rebased onto what the user typed since (three-way, on lines); only an overlap is
+refused, and the error shows the model the current text there. ``write`` never discards the user's
+typing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""PROTOCOL §9.1 over the real server: applied edits become hunks (``review_update``,
+"""docs/protocol.md#review-hunks-keep-or-undo-each-change-91 over the real server: applied edits
+become hunks (``review_update``,
 ``pi/review``), they move with the user's typing, keep / undo per hunk, an undo of a region
 the user changed is a conflict, and the model's next request carries the undo note."""
 

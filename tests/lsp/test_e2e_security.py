@@ -1,8 +1,8 @@
-"""Issue 11 / PROTOCOL §8 over the real server: secrets out of the shell's reach (with and
-without the sandbox), the wider scrub and its allow-list, one redaction path for session
-files, long commands shown whole in shape, pi/requestPermission with rules that stick across
-restarts and are matched part by part, deny reasons that reach the model, abort withdrawing
-a pending question, and the bubblewrap sandbox (writes, network, fallback)."""
+"""Issue 11 / docs/protocol.md#8-permissions-that-stick over the real server: secrets out of the
+shell's reach (with and without the sandbox), the wider scrub and its allow-list, one redaction path
+for session files, long commands shown whole in shape, pi/requestPermission with rules that stick
+across restarts and are matched part by part, deny reasons that reach the model, abort withdrawing a
+pending question, and the bubblewrap sandbox (writes, network, fallback)."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ async def test_request_permission_has_the_whole_command_in_detail(
     assert [o["kind"] for o in req["options"]] == ["allowOnce", "deny"]
 
 
-# ------------------------------------------------------------ §8: rules that stick, by part
+# ------------------------- docs/protocol.md#8-permissions-that-stick: rules that stick, by part
 
 FAKE_PYTEST = '#!/bin/sh\necho "fake-pytest ran: $*"\n'
 
@@ -341,7 +341,7 @@ async def test_permissions_request_errors_name_the_problem(pi: Start, tmp_path: 
         await h.raw_call("pi/permissions", {"op": "revoke"})
 
 
-# ----------------------------------------------------------------------- §8: the sandbox
+# ---------------------------------------------- docs/protocol.md#8-permissions-that-stick: sandbox
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""``pi-lsp --tcp HOST:PORT``: the server outlives its connections (PROTOCOL §13).
+"""``pi-lsp --tcp HOST:PORT``: the server outlives its connections (docs/protocol.md#13-reconnect).
 
 A client disconnects mid-run, the run goes on (a tool runs while nobody is connected), the
 next connection initializes, sees the session streaming in ``pi/sessions`` and re-attaches

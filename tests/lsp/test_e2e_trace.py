@@ -1,4 +1,5 @@
-"""The seed's two-turn trace over the wire (faux provider): order, seq, deltas → final text."""
+"""The two-turn trace of docs/reference/pi.md#reference-traces (B) over the wire (faux provider):
+order, seq, deltas → final text."""
 
 from __future__ import annotations
 

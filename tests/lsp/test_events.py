@@ -1,4 +1,5 @@
-"""AgentEvent → pi/event wire snapshots (PROTOCOL §3): deltas only, camelCase, whole messages."""
+"""AgentEvent → pi/event wire snapshots (docs/protocol.md#3-server--client-notification-pievent):
+deltas only, camelCase, whole messages."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The checkpoint store (PROTOCOL §9.5 storage): content-addressed texts, records that
-survive a restart, and reverting one tool call's change while sparing the user's edits."""
+"""The checkpoint store (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95 storage):
+content-addressed texts, records that survive a restart, and reverting one tool call's change while
+sparing the user's edits."""
 
 from __future__ import annotations
 

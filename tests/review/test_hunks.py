@@ -1,4 +1,5 @@
-"""The hunk tracker (PROTOCOL §9.1): hunks move with later changes; undo spares user text."""
+"""The hunk tracker (docs/protocol.md#review-hunks-keep-or-undo-each-change-91): hunks move with
+later changes; undo spares user text."""
 
 from __future__ import annotations
 

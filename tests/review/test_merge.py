@@ -1,4 +1,5 @@
-"""Three-way line merge (PROTOCOL §9.2): both sides' changes when they do not overlap."""
+"""Three-way line merge (docs/protocol.md#rebase-onto-your-newer-text-92): both sides' changes when
+they do not overlap."""
 
 from __future__ import annotations
 

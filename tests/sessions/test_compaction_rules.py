@@ -1,4 +1,4 @@
-"""Compaction rules (pi-reference §5.2), named after checklist items 87–90."""
+"""Compaction rules (docs/reference/pi.md#compaction), named after checklist items 87–90."""
 
 from __future__ import annotations
 

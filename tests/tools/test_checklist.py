@@ -1,4 +1,5 @@
-"""pi-reference §6, items 66-84: the coding-agent tools, one test (or more) per item."""
+"""docs/reference/pi.md#checklist, items 66-84: the coding-agent tools, one test (or more) per
+item."""
 
 from __future__ import annotations
 

@@ -65,7 +65,7 @@ export interface PiApi {
    * chooses steer (default: the `pi.input.enterAction` setting) / `followUp` / `interrupt`;
    * on an idle session it is a plain prompt. Resolves with the server's result
    * `{sessionId, delivered}` once the server accepted it (not when the run ends).
-   * `attachments` are PROTOCOL §10 attachments (`{uri, range?}`, `{diagnostics:{uri,items}}`).
+   * `attachments` are docs/protocol.md §10 attachments (`{uri, range?}`, `{diagnostics:{uri,items}}`).
    */
   prompt(
     text: string,

@@ -1,4 +1,4 @@
-// `@path#L10-20` mentions (PROTOCOL §10). Pure.
+// `@path#L10-20` mentions (docs/protocol.md §10). Pure.
 
 /** The mention for a workspace-relative path and 0-based inclusive line range. */
 export function mention(relPath: string, startLine?: number, endLine?: number): string {

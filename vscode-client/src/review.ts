@@ -1,4 +1,4 @@
-// Review in the real editor (PROTOCOL §9): every pending hunk gets Keep / Undo CodeLenses and
+// Review in the real editor (docs/protocol.md §9): every pending hunk gets Keep / Undo CodeLenses and
 // a highlight; commands and keybindings walk, keep and undo hunks. Nothing here moves the
 // cursor unless the user ran a navigation command.
 

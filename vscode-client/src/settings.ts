@@ -1,4 +1,4 @@
-// The `pi.*` VS Code settings → the server's `pi` settings section (PROTOCOL §1, §11).
+// The `pi.*` VS Code settings → the server's `pi` settings section (docs/protocol.md §1, §11).
 // Pure: the vscode configuration is passed in as a getter, so unit tests cover the mapping.
 
 /** Settings the server understands, in its names. Extension-only keys are not sent. */

@@ -2,10 +2,11 @@
 
 Messages (consecutive tool results merged into one user message; whitespace-only text
 dropped; unsigned thinking sent as text, signed thinking and ``redacted_thinking`` replayed),
-``cache_control`` breakpoints as pi places them (pi-reference §3.10: system block(s), last
-tool, last block of a trailing user message; none for retention ``none``; ``ttl: "1h"`` for
-``long``), thinking (budget or adaptive, §3.7), OAuth (Claude Code identity) variants.
-Pure functions, no I/O. Must not import anything of ours above ``ai/``.
+``cache_control`` breakpoints as pi places them (docs/reference/pi.md#prompt-caching: system
+block(s), last tool, last block of a trailing user message; none for retention ``none``; ``ttl:
+"1h"`` for
+``long``), thinking (budget or adaptive, docs/reference/pi.md#thinking-levels), OAuth (Claude Code
+identity) variants. Pure functions, no I/O. Must not import anything of ours above ``ai/``.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Text, thinking (``thinking_delta`` + ``signature_delta`` kept for replay; redacted thinking
 keeps its payload as the signature), ``tool_use`` with ``input_json_delta`` partial JSON
 re-parsed on every delta, usage from ``message_start`` (so an early abort still has it) and
-``message_delta`` (non-null fields only), stop reasons per pi-reference §3.2. Authentication
-is ``x-api-key``, or ``Authorization: Bearer`` for OAuth tokens (``sk-ant-oat…``).
+``message_delta`` (non-null fields only), stop reasons per docs/reference/pi.md#stop-reasons.
+Authentication is ``x-api-key``, or ``Authorization: Bearer`` for OAuth tokens (``sk-ant-oat…``).
 Request building lives in ``anthropic_convert``. Must not import anything of ours above ``ai/``.
 """
 

@@ -4,7 +4,7 @@ Used for OpenAI and every OpenAI-compatible server (Ollama, llama.cpp, vLLM, LM 
 OpenRouter, Groq…). Text deltas, ``reasoning_content`` / ``reasoning`` / ``reasoning_text``
 deltas as thinking, tool calls assembled by ``index`` (arguments re-parsed on every delta),
 usage (``stream_options.include_usage``) with cost, and ``finish_reason`` mapping
-(pi-reference §3.2). Request building lives in ``openai_convert``.
+(docs/reference/pi.md#stop-reasons). Request building lives in ``openai_convert``.
 Must not import anything of ours above ``ai/``.
 """
 

@@ -1,4 +1,5 @@
-"""Compaction: summarise old turns when the context nears the model's window (Pi §5.2).
+"""Compaction: summarise old turns when the context nears the model's window
+(docs/reference/pi.md#compaction).
 
 ``tokens`` (estimates and the trigger), ``cut_point`` (what to keep, what to summarise),
 ``summarize`` (the summary request through the session's model). Pure functions: the

@@ -1,4 +1,5 @@
-"""Where to cut a session for compaction, and what to summarise (Pi §5.2 ``findCutPoint``,
+"""Where to cut a session for compaction, and what to summarise (docs/reference/pi.md#compaction
+``findCutPoint``,
 ``prepareCompaction``).
 
 Valid cut points are message entries of role user / assistant / custom / branchSummary /

@@ -1,4 +1,5 @@
-"""Turning old messages into a structured summary with the current model (Pi §5.2 ``compact``).
+"""Turning old messages into a structured summary with the current model
+(docs/reference/pi.md#compaction ``compact``).
 
 The conversation is serialised as text (``[User]: …``, ``[Assistant]: …``, ``[Assistant tool
 calls]: …``, ``[Tool result]: …`` cut at 2000 characters) inside ``<conversation>`` tags, so

@@ -1,4 +1,5 @@
-"""Token accounting for compaction (Pi §5.2): estimates, context size, the trigger.
+"""Token accounting for compaction (docs/reference/pi.md#compaction): estimates, context size, the
+trigger.
 
 Estimate = ``ceil(chars / 4)``; images count 4800 characters; an assistant message counts its
 text, thinking, tool names and JSON arguments. The context size comes from the last valid

@@ -1,4 +1,4 @@
-// Walking the pending review hunks (PROTOCOL §9): which hunk is "at" the cursor, which is
+// Walking the pending review hunks (docs/protocol.md §9): which hunk is "at" the cursor, which is
 // next / previous across files. Pure, so the keybindings' behaviour is unit-tested.
 
 import type { Hunk, ReviewFile } from './types';

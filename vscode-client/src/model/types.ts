@@ -211,7 +211,7 @@ export interface ViewModel {
   rev: number;
 }
 
-/** A `pi/event` notification's `event` (PROTOCOL §3, §7, §9): loosely typed on purpose. */
+/** A `pi/event` notification's `event` (docs/protocol.md §3, §7, §9): loosely typed on purpose. */
 export interface WireEvent {
   type: string;
   [key: string]: unknown;

@@ -1,4 +1,4 @@
---- Review (PROTOCOL §9): pending hunks as extmarks in the real buffers — the old text as virtual
+--- Review (docs/protocol.md §9): pending hunks as extmarks in the real buffers — the old text as virtual
 --- lines, the new text highlighted — with ]h / [h, ga (keep) and gr (undo).
 local config = require("pi.config")
 local state = require("pi.state")

@@ -72,7 +72,7 @@ describe('pi agent panel (extension host)', function () {
 
   it('interrupt stops the turn and starts a new run with the text', async function () {
     if (!vm.features(a.state()).interrupt) {
-      return skipBecause(this, 'server lacks deliverAs "interrupt" (PROTOCOL §7): the panel detected no interrupt feature');
+      return skipBecause(this, 'server lacks deliverAs "interrupt" (docs/protocol.md §7): the panel detected no interrupt feature');
     }
     const g = gate();
     srv.text('A long answer that will be interrupted.', { pieces: 6, gate: g, gateAfter: 2 });

@@ -72,7 +72,7 @@ describe('edits in the real editor (extension host)', function () {
 
   it('a hunk undone from its CodeLens is reverted and reported to the model', async function () {
     if (!(await serverHas(a, 'pi/review', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks review (PROTOCOL §9: pi/review)');
+      return skipBecause(this, 'server lacks review (docs/protocol.md §9: pi/review)');
     }
     const doc = await freshFile('e2.py');
     srv.tools([editCall('e2.py', '"Hello, "', '"Howdy, "')]);
@@ -94,7 +94,7 @@ describe('edits in the real editor (extension host)', function () {
 
   it('restoring a checkpoint\'s code reverts the agent\'s edit after it', async function () {
     if (!(await serverHas(a, 'pi/checkpoints', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks checkpoints (PROTOCOL §9.5: pi/checkpoints, pi/restore)');
+      return skipBecause(this, 'server lacks checkpoints (docs/protocol.md §9.5: pi/checkpoints, pi/restore)');
     }
     const doc = await freshFile('e3.py');
     srv.tools([editCall('e3.py', 'a + b', 'a - b')]);

@@ -1,4 +1,4 @@
-// Tier 2: `bash` asks through pi/requestPermission (PROTOCOL §8); the panel shows an inline
+// Tier 2: `bash` asks through pi/requestPermission (docs/protocol.md §8); the panel shows an inline
 // card (never a modal), and the answer given through the panel's own message path decides.
 'use strict';
 const assert = require('assert');
@@ -20,7 +20,7 @@ describe('the permission card (extension host)', function () {
     srv = await model();
     a = await api();
     if (!(await serverHas(a, 'pi/permissions', { op: 'list' }))) {
-      this.skipReasonAll = 'server lacks pi/requestPermission (PROTOCOL §8)';
+      this.skipReasonAll = 'server lacks pi/requestPermission (docs/protocol.md §8)';
     }
   });
   after(async () => { if (srv) await srv.close(); });

@@ -19,7 +19,7 @@ function within(promise, ms, what) {
 }
 const { startScripted, gate, chunk } = require('../host/lib/openai.js');
 
-// What the extension shows (see REQUESTS.md R2/R3).
+// What the extension shows (the panel described in vscode-client/README.md).
 export const PANEL_COMMAND = 'pi: Open panel';
 const T = (id) => `[data-testid="${id}"]`;
 
@@ -108,7 +108,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
     });
 
     if (!features.review) {
-      skip(ctx, 'clicking Undo on the hunk reverts it in the editor', 'server lacks review (PROTOCOL §9: pi/review)');
+      skip(ctx, 'clicking Undo on the hunk reverts it in the editor', 'server lacks review (docs/protocol.md §9: pi/review)');
     } else await check(ctx, 'clicking Undo on the hunk reverts it in the editor', async () => {
       const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Undo/ }).first();
       await lens.waitFor({ timeout: 15_000 });

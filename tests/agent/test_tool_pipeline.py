@@ -34,7 +34,7 @@ async def _run_one(call: tuple[str, dict[str, Any]], *tools: AgentTool[Any], **c
     return rec, rec.of("turn_end")[0].tool_results[0]
 
 
-async def test_item_36_unknown_tool() -> None:
+async def test_item_36_unknown_tool_is_an_error_result_naming_it() -> None:
     rec, result = await _run_one(("read", {"path": "x"}), echo_tool())
     assert result.content[0].text == "Tool read not found"
     assert result.is_error is True
@@ -44,7 +44,7 @@ async def test_item_36_unknown_tool() -> None:
     assert end.result.details == {}
 
 
-async def test_item_37_validation_failure_text() -> None:
+async def test_item_37_validation_failure_lists_errors_and_the_arguments() -> None:
     args = {"text": ["not", "a", "string"], "n": "many"}
     _, result = await _run_one(("echo", args), echo_tool())
     text = result.content[0].text
@@ -251,7 +251,7 @@ async def test_item_43_after_tool_call_overrides_field_by_field() -> None:
     assert result3.details == {}
 
 
-async def test_item_44_tool_result_message_fields() -> None:
+async def test_item_44_result_message_has_pi_fields_and_no_terminate() -> None:
     _, result = await _run_one(("echo", {"text": "a", "n": 2}), echo_tool(terminate=True))
     wire = result.to_wire()
     assert set(wire) == {"role", "toolCallId", "toolName", "content", "details", "isError",

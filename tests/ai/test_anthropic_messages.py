@@ -336,7 +336,7 @@ async def test_abort_mid_stream(srv: ScriptedHTTPServer):
     assert final.usage.input == 9
 
 
-async def test_read_timeout(srv: ScriptedHTTPServer):
+async def test_read_timeout_mid_stream_keeps_the_text_so_far(srv: ScriptedHTTPServer):
     first = sse([an_start(), *an_text_block(0, "tick", pieces=1)[:2]], done=False, named=True)
     srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
                                  body=[*first, Pause(asyncio.Event())]))
@@ -368,7 +368,7 @@ async def test_oauth_token_uses_bearer_identity_and_tool_name_casing(srv: Script
     assert req.json["tools"][0]["name"] == "Read"
 
 
-async def test_missing_key(srv: ScriptedHTTPServer):
+async def test_missing_key_names_the_variables_and_sends_nothing(srv: ScriptedHTTPServer):
     _, final = await collect(stream(anthropic_model(srv), context(), options(api_key=None)))
     assert final.error_message == (
         "No API key for provider 'anthropic': set ANTHROPIC_OAUTH_TOKEN or ANTHROPIC_API_KEY "

@@ -94,7 +94,7 @@ def test_error_bodies_become_readable_messages():
     assert err.retry_after_ms == 3000
 
 
-def test_redaction():
+def test_redaction_hides_keys_bearer_tokens_and_named_secrets():
     text = "key sk-live-abcdefghijklmnop and Bearer abc.def.ghijklmnop and mysecretvalue"
     out = redact(text, ["mysecretvalue"])
     assert "abcdefghijklmnop" not in out

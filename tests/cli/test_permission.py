@@ -44,7 +44,7 @@ async def test_yes_allows_everything() -> None:
     ("typed", "allowed", "always"),
     [("y\n", True, False), ("\n", False, False), ("no\n", False, False), ("a\n", True, True)],
 )
-async def test_answers(
+async def test_typed_answer_allows_denies_or_allows_always(
     monkeypatch: pytest.MonkeyPatch, typed: str, allowed: bool, always: bool
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(typed))

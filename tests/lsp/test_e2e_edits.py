@@ -158,7 +158,7 @@ async def test_save_documents_capability(pi: Start, tmp_path: Path, workspace: P
         {"path": "/etc/passwd", "content": "x"},
     ],
 )
-async def test_confinement(
+async def test_a_write_outside_the_workspace_is_refused_and_nothing_is_sent(
     pi: Start, tmp_path: Path, workspace: Path, args: dict[str, Any]
 ) -> None:
     h = await pi(pi=faux(tmp_path, tool_reply("write", args), text_reply("refused")))

@@ -81,7 +81,9 @@ async def test_state_reports_queues(pi: Start, srv: ScriptedHTTPServer) -> None:
     assert state["pendingFollowUp"] == 0
 
 
-async def test_compact(pi: Start, tmp_path: Path) -> None:
+async def test_pi_compact_summarises_the_session_and_a_resume_starts_from_the_summary(
+    pi: Start, tmp_path: Path
+) -> None:
     big = "word " * 6000
     responses = [text_reply(big) for _ in range(5)]
     responses += [text_reply("## Goal\nSummary of the conversation.")] * 2  # history + split turn

@@ -64,7 +64,7 @@ def test_confirm_mode_annotations() -> None:
     assert isinstance(doc_edit.edits[0], types.AnnotatedTextEdit)
 
 
-def test_create_file() -> None:
+def test_a_new_file_is_a_create_then_an_insert() -> None:
     we = create_file_edit("file:///new.py", "print(1)\n", EditOptions(document_changes=True))
     create, insert = we.document_changes  # type: ignore[misc]
     assert isinstance(create, types.CreateFile)

@@ -76,7 +76,7 @@ def test_whole_messages_are_camel_case() -> None:
     assert end["message"]["content"] == [{"type": "text", "text": "Hello"}]
 
 
-def test_tool_events() -> None:
+def test_tool_events_map_to_camel_case_wire_json() -> None:
     start = event_wire(ToolExecutionStartEvent("c1", "bash", {"command": "ls"}))
     assert start == {
         "type": "tool_execution_start",

@@ -50,7 +50,9 @@ def test_normalize_encoding() -> None:
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "utf-32"])
 @given(text=st.text(alphabet=st.sampled_from(list("ab\n\r é😀\t")), max_size=40), data=st.data())
-def test_roundtrip(encoding: str, text: str, data: st.DataObject) -> None:
+def test_offset_to_position_and_back_is_the_identity(
+    encoding: str, text: str, data: st.DataObject
+) -> None:
     idx = TextIndex(text, encoding)  # type: ignore[arg-type]
     offset = data.draw(st.integers(0, len(text)))
     if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n":

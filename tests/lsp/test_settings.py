@@ -5,7 +5,7 @@ from __future__ import annotations
 from pi_lsp.lsp.settings import Settings, client_features, effective, merge_settings
 
 
-def test_defaults() -> None:
+def test_default_settings_ask_before_bash_and_apply_edits() -> None:
     s = Settings()
     assert s.thinking_level == "off"
     assert s.permissions.bash == "ask"
@@ -70,7 +70,7 @@ def test_effective_recomputes_from_base_but_keeps_previous_for_bad_keys() -> Non
     assert r3.settings == previous
 
 
-def test_client_features() -> None:
+def test_client_features_are_read_and_a_bad_update_budget_falls_back() -> None:
     f, report = client_features({"clientCapabilities": {"saveDocuments": True,
                                                           "maxUpdatesPerSecond": 30}})
     assert f.save_documents

@@ -284,7 +284,9 @@ async def test_rate_limit_text_is_not_an_overflow(store: SessionStore) -> None:
     assert of_type(events, "compaction_start") == []
 
 
-async def test_manual_compaction(store: SessionStore) -> None:
+async def test_manual_compaction_replaces_old_messages_with_the_summary(
+    store: SessionStore,
+) -> None:
     faux = FauxProvider(
         [
             FauxResponse.text("one " + "o" * 400),

@@ -93,7 +93,7 @@ async def test_pause_gates_the_body_deterministically() -> None:
         assert seen == ['{"n": 1}', '{"n": 2}', "[DONE]"]
 
 
-async def test_delay_step() -> None:
+async def test_delay_step_pauses_then_sends_the_rest_of_the_body() -> None:
     async with ScriptedHTTPServer() as srv, httpx.AsyncClient() as client:
         srv.enqueue(ScriptedResponse(body=["a", Delay(0.01), "b"]))
         assert (await client.get(srv.url)).text == "ab"

@@ -131,12 +131,12 @@ async def test_runs_in_the_workspace_with_stdin_closed_and_streams_merged(
     assert out == f"{root}\na\nb\nc\n"
 
 
-async def test_command_prefix(ws: DiskWorkspace) -> None:
+async def test_command_prefix_runs_before_the_command(ws: DiskWorkspace) -> None:
     tool, _ = _tool(ws, command_prefix="greet() { echo hi $1; }")
     assert text(await call(tool, {"command": "greet there"})) == "hi there\n"
 
 
-async def test_invalid_timeout(ws: DiskWorkspace) -> None:
+async def test_a_zero_negative_or_huge_timeout_is_refused(ws: DiskWorkspace) -> None:
     tool, _ = _tool(ws)
     for bad in (0, -1):
         with pytest.raises(ToolError) as err:

@@ -73,7 +73,7 @@ def test_arguments_are_coerced_like_the_loop_does() -> None:
     assert edit.edits[0].old_text == "o"
 
 
-def test_system_prompt(ws: DiskWorkspace, root: Path) -> None:
+def test_system_prompt_lists_every_tool_and_the_extra_text(ws: DiskWorkspace, root: Path) -> None:
     tools = create_coding_tools(ws)
     prompt = build_system_prompt(
         ws, tools, extra="Project rule: run make test.", now=datetime(2026, 3, 4, 12, 0)

@@ -102,7 +102,7 @@ async def test_symlink_inside_the_workspace_works(ws: DiskWorkspace, root: Path)
     assert ws.resolve("alias/a.txt") == root / "alias" / "a.txt"  # the spelling is kept
 
 
-def test_several_roots(tmp_path: Path) -> None:
+def test_several_roots_first_is_cwd_and_others_are_reachable(tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     one.mkdir()
     two.mkdir()

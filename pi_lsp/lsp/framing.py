@@ -186,3 +186,8 @@ class BlockingFrameReader:
                 self._ended = True
                 return self.parser.finish()
             self.parser.feed(data)
+
+
+def frame(body: bytes) -> bytes:
+    """One message as it goes on the wire: the ``Content-Length`` header, then the body."""
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body

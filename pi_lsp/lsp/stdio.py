@@ -16,7 +16,7 @@ import sys
 from typing import Any, BinaryIO
 
 from .. import __version__
-from .framing import BlockingFrameReader
+from .framing import BlockingFrameReader, frame
 from .methods import CODE_ACTION_KINDS, COMMANDS
 from .outbox import Outbox
 
@@ -34,10 +34,6 @@ def read_frame(stream: BinaryIO | BlockingFrameReader) -> bytes | None:
         if item is None or isinstance(item, bytes):
             return item
         log.warning("%s", item.message)
-
-
-def frame(body: bytes) -> bytes:
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
 def position_encoding(params: Any) -> str:

@@ -22,9 +22,8 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 
-from .framing import FrameError
+from .framing import FrameError, frame
 from .server import PiLanguageServer, create_server
-from .stdio import frame
 from .transport import (
     PiProtocol,
     StreamWriterAdapter,

@@ -87,7 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         log.info("pi-lsp %s serving on stdio", __version__)
         code = serve_stdio()
     # Runs are over, tool processes killed, session files flushed and the outbox drained:
-    # skip the interpreter's slow teardown of every imported module.
+    # skip the interpreter's slow teardown of every imported module (and so atexit: the
+    # session files' background fsyncs are finished here).
+    from .sessions.fsync_worker import drain_background_fsync
+
+    drain_background_fsync()
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()

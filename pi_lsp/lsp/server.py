@@ -79,6 +79,7 @@ class PiLanguageServer(LanguageServer):
         from ..security.rules import RuleStore
         from ..security.sandbox import default_sandbox
         from ..sessions import SessionStore
+        from ..sessions.fsync_worker import background_fsync
         from .checkpoint_api import CheckpointApi
         from .editor_workspace import EditorWorkspace, EditPolicy
         from .permissions import SecurityContext, rules_file
@@ -103,7 +104,8 @@ class PiLanguageServer(LanguageServer):
             tracker=self.tracker,
             policy=lambda: EditPolicy(self.config.settings, self.config.features),
         )
-        store = SessionStore.for_workspace(workspace.cwd)
+        # fsync on a worker thread: a slow disk never stalls requests or streams
+        store = SessionStore.for_workspace(workspace.cwd, sync=background_fsync())
         self.manager = SessionManager(
             bridge=self.bridge,
             workspace=workspace,

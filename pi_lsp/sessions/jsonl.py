@@ -13,7 +13,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,12 +161,19 @@ def repair_tail(path: Path, loaded: LoadedFile) -> None:
 
 
 def append_lines(
-    path: Path, lines: Sequence[str], *, create: bool, newline_only: bool = False
+    path: Path,
+    lines: Sequence[str],
+    *,
+    create: bool,
+    newline_only: bool = False,
+    sync: Callable[[Path, bool], None] | None = None,
 ) -> None:
     """Append whole ``lines`` (each without its newline) durably.
 
     ``create=True`` creates the file exclusively (``FileExistsError`` if it exists) and
-    fsyncs the directory so the new name survives a power loss too."""
+    fsyncs the directory so the new name survives a power loss too. With ``sync`` the write
+    happens here and the fsyncs are handed to ``sync(path, created)`` (a background worker:
+    ``fsync_worker.BackgroundFsync``) instead of blocking the caller."""
     data = b"\n" if newline_only else "".join(line + "\n" for line in lines).encode("utf-8")
     if create:
         path.parent.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
@@ -177,10 +184,13 @@ def append_lines(
         while view:
             written = os.write(fd, view)
             view = view[written:]
-        os.fsync(fd)
+        if sync is None:
+            os.fsync(fd)
     finally:
         os.close(fd)
-    if create:
+    if sync is not None:
+        sync(path, create)
+    elif create:
         fsync_dir(path.parent)
 
 

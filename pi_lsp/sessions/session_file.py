@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +87,8 @@ class SessionFile:
         self._on_disk = on_disk
         self._loaded = loaded  # tail repair pending until the first append
         self._lock_fd: int | None = None
+        self.sync: Callable[[Path, bool], None] | None = None
+        """Where fsyncs go (``fsync_worker.BackgroundFsync`` in the server); ``None``: inline."""
         self._backlog: list[str] = []
         """Serialised entries not yet on disk (before the first message, or after an I/O
         error: retried, in order, on the next append or ``flush``)."""
@@ -310,6 +312,7 @@ class SessionFile:
             )
         else:
             child = SessionFile.in_memory(self.header.cwd)
+        child.sync = self.sync
         for entry in kept:
             child._index(entry)
         if child.persist:
@@ -359,11 +362,13 @@ class SessionFile:
             repair_tail(self.path, self._loaded)  # idempotent: clears its own flags
         if not self._on_disk:
             header_line = dumps_line(self._dict(self.header))
-            append_lines(self.path, [header_line, *self._backlog], create=True)
+            append_lines(
+                self.path, [header_line, *self._backlog], create=True, sync=self.sync
+            )
             self._on_disk = True
             self.acquire_lock()  # a new file: nobody else can hold it
         elif self._backlog:
-            append_lines(self.path, self._backlog, create=False)
+            append_lines(self.path, self._backlog, create=False, sync=self.sync)
         self._backlog = []
 
     def _append(self, entry: SessionEntry) -> str:

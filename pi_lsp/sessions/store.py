@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,29 +58,43 @@ class SessionStore:
     """The sessions of the workspace rooted at ``cwd``, stored in ``directory``."""
 
     def __init__(
-        self, directory: Path, cwd: Path, *, redactor: Redactor | None = None
+        self,
+        directory: Path,
+        cwd: Path,
+        *,
+        redactor: Redactor | None = None,
+        sync: Callable[[Path, bool], None] | None = None,
     ) -> None:
         self.directory = Path(directory)
         self.cwd = Path(cwd)
         self.redactor = redactor
+        self.sync = sync
+        """Where the files' fsyncs go (a background worker in the server); ``None``: inline."""
 
     @classmethod
     def for_workspace(
-        cls, cwd: Path, *, data_home: Path | None = None, redactor: Redactor | None = None
+        cls,
+        cwd: Path,
+        *,
+        data_home: Path | None = None,
+        redactor: Redactor | None = None,
+        sync: Callable[[Path, bool], None] | None = None,
     ) -> SessionStore:
-        return cls(sessions_dir(cwd, data_home), cwd, redactor=redactor)
+        return cls(sessions_dir(cwd, data_home), cwd, redactor=redactor, sync=sync)
 
     def create(
         self, *, session_id: str | None = None, parent_session: str | None = None
     ) -> SessionFile:
         """A new session (its file appears with its first message)."""
-        return SessionFile.new(
+        file = SessionFile.new(
             self.directory,
             self.cwd,
             session_id=session_id,
             parent_session=parent_session,
             redactor=self.redactor,
         )
+        file.sync = self.sync
+        return file
 
     def path_of(self, session_id: str) -> Path | None:
         if not SESSION_ID_RE.match(session_id) or not self.directory.is_dir():
@@ -94,9 +109,11 @@ class SessionStore:
         if path is None:
             raise SessionNotFoundError(f"Session not found: {session_id}")
         try:
-            return SessionFile.load(path, redactor=self.redactor)
+            file = SessionFile.load(path, redactor=self.redactor)
         except CorruptSessionError as exc:
             raise SessionNotFoundError(f"Session {session_id} is unreadable: {exc}") from exc
+        file.sync = self.sync
+        return file
 
     def open_for_writing(self, session_id: str) -> tuple[SessionFile, str | None]:
         """``open`` plus the session's write lock. When another process (another editor

@@ -208,6 +208,12 @@ class AgentSetup:
             self._http = new_http_client()
         return self._http
 
+    async def aclose(self) -> None:
+        """Close the provider client (its pooled connections); a later run opens a new one."""
+        client, self._http = self._http, None
+        if client is not None and not client.is_closed:
+            await client.aclose()
+
     def new_agent(self, before_tool_call: Any) -> Agent:
         settings = self._settings()
         extra = frozenset({settings.api_key_env}) if settings.api_key_env else frozenset()

@@ -431,6 +431,27 @@ class HostedSession:
         self._unsubscribe()
         self.session.close()
 
+    @property
+    def idle(self) -> bool:
+        """Nothing would be lost by unloading it: no run, compaction, queued message or open
+        permission question (review hunks are checked by the manager, which owns the book)."""
+        steering, follow_up = self.agent.queue_items()
+        return (
+            not self.running
+            and self._compaction is None
+            and not steering
+            and not follow_up
+            and not self.permissions.pending
+            and not self._tasks
+        )
+
+    async def aclose(self) -> None:
+        """Unload: stop (abort, kill tools, flush the file), detach, release the file's lock
+        and close the provider client."""
+        await self.stop()
+        self.close()
+        await self.setup.aclose()
+
 
 def _streamed(block: Any) -> Any:
     """A text or thinking block the client already has from its deltas: its text is left

@@ -131,6 +131,12 @@ class ReviewBook:
             return None
         return self.tracker.get(hunk_id)
 
+    def holds(self, session_id: str) -> bool:
+        """Whether the session has hunks under review or undo notes not yet delivered."""
+        if self.undone.get(session_id):
+            return True
+        return any(self._session_of.get(h.id) == session_id for h in self.tracker.pending())
+
     def text_of(self, uri: str) -> str | None:
         return self._text.get(uri)
 

@@ -27,6 +27,10 @@ from .settings import ClientFeatures, Settings
 
 log = logging.getLogger(__name__)
 
+MAX_IDLE_SESSIONS = 16
+"""Idle sessions kept loaded beside the current one; older idle ones are unloaded (their
+files stay: asking for one again loads it back)."""
+
 
 class UnknownSessionError(LookupError):
     def __init__(self, session_id: str) -> None:
@@ -53,6 +57,9 @@ class SessionManager:
         self.features = features
         self.sessions: dict[str, HostedSession] = {}
         self.current: HostedSession | None = None
+        self._closing: set[asyncio.Future[None]] = set()
+        self._last_seq: dict[str, int] = {}
+        """The last event ``seq`` of each unloaded session."""
         self.review: ReviewBook | None = None
         """Set by the server: the pending review hunks
         (docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
@@ -74,6 +81,9 @@ class SessionManager:
             session, setup, permissions, bridge=self.bridge, features=self.features
         )
         hosted.review = self.review
+        # a session loaded again after being unloaded continues its event numbering, so a
+        # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
+        hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
         holder.append(hosted)
         permissions.session_id = hosted.id
         saved = session.saved_model_choice() if resume else None
@@ -86,7 +96,28 @@ class SessionManager:
         with contextlib.suppress(SetupError):
             setup.configure(agent)
         self.sessions[hosted.id] = hosted
+        self._unload_idle(keep=hosted)
         return hosted
+
+    def _unload_idle(self, keep: HostedSession) -> None:
+        """Keep at most ``MAX_IDLE_SESSIONS`` idle sessions loaded (least recently used go
+        first). Never the current one, nor one with a run, a queue, an open permission
+        question or hunks under review."""
+        idle = [
+            h
+            for h in self.sessions.values()
+            if h is not self.current
+            and h is not keep
+            and h.idle
+            and not (self.review is not None and self.review.holds(h.id))
+        ]
+        for hosted in idle[: max(0, len(idle) - MAX_IDLE_SESSIONS)]:
+            del self.sessions[hosted.id]
+            self._last_seq[hosted.id] = hosted.channel.seq
+            log.info("session %s: unloaded (idle)", hosted.id)
+            task = asyncio.ensure_future(hosted.aclose())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
 
     def create(self) -> HostedSession:
         hosted = self._host(self.store.create(), resume=False)
@@ -103,6 +134,7 @@ class SessionManager:
             raise UnknownSessionError("(none: no current session)")
         hosted = self.sessions.get(session_id)
         if hosted is not None:
+            self.sessions[session_id] = self.sessions.pop(session_id)  # most recently used
             return hosted
         try:
             file, locked_original = self.store.open_for_writing(session_id)
@@ -175,10 +207,14 @@ class SessionManager:
     # ---------------------------------------------------------------------- shutdown
 
     async def stop_all(self) -> None:
-        """Abort every run (≤ 2 s), kill tool processes, flush every session file."""
+        """Abort every run (≤ 2 s), kill tool processes, flush every session file, close
+        the provider clients."""
         sessions = list(self.sessions.values())
         if sessions:
             await asyncio.gather(*(h.stop() for h in sessions), return_exceptions=True)
+            await asyncio.gather(*(h.setup.aclose() for h in sessions), return_exceptions=True)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
 
 
 def _title(hosted: HostedSession) -> str:

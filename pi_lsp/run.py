@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .agent import Agent
 from .ai import AssistantMessage, Model, StreamOptions
-from .ai.env_keys import PROVIDER_ENV_KEYS, get_env_api_key
+from .ai.env_keys import get_env_api_key
 from .ai.http import new_http_client
 from .ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
+from .ai.thinking import THINKING_LEVELS
 from .run_output import BashPermission, JsonPrinter, TerminalPrinter
+from .runtime import api_key_variable, default_provider
 from .security import vault
 from .sessions import SessionNotFoundError, SessionStore
 from .sessions.agent_session import AgentSession
@@ -37,7 +38,7 @@ from .sessions.agent_session import AgentSession
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 KEYLESS_PROVIDERS = frozenset(("openai-compatible", "ollama"))
 """Local OpenAI-compatible servers usually need no key."""
-THINKING = ("off", "minimal", "low", "medium", "high", "xhigh")
+THINKING = THINKING_LEVELS
 
 
 class UsageError(Exception):
@@ -90,21 +91,6 @@ class Plan:
     banner: list[str] = field(default_factory=list)
     max_tokens: int | None = None
     read_timeout: float | None = None
-
-
-def default_provider(env: dict[str, str] | os._Environ[str] | None = None) -> str | None:
-    source = vault.environ() if env is None else env
-    for provider in ("anthropic", "openai"):
-        if any(source.get(name, "").strip() for name in PROVIDER_ENV_KEYS[provider]):
-            return provider
-    return None
-
-
-def _key_var(provider: str, api_key_env: str | None) -> str:
-    if api_key_env:
-        return api_key_env
-    names = PROVIDER_ENV_KEYS.get(provider)
-    return names[-1] if names else f"{provider.upper().replace('-', '_')}_API_KEY"
 
 
 def plan_run(args: argparse.Namespace) -> Plan:
@@ -178,7 +164,8 @@ def plan_run(args: argparse.Namespace) -> Plan:
     vault.remember_value(key)
     if key is None and provider not in KEYLESS_PROVIDERS:
         raise UsageError(
-            f"no API key for {provider}: set {_key_var(provider, key_env)} in the environment "
+            f"no API key for {provider}: set {api_key_variable(provider, key_env)} in the "
+            "environment "
             "(or name another variable with --api-key-env), or try the offline demo: "
             "pi-lsp run --demo"
         )
@@ -200,28 +187,20 @@ def plan_run(args: argparse.Namespace) -> Plan:
 
 async def execute(plan: Plan) -> int:
     """Run the plan; returns the exit status."""
-    from .tools import (
-        BashOptions,
-        DiskWorkspace,
-        ProcessRegistry,
-        build_system_prompt,
-        create_coding_tools,
-    )
+    from .runtime import build_agent
+    from .tools import DiskWorkspace, ProcessRegistry
 
     registry = ProcessRegistry()
     workspace = DiskWorkspace([plan.cwd])
-    secret_env = frozenset({plan.api_key_env}) if plan.api_key_env else frozenset()
-    tools = create_coding_tools(
-        workspace, bash=BashOptions(process_registry=registry, extra_secret_env=secret_env)
-    )
     terminal = TerminalPrinter()
     for line in plan.banner:
         terminal.notice(line)
     permission = BashPermission(allow_all=plan.allow_bash, interactive=sys.stdin.isatty())
-    agent = Agent(
-        system_prompt=build_system_prompt(workspace, tools),
+    agent = build_agent(
+        workspace,
+        registry=registry,
+        api_key_env=plan.api_key_env,
         model=plan.model,
-        tools=tools,
         stream_fn=plan.stream_fn,
         get_api_key=plan.get_api_key,
         before_tool_call=permission,

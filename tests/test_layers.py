@@ -18,6 +18,7 @@ PKG = Path(__file__).resolve().parent.parent / "pi_lsp"
 EDITOR_LIBS = {"pygls", "lsprotocol"}
 
 ABOVE_AI = {
+    "pi_lsp.runtime",
     "pi_lsp.agent",
     "pi_lsp.tools",
     "pi_lsp.sessions",
@@ -28,9 +29,12 @@ ABOVE_AI = {
 FORBIDDEN: dict[str, set[str]] = {
     "security": {"pi_lsp.ai", *ABOVE_AI},  # stdlib only: everything may use it
     "ai": ABOVE_AI,
-    "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
-    "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
-    "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run"},
+    "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run",
+              "pi_lsp.runtime"},
+    "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run", "pi_lsp.runtime"},
+    "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run", "pi_lsp.runtime"},
+    # the runtime every front end shares: no front end in it
+    "runtime": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run", "pi_lsp.run_output"},
 }
 FORBIDDEN["review"] = FORBIDDEN["ai"]  # pure text algorithms: nothing of ours either
 
@@ -157,3 +161,18 @@ def test_the_cycle_finder_sees_a_cycle(tmp_path: Path, monkeypatch: pytest.Monke
     (pkg / "b.py").write_text("def f():\n    from .a import x\n")
     monkeypatch.setattr(sys.modules[__name__], "PKG", pkg)
     assert _import_cycles() == [["pi_lsp.a", "pi_lsp.b"]]
+
+
+def test_one_function_builds_the_agents_of_every_front_end() -> None:
+    """``runtime.build_agent`` is the only place outside ``agent/`` that calls ``Agent(…)``."""
+    callers = []
+    for f in sorted(PKG.rglob("*.py")):
+        if f.relative_to(PKG).parts[0] == "agent":
+            continue
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                if name == "Agent":
+                    callers.append(str(f.relative_to(PKG)))
+    assert callers == ["runtime/assemble.py"]

@@ -31,11 +31,11 @@ from ..ai import (
     ToolCall,
     ToolResultMessage,
 )
+from ..ai.thinking import AgentThinkingLevel as AgentThinkingLevel  # re-exported
 from .messages import AgentMessage
 
 T = TypeVar("T")
 MaybeAwaitable: TypeAlias = T | Awaitable[T]
-AgentThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 ToolExecutionMode: TypeAlias = Literal["parallel", "sequential"]
 QueueMode: TypeAlias = Literal["one-at-a-time", "all"]
 

@@ -17,21 +17,18 @@ import httpx
 
 from ..agent import Agent
 from ..ai import Model, ModelCost, StreamOptions
-from ..ai.env_keys import PROVIDER_ENV_KEYS
 from ..ai.events import RetryInfo
 from ..ai.http import new_http_client
 from ..ai.models import default_model_id, is_catalog_model, list_models, resolve_model
 from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
+from ..runtime import build_agent, default_provider
 from ..security import vault
 from ..security.sandbox import Bubblewrap
 from ..tools import (
-    BashOptions,
     BashSandbox,
     BashTool,
     ProcessRegistry,
     Workspace,
-    build_system_prompt,
-    create_coding_tools,
 )
 from .settings import BashPermission, CustomModel, Settings, ThinkingSetting
 
@@ -49,15 +46,6 @@ class SandboxSource(Protocol):
 
 class SetupError(Exception):
     """A setting prevents starting a run; the message tells the user which one."""
-
-
-def default_provider(env: dict[str, str] | None = None) -> str | None:
-    """With no ``pi.provider``: the first provider whose key is in the environment."""
-    source = vault.environ() if env is None else env
-    for provider in ("anthropic", "openai"):
-        if any(source.get(name, "").strip() for name in PROVIDER_ENV_KEYS[provider]):
-            return provider
-    return None
 
 
 FREE_MODEL_IDS = frozenset(("openai-compatible", "ollama"))
@@ -216,20 +204,14 @@ class AgentSetup:
 
     def new_agent(self, before_tool_call: Any) -> Agent:
         settings = self._settings()
-        extra = frozenset({settings.api_key_env}) if settings.api_key_env else frozenset()
-        tools = create_coding_tools(
+        return build_agent(
             self.workspace,
-            bash=BashOptions(process_registry=self.registry, extra_secret_env=extra),
-        )
-        agent = Agent(
-            system_prompt=build_system_prompt(
-                self.workspace, tools, extra=settings.system_prompt_append
-            ),
-            tools=tools,
+            registry=self.registry,
+            api_key_env=settings.api_key_env,
+            system_prompt_append=settings.system_prompt_append,
             before_tool_call=before_tool_call,
             stream_options=StreamOptions(on_retry=self._on_retry, http_client=self.http_client()),
         )
-        return agent
 
     def configure(self, agent: Agent) -> None:
         """Apply the current settings to ``agent`` before a run (``SetupError`` if unusable)."""

@@ -26,9 +26,10 @@ from ..agent.types import (
 )
 from ..ai import AssistantMessage, TextContent, UserMessage
 from ..ai.events import RetryInfo
+from ..ai.thinking import THINKING_LEVELS
 from ..ai.types import now_ms
 from ..review import CheckpointStore
-from ..sessions.agent_session import THINKING_LEVELS, AgentSession
+from ..sessions.agent_session import AgentSession
 from ..sessions.compaction.tokens import estimate_messages_tokens
 from ..wire import event_wire, message_wire, queue_wire
 from .agent_setup import AgentSetup, choose_model
@@ -280,7 +281,7 @@ class HostedSession:
             raise ValueError(f"unknown thinkingLevel {thinking!r}")
         setup.choice = (provider, model_id)
         if thinking is not None:
-            setup.choice_thinking = thinking  # type: ignore[assignment]
+            setup.choice_thinking = thinking
         self.session.choose_model(choice.model, thinking)
         if not self.running:
             setup.configure(self.agent)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcInvalidParams
 
+from ..ai.thinking import AgentThinkingLevel
 from .methods import (  # re-exported: the names live with their models
     ABORT as ABORT,
 )
@@ -230,7 +231,7 @@ class SetModelParams(WireParams):
     session_id: str
     provider: str | None = None
     model: str = Field(min_length=1)
-    thinking_level: Literal["off", "minimal", "low", "medium", "high", "xhigh"] | None = None
+    thinking_level: AgentThinkingLevel | None = None
 
 
 class SessionParams(WireParams):

@@ -15,8 +15,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..ai.thinking import THINKING_LEVELS
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
-from ..sessions.agent_session import THINKING_LEVELS, AgentSession
+from ..sessions.agent_session import AgentSession
 from .agent_setup import AgentSetup, SetupError
 from .client import ClientBridge
 from .hosted import HostedSession
@@ -90,7 +91,7 @@ class SessionManager:
         if saved is not None:  # the session chose its own model: it keeps it
             setup.choice = saved[0], saved[1]
             if saved[2] in THINKING_LEVELS:
-                setup.choice_thinking = saved[2]  # type: ignore[assignment]
+                setup.choice_thinking = saved[2]
         # so pi/state shows the configured model before the first run; a bad setting is
         # reported when a run is asked for
         with contextlib.suppress(SetupError):

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from ..ai.models import PROVIDERS
+from ..ai.thinking import AgentThinkingLevel
 
-ThinkingSetting = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+ThinkingSetting = AgentThinkingLevel  # the one definition: ai/thinking.py
 BashPermission = Literal["ask", "allow", "deny", "sandbox"]
 InputKind = Literal["text", "image"]
 

@@ -35,6 +35,7 @@ from ..agent.messages import (
 )
 from ..agent.types import AgentEvent, MaybeAwaitable
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
+from ..ai.thinking import THINKING_LEVELS
 from .compaction import CompactionResult, CompactionSettings
 from .entries import CustomEntry
 from .events import (
@@ -55,7 +56,6 @@ log = logging.getLogger("pi_lsp.sessions")
 SessionListener = Callable[[SessionEvent], MaybeAwaitable[None]]
 ModelResolver = Callable[[str, str], Model | None]
 Sleep = Callable[[float, AbortSignal], Awaitable[None]]
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 MODEL_CHOICE_ENTRY_TYPE = "pi-lsp.model_choice"
 
 
@@ -137,7 +137,7 @@ class AgentSession(CompactionMixin):
         context = file.build_context()
         agent.state.messages = context.messages
         if context.thinking_level in THINKING_LEVELS:
-            agent.state.thinking_level = context.thinking_level  # type: ignore[assignment]
+            agent.state.thinking_level = context.thinking_level
         if context.provider and context.model_id:
             current = agent.state.model
             if (current.provider, current.id) != (context.provider, context.model_id):
@@ -264,7 +264,7 @@ class AgentSession(CompactionMixin):
     def set_thinking_level(self, level: str) -> None:
         if level not in THINKING_LEVELS:
             raise ValueError(f"Unknown thinking level: {level}")
-        self.agent.state.thinking_level = level  # type: ignore[assignment]
+        self.agent.state.thinking_level = level
         self._record(self._tree.append_thinking_level_change, level)
 
     def _record_settings(self) -> None:

@@ -1,0 +1,55 @@
+"""The one place an ``Agent`` is built for a front end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..agent import Agent
+from ..ai import Model, StreamOptions
+from ..tools import (
+    BashOptions,
+    ProcessRegistry,
+    Workspace,
+    build_system_prompt,
+    create_coding_tools,
+)
+
+
+def build_agent(
+    workspace: Workspace,
+    *,
+    registry: ProcessRegistry,
+    api_key_env: str | None = None,
+    system_prompt_append: str | None = None,
+    before_tool_call: Any = None,
+    stream_options: StreamOptions | None = None,
+    model: Model | None = None,
+    stream_fn: Any = None,
+    get_api_key: Callable[[str], str | None] | None = None,
+) -> Agent:
+    """An agent with the coding tools over ``workspace``.
+
+    The bash tool runs its commands through ``registry`` (so a front end can kill them all)
+    in an environment without the server's secrets; ``api_key_env`` names one more variable
+    to keep out of it (a key the user configured under their own name). The system prompt
+    describes the workspace and the tools, plus ``system_prompt_append``.
+    """
+    secret_env = frozenset({api_key_env}) if api_key_env else frozenset()
+    tools = create_coding_tools(
+        workspace, bash=BashOptions(process_registry=registry, extra_secret_env=secret_env)
+    )
+    kwargs: dict[str, Any] = {}
+    if model is not None:
+        kwargs["model"] = model
+    if stream_fn is not None:
+        kwargs["stream_fn"] = stream_fn
+    if get_api_key is not None:
+        kwargs["get_api_key"] = get_api_key
+    return Agent(
+        system_prompt=build_system_prompt(workspace, tools, extra=system_prompt_append),
+        tools=tools,
+        before_tool_call=before_tool_call,
+        stream_options=stream_options,
+        **kwargs,
+    )

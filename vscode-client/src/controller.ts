@@ -291,6 +291,11 @@ export class Controller implements vscode.Disposable {
         if (ev.type === 'tool_execution_start' && (ev.toolName === 'edit' || ev.toolName === 'write')) {
           this.noteTouched(ev);
         }
+        // The context meter: the server's estimate after every run and compaction (a model
+        // that reports no usage — many local servers — would otherwise leave it empty).
+        if ((ev.type === 'agent_end' || ev.type === 'compaction_end') && raw.sessionId === this.vm.sessionId) {
+          void this.pullState(raw.sessionId);
+        }
       }),
       client.onRequest('pi/saveDocuments', async (params: { uris: string[] }) => {
         const saved: string[] = [];
@@ -453,6 +458,16 @@ export class Controller implements vscode.Disposable {
     if (!sid) return;
     const r = await this.request<{ sessionId: string }>('pi/forkSession', { sessionId: sid, entryId });
     await this.loadSession(r.sessionId);
+  }
+
+  /** Pull pi/state only (usage totals, context meter, model). */
+  private async pullState(sessionId: string): Promise<void> {
+    try {
+      const st = await this.request<Record<string, unknown>>('pi/state', { sessionId });
+      if (sessionId === this.vm.sessionId) this.dispatch({ type: 'state', state: st });
+    } catch (err) {
+      this.log(`pi/state failed: ${String(err)}`);
+    }
   }
 
   /** Pull pi/state, the queue, review and checkpoints (each only if the server has it). */

@@ -47,6 +47,9 @@ describe('pi agent panel (extension host)', function () {
     await waitFor(a, (s) => !vm.isStreaming(s)
       && vm.lastAssistantText(s) === 'Hello from the scripted model, streamed in pieces.', 'the whole answer');
     assert.deepStrictEqual(vm.userTexts(a.state()), ['Say hello']);
+    // the context meter shows the server's estimate after the run (system prompt, tools and
+    // the exchange: far more than the scripted server's usage figures)
+    await waitFor(a, (s) => ((s.contextTokens ?? 0) > 500 ? s.contextTokens : null), 'the context meter from pi/state');
   });
 
   it('steering sent during a run lands in turn 2', async () => {

@@ -24,17 +24,19 @@ ABOVE_AI = {
     "pi_lsp.sessions",
     "pi_lsp.lsp",
     "pi_lsp.cli",
-    "pi_lsp.run",
+    "pi_lsp.main",
 }
 FORBIDDEN: dict[str, set[str]] = {
     "security": {"pi_lsp.ai", *ABOVE_AI},  # stdlib only: everything may use it
     "ai": ABOVE_AI,
-    "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run",
+    "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main",
               "pi_lsp.runtime"},
-    "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run", "pi_lsp.runtime"},
-    "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run", "pi_lsp.runtime"},
+    "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
+    "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
     # the runtime every front end shares: no front end in it
-    "runtime": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.run", "pi_lsp.run_output"},
+    "runtime": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main"},
+    # the two front ends never import each other (main.py picks one)
+    "cli": {"pi_lsp.lsp", "pi_lsp.main"},
 }
 FORBIDDEN["review"] = FORBIDDEN["ai"]  # pure text algorithms: nothing of ours either
 
@@ -79,20 +81,10 @@ def test_import_resolution_sees_relative_imports() -> None:
     assert "pi_lsp.ai" in found
 
 
-def test_the_cli_run_never_imports_the_language_server() -> None:
-    """``pi-lsp run`` shares ``pi_lsp/wire.py`` with the server, never ``pi_lsp/lsp``."""
-    problems = []
-    for name in ("run.py", "run_output.py", "wire.py"):
-        for mod in _imports(PKG / name):
-            if mod == "pi_lsp.lsp" or mod.startswith("pi_lsp.lsp."):
-                problems.append(f"{name} imports {mod}")
-    assert not problems, "\n".join(problems)
-
-
 def test_the_language_server_never_imports_the_cli() -> None:
     """``lsp/`` is one front end and ``pi-lsp run`` another: they share what lies below them
     (``wire.py``, ``sessions/``, ``agent/`` …), never each other."""
-    cli = ("pi_lsp.cli", "pi_lsp.run", "pi_lsp.run_output")
+    cli = ("pi_lsp.cli", "pi_lsp.main")
     problems = [
         f"{f.relative_to(PKG)} imports {mod}"
         for f in sorted((PKG / "lsp").rglob("*.py"))

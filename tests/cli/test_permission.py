@@ -11,7 +11,7 @@ import pytest
 from pi_lsp.agent import AgentContext
 from pi_lsp.agent.types import BeforeToolCallContext
 from pi_lsp.ai import AbortSignal, AssistantMessage, ToolCall
-from pi_lsp.run_output import BashPermission, describe_call
+from pi_lsp.cli.output import BashPermission, describe_call
 
 
 def ctx(name: str = "bash", command: str = "rm -rf build") -> BeforeToolCallContext:

@@ -24,16 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ai import AssistantMessage, Model, StreamOptions
-from .ai.env_keys import get_env_api_key
-from .ai.http import new_http_client
-from .ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
-from .ai.thinking import THINKING_LEVELS
-from .run_output import BashPermission, JsonPrinter, TerminalPrinter
-from .runtime import api_key_variable, default_provider
-from .security import vault
-from .sessions import SessionNotFoundError, SessionStore
-from .sessions.agent_session import AgentSession
+from ..ai import AssistantMessage, Model, StreamOptions
+from ..ai.env_keys import get_env_api_key
+from ..ai.http import new_http_client
+from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
+from ..ai.thinking import THINKING_LEVELS
+from ..runtime import api_key_variable, default_provider
+from ..security import vault
+from ..sessions import SessionNotFoundError, SessionStore
+from ..sessions.agent_session import AgentSession
+from .output import BashPermission, JsonPrinter, TerminalPrinter
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 KEYLESS_PROVIDERS = frozenset(("openai-compatible", "ollama"))
@@ -95,7 +95,7 @@ class Plan:
 
 def plan_run(args: argparse.Namespace) -> Plan:
     """Resolve the mode, directory, model and key (``UsageError`` says what to fix)."""
-    from .demo import DEMO_PROMPT, copy_project, demo_script
+    from ..demo import DEMO_PROMPT, copy_project, demo_script
 
     common: dict[str, Any] = {
         "thinking": args.thinking,
@@ -138,7 +138,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             allow_bash=args.yes,
             **common,
         )
-    from .ai.models import resolve_model
+    from ..ai.models import resolve_model
 
     provider = args.provider or default_provider()
     if provider is None:
@@ -187,8 +187,8 @@ def plan_run(args: argparse.Namespace) -> Plan:
 
 async def execute(plan: Plan) -> int:
     """Run the plan; returns the exit status."""
-    from .runtime import build_agent
-    from .tools import DiskWorkspace, ProcessRegistry
+    from ..runtime import build_agent
+    from ..tools import DiskWorkspace, ProcessRegistry
 
     registry = ProcessRegistry()
     workspace = DiskWorkspace([plan.cwd])

@@ -1,7 +1,8 @@
-"""Command line: ``pi-lsp`` (the language server, stdio by default) and ``pi-lsp run``.
+"""The ``pi-lsp`` process: the language server (stdio by default) or ``pi-lsp run``.
 
-``pi-lsp [--stdio | --tcp HOST:PORT] [--log-file F] [--log-level L] [--version]`` serves LSP.
-``pi-lsp run "PROMPT" ...`` runs one headless agent trace in a directory (see ``pi_lsp.run``).
+``pi-lsp [--stdio | --tcp HOST:PORT] [--log-file F] [--log-level L] [--version]`` serves LSP
+(``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one headless agent trace in a directory
+(``cli/``). This module only picks the front end; the two never import each other.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     protect_secrets()
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "run":
-        from .run import main as run_main
+        from .cli.run import main as run_main
 
         return run_main(args_list[1:])
 

@@ -14,24 +14,24 @@ import sys
 import threading
 from typing import Any, TextIO
 
-from .agent.types import (
+from ..agent.types import (
     BeforeToolCallContext,
     BeforeToolCallResult,
     MessageEndEvent,
     MessageUpdateEvent,
     ToolExecutionStartEvent,
 )
-from .ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
-from .ai.events import RetryInfo, TextDeltaEvent, ThinkingDeltaEvent
-from .security.prompt_text import shown_command
-from .sessions.events import (
+from ..ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
+from ..ai.events import RetryInfo, TextDeltaEvent, ThinkingDeltaEvent
+from ..security.prompt_text import shown_command
+from ..sessions.events import (
     AutoRetryStartEvent,
     CompactionEndEvent,
     CompactionStartEvent,
     SessionEvent,
     SessionSaveEvent,
 )
-from .wire import event_wire
+from ..wire import event_wire
 
 MAX_ARG_CHARS = 160
 RESULT_PREVIEW_LINES = 6

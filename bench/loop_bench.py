@@ -30,8 +30,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-_KEYS = ("tool_turns", "deltas_per_turn", "tool_calls_per_turn", "tool_sleep_ms",
-         "tool_result_bytes", "serialize_context")
+_KEYS = (
+    "tool_turns",
+    "deltas_per_turn",
+    "tool_calls_per_turn",
+    "tool_sleep_ms",
+    "tool_result_bytes",
+    "serialize_context",
+)
 WORKLOADS: dict[str, dict[str, Any]] = {
     name: dict(zip(_KEYS, row, strict=True))
     for name, row in {
@@ -70,12 +76,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=0)
     for flag in OVERRIDES:
         parser.add_argument("--" + flag.replace("_", "-"), type=int, default=None, dest=flag)
-    parser.add_argument("--event-loop", choices=["asyncio", "uvloop"], default="asyncio",
-                        help="extra: run on uvloop (optional dependency)")
+    parser.add_argument(
+        "--event-loop",
+        choices=["asyncio", "uvloop"],
+        default="asyncio",
+        help="extra: run on uvloop (optional dependency)",
+    )
     args = parser.parse_args(argv)
     if args.producer == "micro":
-        parser.error("--producer micro has no asyncio equivalent (asyncio has no microtask "
-                     "queue); compare 'macro' (the anchor) or 'sync' instead")
+        parser.error(
+            "--producer micro has no asyncio equivalent (asyncio has no microtask "
+            "queue); compare 'macro' (the anchor) or 'sync' instead"
+        )
     return args
 
 
@@ -109,27 +121,42 @@ class Workload:
         from pi_lsp.ai.types import ModelCost
 
         self.params = params
-        self.model = Model(id="bench-model", name="Bench Model", api="bench", provider="bench",
-                           base_url="", reasoning=False, input=["text"], cost=ModelCost(),
-                           context_window=10_000_000, max_tokens=100_000)
+        self.model = Model(
+            id="bench-model",
+            name="Bench Model",
+            api="bench",
+            provider="bench",
+            base_url="",
+            reasoning=False,
+            input=["text"],
+            cost=ModelCost(),
+            context_window=10_000_000,
+            max_tokens=100_000,
+        )
         sleep_ms = params["tool_sleep_ms"]
         self.sleeps: dict[int, list[float]] = {}
         sleeps = self.sleeps
 
         class EchoParams(BaseModel):
             text: str = Field(description="Text to echo")
-            size: int | None = Field(default=None,
-                                     description="Exact output length in characters")
+            size: int | None = Field(default=None, description="Exact output length in characters")
 
         class EchoTool(AgentTool[EchoParams]):
             name = "echo"
             label = "Echo"
-            description = ("Echo the input text. If size is given, repeat text+newline and cut "
-                           "to exactly size characters.")
+            description = (
+                "Echo the input text. If size is given, repeat text+newline and cut "
+                "to exactly size characters."
+            )
             parameters = EchoParams
 
-            async def execute(self, tool_call_id: str, params: EchoParams, signal: Any = None,
-                              on_update: Any = None) -> AgentToolResult:
+            async def execute(
+                self,
+                tool_call_id: str,
+                params: EchoParams,
+                signal: Any = None,
+                on_update: Any = None,
+            ) -> AgentToolResult:
                 if sleep_ms > 0:
                     turn = int(tool_call_id.split("_")[1])
                     start = time.perf_counter()
@@ -191,7 +218,10 @@ class Workload:
             if params["serialize_context"]:
                 self.serialized_chars += len(serialize(m, context))
             output = AssistantMessage(
-                api="bench", provider="bench", model="bench-model", usage=Usage(),
+                api="bench",
+                provider="bench",
+                model="bench-model",
+                usage=Usage(),
                 stop_reason="toolUse" if turn < params["tool_turns"] else "stop",
                 timestamp=now_ms(),
             )
@@ -264,8 +294,9 @@ class Sink:
             self.rss_max = max(self.rss_max, rss_mb())
 
 
-async def run_once(params: dict[str, Any], api: str, producer: str
-                   ) -> tuple[Workload, list[Any], float, float]:
+async def run_once(
+    params: dict[str, Any], api: str, producer: str
+) -> tuple[Workload, list[Any], float, float]:
     from pi_lsp.agent import (
         Agent,
         AgentContext,
@@ -283,18 +314,25 @@ async def run_once(params: dict[str, Any], api: str, producer: str
 
     if api == "loop":
         context = AgentContext(SYSTEM_PROMPT, [], [work.tool])
-        config = AgentLoopConfig(model=work.model, convert_to_llm=convert_to_llm_default,
-                                 transform_context=transform_context,
-                                 tool_execution="parallel")
+        config = AgentLoopConfig(
+            model=work.model,
+            convert_to_llm=convert_to_llm_default,
+            transform_context=transform_context,
+            tool_execution="parallel",
+        )
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        messages = await run_agent_loop([prompt], context, config, work.sink,
-                                        None, work.stream_fn)
+        messages = await run_agent_loop([prompt], context, config, work.sink, None, work.stream_fn)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     else:
-        agent = Agent(system_prompt=SYSTEM_PROMPT, model=work.model, tools=[work.tool],
-                      convert_to_llm=convert_to_llm_default,
-                      transform_context=transform_context, stream_fn=work.stream_fn,
-                      tool_execution="parallel")
+        agent = Agent(
+            system_prompt=SYSTEM_PROMPT,
+            model=work.model,
+            tools=[work.tool],
+            convert_to_llm=convert_to_llm_default,
+            transform_context=transform_context,
+            stream_fn=work.stream_fn,
+            tool_execution="parallel",
+        )
         agent.subscribe(work.sink)
         cpu0, wall0 = time.process_time(), time.perf_counter()
         await agent.prompt(prompt)
@@ -303,8 +341,9 @@ async def run_once(params: dict[str, Any], api: str, producer: str
     return work, messages, wall, cpu
 
 
-def expected_counts(params: dict[str, Any], work: Workload) -> tuple[dict[str, int],
-                                                                     dict[str, int]]:
+def expected_counts(
+    params: dict[str, Any], work: Workload
+) -> tuple[dict[str, int], dict[str, int]]:
     """Event counts the contract's formulas give for this run."""
     llm = params["tool_turns"] + 1
     tools = params["tool_turns"] * params["tool_calls_per_turn"]
@@ -313,8 +352,9 @@ def expected_counts(params: dict[str, Any], work: Workload) -> tuple[dict[str, i
     if deltas > 0:
         updates.update(text_start=llm, text_delta=llm * deltas, text_end=llm)
     if tools:
-        updates.update(toolcall_start=tools, toolcall_delta=sum(work.arg_chunks),
-                       toolcall_end=tools)
+        updates.update(
+            toolcall_start=tools, toolcall_delta=sum(work.arg_chunks), toolcall_end=tools
+        )
     by_type = {
         "agent_start": 1, "agent_end": 1, "turn_start": llm, "turn_end": llm,
         "message_start": 1 + llm + tools, "message_end": 1 + llm + tools,
@@ -357,12 +397,16 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
     if sink.events != 2 + 2 * llm + 2 * (1 + llm + tools) + 2 * tools + sum(want_updates.values()):
         problems.append(f"events {sink.events} differ from the contract's formula")
     if problems:
-        print("loop_bench: event counts differ from the contract's formulas:\n  "
-              + "\n  ".join(problems), file=sys.stderr)
+        print(
+            "loop_bench: event counts differ from the contract's formulas:\n  "
+            + "\n  ".join(problems),
+            file=sys.stderr,
+        )
         return 1
 
-    durations = [(end - start) * 1e6 for start, end in
-                 zip(sink.turn_starts, sink.turn_ends, strict=True)]
+    durations = [
+        (end - start) * 1e6 for start, end in zip(sink.turn_starts, sink.turn_ends, strict=True)
+    ]
     n = max(1, min(20, len(durations) // 2))
     scripted = params["tool_turns"] * params["tool_sleep_ms"] / 1000
     measured = sum(end - start for start, end in work.sleeps.values())
@@ -374,7 +418,7 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
         "impl_version": f"pi-lsp@{version} (pi_lsp.agent)",
         "llm_version": f"pi-lsp@{version} (pi_lsp.ai)",
         "runtime": f"cpython {platform.python_version()}"
-                   + (" + uvloop" if args.event_loop == "uvloop" else ""),
+        + (" + uvloop" if args.event_loop == "uvloop" else ""),
         "api": args.api,
         "producer": args.producer,
         "workload": args.workload,
@@ -394,8 +438,9 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
         "measured_sleep_s": measured,
         "per_turn_overhead_measured_us": (wall - measured) / llm * 1e6,
         "per_event_us": (wall - scripted) / sink.events * 1e6,
-        "parallel_speedup": (tools * params["tool_sleep_ms"] / 1000 / wall
-                             if params["tool_sleep_ms"] > 0 else None),
+        "parallel_speedup": (
+            tools * params["tool_sleep_ms"] / 1000 / wall if params["tool_sleep_ms"] > 0 else None
+        ),
         "turn_us_p50": statistics.median(durations),
         "turn_us_first20": statistics.fmean(durations[:n]),
         "turn_us_last20": statistics.fmean(durations[-n:]),
@@ -410,7 +455,7 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
         "events_by_type": sink.by_type,
         "updates_by_type": sink.updates,
         "text_accumulation": "block.text += delta (as pi_lsp's providers do; O(length) per "
-                             "append in CPython)",
+        "append in CPython)",
         "event_loop": args.event_loop,
     }
     print(json.dumps(result))

@@ -449,9 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold-rounds", type=int, default=5)
     parser.add_argument("--latency-rounds", type=int, default=40)
     parser.add_argument("--sessions", type=int, default=20)
-    parser.add_argument(
-        "--only", choices=["many_sessions", "stream"], help="run one workload"
-    )
+    parser.add_argument("--only", choices=["many_sessions", "stream"], help="run one workload")
     args = parser.parse_args(argv)
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
     return 0

@@ -43,8 +43,10 @@ def build_tree(root: Path, files: int) -> dict[str, int]:
     (root / ".gitignore").write_text("node_modules/\nbuild/\n*.log\n")
     (root / ".git").mkdir()
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    body = "import os\n\n\ndef handler_{n}(event):\n    value = event.get('k{n}')\n" \
-           "    return value  # TODO review\n"
+    body = (
+        "import os\n\n\ndef handler_{n}(event):\n    value = event.get('k{n}')\n"
+        "    return value  # TODO review\n"
+    )
     made = 0
     d = 0
     while made < files:
@@ -94,14 +96,17 @@ async def run(root: Path, runs: int) -> dict[str, Any]:
     read, edit, bash = ReadTool(ws), EditTool(ws), BashTool(ws)
     find, ls = FindTool(ws), LsTool(ws)
     P = {  # parameter models per tool
-        "find": FindTool.parameters, "grep": GrepTool.parameters, "ls": LsTool.parameters,
-        "read": ReadTool.parameters, "edit": EditTool.parameters, "bash": BashTool.parameters,
+        "find": FindTool.parameters,
+        "grep": GrepTool.parameters,
+        "ls": LsTool.parameters,
+        "read": ReadTool.parameters,
+        "edit": EditTool.parameters,
+        "bash": BashTool.parameters,
     }
     results: dict[str, Any] = {}
 
     async def find_all() -> None:
-        out = await find.execute("b", P["find"].model_validate({"pattern": "*.py",
-                                                                  "limit": 10**6}))
+        out = await find.execute("b", P["find"].model_validate({"pattern": "*.py", "limit": 10**6}))
         assert "junk_" not in out.content[0].text  # type: ignore[union-attr]
 
     results["find_all_py"] = await time_call(find_all, runs)
@@ -127,9 +132,14 @@ async def run(root: Path, runs: int) -> dict[str, Any]:
         )
         results[f"grep_glob_ignore_case_{backend}"] = await time_call(
             lambda tool=grep: tool.execute(  # type: ignore[misc]
-                "b", P["grep"].model_validate(
-                    {"pattern": "todo REVIEW", "glob": "pkg00*/**/*.py", "ignoreCase": True,
-                     "limit": 1000}
+                "b",
+                P["grep"].model_validate(
+                    {
+                        "pattern": "todo REVIEW",
+                        "glob": "pkg00*/**/*.py",
+                        "ignoreCase": True,
+                        "limit": 1000,
+                    }
                 ),
             ),
             runs,
@@ -150,11 +160,16 @@ async def run(root: Path, runs: int) -> dict[str, Any]:
 
     async def edit_big() -> None:
         k = next(counter)
-        old, new = (f"value_25000 = {k}", f"value_25000 = {k + 1}") if k else (
-            "value_25000 = 25000", "value_25000 = 1")
+        old, new = (
+            (f"value_25000 = {k}", f"value_25000 = {k + 1}")
+            if k
+            else ("value_25000 = 25000", "value_25000 = 1")
+        )
         await edit.execute(
-            "b", P["edit"].model_validate({"path": "data/lines.py",
-                                           "edits": [{"oldText": old, "newText": new}]})
+            "b",
+            P["edit"].model_validate(
+                {"path": "data/lines.py", "edits": [{"oldText": old, "newText": new}]}
+            ),
         )
 
     results["edit_50k_line_file"] = await time_call(edit_big, runs)
@@ -178,7 +193,8 @@ def main() -> None:
     rg = shutil.which("rg")
     rg_version = (
         subprocess.run([rg, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
-        if rg else None
+        if rg
+        else None
     )
     with tempfile.TemporaryDirectory(prefix="pi-tools-bench-") as tmp:
         root = Path(tmp) / "project"
@@ -187,15 +203,19 @@ def main() -> None:
         tree = build_tree(root, args.files)
         build_s = time.perf_counter() - start
         results = asyncio.run(run(root, args.runs))
-    print(json.dumps({
-        "schema": "pi-tools-bench/1",
-        "tree": {**tree, "build_seconds": round(build_s, 1)},
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "cpus": __import__("os").cpu_count(),
-        "ripgrep": rg_version,
-        "results": results,
-    }))
+    print(
+        json.dumps(
+            {
+                "schema": "pi-tools-bench/1",
+                "tree": {**tree, "build_seconds": round(build_s, 1)},
+                "python": platform.python_version(),
+                "platform": platform.platform(),
+                "cpus": __import__("os").cpu_count(),
+                "ripgrep": rg_version,
+                "results": results,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

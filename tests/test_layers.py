@@ -29,8 +29,14 @@ ABOVE_AI = {
 FORBIDDEN: dict[str, set[str]] = {
     "security": {"pi_lsp.ai", *ABOVE_AI},  # stdlib only: everything may use it
     "ai": ABOVE_AI,
-    "agent": {"pi_lsp.tools", "pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main",
-              "pi_lsp.runtime"},
+    "agent": {
+        "pi_lsp.tools",
+        "pi_lsp.sessions",
+        "pi_lsp.lsp",
+        "pi_lsp.cli",
+        "pi_lsp.main",
+        "pi_lsp.runtime",
+    },
     "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
     "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
     # the runtime every front end shares: no front end in it

@@ -23,9 +23,9 @@ def test_ruff_clean() -> None:
     assert res.returncode == 0, res.stdout + res.stderr
 
 
-def test_ruff_format_is_not_required_but_imports_sorted() -> None:
-    res = _run(sys.executable, "-m", "ruff", "check", "--select", "I", "pi_lsp", "tests")
-    assert res.returncode == 0, res.stdout + res.stderr
+def test_ruff_format_check() -> None:
+    res = _run(sys.executable, "-m", "ruff", "format", "--check", "pi_lsp", "tests", "bench")
+    assert res.returncode == 0, "run `ruff format pi_lsp tests bench`:\n" + res.stdout + res.stderr
 
 
 def test_mypy_strict() -> None:

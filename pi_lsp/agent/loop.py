@@ -157,8 +157,11 @@ async def _run_loop(
             await emit(TurnEndEvent(message, tool_results))
 
             if config.prepare_next_turn is not None:
-                update = await resolve(config.prepare_next_turn(
-                    TurnContext(message, tool_results, context, new_messages)))
+                update = await resolve(
+                    config.prepare_next_turn(
+                        TurnContext(message, tool_results, context, new_messages)
+                    )
+                )
                 if update is not None:
                     if update.context is not None:
                         context = update.context
@@ -166,12 +169,14 @@ async def _run_loop(
                     config = replace(
                         config,
                         model=update.model if update.model is not None else config.model,
-                        reasoning=config.reasoning if level is None
+                        reasoning=config.reasoning
+                        if level is None
                         else (None if level == "off" else level),
                     )
             if config.should_stop_after_turn is not None and await resolve(
                 config.should_stop_after_turn(
-                    TurnContext(message, tool_results, context, new_messages))
+                    TurnContext(message, tool_results, context, new_messages)
+                )
             ):
                 await emit(AgentEndEvent(new_messages))
                 return

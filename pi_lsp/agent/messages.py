@@ -30,8 +30,7 @@ COMPACTION_SUMMARY_PREFIX = (
 )
 COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 BRANCH_SUMMARY_PREFIX = (
-    "The following is a summary of a branch that this conversation came back from:\n\n"
-    "<summary>\n"
+    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 )
 BRANCH_SUMMARY_SUFFIX = "</summary>"
 
@@ -92,10 +91,8 @@ def convert_to_llm_default(messages: Sequence[AgentMessage]) -> list[Message]:
     (one pointer per message, cache-friendly) and reads ``role`` only for other classes.
     """
     llm_types = _LLM_TYPES
-    return [
-        m for m in messages  # type: ignore[misc]
-        if m.__class__ in llm_types or m.role in _LLM_ROLES
-    ]
+    kept = [m for m in messages if m.__class__ in llm_types or m.role in _LLM_ROLES]
+    return kept  # type: ignore[return-value]  # the filter keeps only the LLM roles
 
 
 def convert_to_llm_coding(messages: Sequence[AgentMessage]) -> list[Message]:

@@ -100,8 +100,7 @@ async def execute_tool_calls(
     """Run the tool calls of ``assistant`` (taken from its content) and emit their events."""
     calls = [block for block in assistant.content if isinstance(block, ToolCall)]
     sequential = config.tool_execution == "sequential" or any(
-        (tool := _find_tool(context, call.name)) is not None
-        and tool.execution_mode == "sequential"
+        (tool := _find_tool(context, call.name)) is not None and tool.execution_mode == "sequential"
         for call in calls
     )
     runner = _run_sequential if sequential else _run_parallel
@@ -128,8 +127,9 @@ async def _run_sequential(
         if isinstance(prepared, _Finalized):
             finalized = prepared
         else:
-            finalized = await _execute_and_finalize(context, assistant, prepared, config, signal,
-                                                    emit)
+            finalized = await _execute_and_finalize(
+                context, assistant, prepared, config, signal, emit
+            )
         await _emit_end(finalized, emit)
         message = _result_message(finalized)
         await emit_message(message, emit)
@@ -160,8 +160,7 @@ async def _run_parallel(
             break
 
     # Phase 2: run the prepared calls concurrently; each emits its own end on completion.
-    finalized: list[_Finalized | None] = [e if isinstance(e, _Finalized) else None
-                                          for e in entries]
+    finalized: list[_Finalized | None] = [e if isinstance(e, _Finalized) else None for e in entries]
     runnable = [(i, e) for i, e in enumerate(entries) if isinstance(e, _Prepared)]
 
     async def run(index: int, prepared: _Prepared) -> None:
@@ -208,8 +207,11 @@ async def _prepare(
         raw = tool.prepare_arguments(call.arguments)
         args = validate_tool_arguments(call.name, tool.parameters, raw)
         if config.before_tool_call is not None:
-            before = await resolve(config.before_tool_call(
-                BeforeToolCallContext(assistant, call, args, context), signal))
+            before = await resolve(
+                config.before_tool_call(
+                    BeforeToolCallContext(assistant, call, args, context), signal
+                )
+            )
             if signal is not None and signal.aborted:
                 return _Finalized(call, error_result(ABORTED_TEXT), True)
             if before is not None and before.block:
@@ -232,15 +234,19 @@ async def _execute_and_finalize(
     result, is_error = await _execute(prepared, signal, emit)
     if config.after_tool_call is not None:
         try:
-            after = await resolve(config.after_tool_call(
-                AfterToolCallContext(assistant, prepared.tool_call, prepared.args, result,
-                                     is_error, context), signal))
+            after = await resolve(
+                config.after_tool_call(
+                    AfterToolCallContext(
+                        assistant, prepared.tool_call, prepared.args, result, is_error, context
+                    ),
+                    signal,
+                )
+            )
             if after is not None:
                 result = AgentToolResult(
                     content=after.content if after.content is not None else result.content,
                     details=after.details if after.details is not None else result.details,
-                    terminate=after.terminate if after.terminate is not None
-                    else result.terminate,
+                    terminate=after.terminate if after.terminate is not None else result.terminate,
                 )
                 if after.is_error is not None:
                     is_error = after.is_error
@@ -308,4 +314,3 @@ def _result_message(finalized: _Finalized) -> ToolResultMessage:
 async def emit_message(message: Any, emit: Emit) -> None:
     await emit(MessageStartEvent(message))
     await emit(MessageEndEvent(message))
-

@@ -35,9 +35,10 @@ def validate_tool_arguments(name: str, parameters: type[BaseModel], args: Any) -
     try:
         return parameters.model_validate(args, strict=False)
     except ValidationError as exc:
-        lines = "\n".join(
-            f"  - {format_error_path(err['loc'])}: {err['msg']}" for err in exc.errors()
-        ) or "Unknown validation error"
+        lines = (
+            "\n".join(f"  - {format_error_path(err['loc'])}: {err['msg']}" for err in exc.errors())
+            or "Unknown validation error"
+        )
         received = json.dumps(args, indent=2, ensure_ascii=False, default=str)
         raise ToolArgumentsError(
             f'Validation failed for tool "{name}":\n{lines}\n\nReceived arguments:\n{received}'

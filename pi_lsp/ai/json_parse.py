@@ -165,8 +165,10 @@ class StreamingJsonParser:
             return {}
 
     def _repair(self, delta: str) -> None:
-        if not self._pending_backslash and '"' not in delta and (
-            not self._in_string or not _NEEDS_REPAIR.search(delta)
+        if (
+            not self._pending_backslash
+            and '"' not in delta
+            and (not self._in_string or not _NEEDS_REPAIR.search(delta))
         ):
             self._append_committed(delta)  # nothing to repair, and no string starts or ends
             return

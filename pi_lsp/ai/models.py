@@ -21,7 +21,13 @@ OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 GROQ_BASE_URL = "https://api.groq.com/openai/v1"
 
 PROVIDERS: tuple[str, ...] = (
-    "openai", "anthropic", "openai-compatible", "ollama", "openrouter", "groq", "faux",
+    "openai",
+    "anthropic",
+    "openai-compatible",
+    "ollama",
+    "openrouter",
+    "groq",
+    "faux",
 )
 _API = {
     "openai": "openai-completions",
@@ -49,21 +55,36 @@ _DEFAULT_MODEL = {
 }
 # Switches per provider for the openai-completions API (see OpenAICompat)
 _COMPAT: dict[str, dict[str, Any]] = {
-    "openai": {"supportsDeveloperRole": True, "supportsReasoningEffort": True,
-               "supportsStore": True},
+    "openai": {
+        "supportsDeveloperRole": True,
+        "supportsReasoningEffort": True,
+        "supportsStore": True,
+    },
     "openai-compatible": {"maxTokensField": "max_tokens"},
     "ollama": {"maxTokensField": "max_tokens"},
-    "openrouter": {"maxTokensField": "max_tokens", "supportsReasoningEffort": True,
-                   "thinkingFormat": "openrouter"},
+    "openrouter": {
+        "maxTokensField": "max_tokens",
+        "supportsReasoningEffort": True,
+        "thinkingFormat": "openrouter",
+    },
     "groq": {"supportsReasoningEffort": True},
 }
 _TEXT_IMAGE: list[InputKind] = ["text", "image"]
 _TEXT: list[InputKind] = ["text"]
 
 
-def _m(provider: str, model_id: str, name: str, *, context: int, max_out: int,
-       price: tuple[float, float, float, float], reasoning: bool = False,
-       images: bool = True, levels: dict[str, str | None] | None = None) -> Model:
+def _m(
+    provider: str,
+    model_id: str,
+    name: str,
+    *,
+    context: int,
+    max_out: int,
+    price: tuple[float, float, float, float],
+    reasoning: bool = False,
+    images: bool = True,
+    levels: dict[str, str | None] | None = None,
+) -> Model:
     """A catalog entry; ``price`` is (input, output, cache read, cache write) in $/M tokens."""
     return Model(
         id=model_id,
@@ -85,44 +106,166 @@ _NO_MINIMAL: dict[str, str | None] = {"minimal": None}
 
 # Prices in $ per million tokens as published by the vendors in late 2025; they drift.
 CATALOG: tuple[Model, ...] = (
-    _m("openai", "gpt-4.1", "GPT-4.1", context=1_047_576, max_out=32_768,
-       price=(2.0, 8.0, 0.5, 0.0)),
-    _m("openai", "gpt-4.1-mini", "GPT-4.1 mini", context=1_047_576, max_out=32_768,
-       price=(0.4, 1.6, 0.1, 0.0)),
-    _m("openai", "gpt-4.1-nano", "GPT-4.1 nano", context=1_047_576, max_out=32_768,
-       price=(0.1, 0.4, 0.025, 0.0)),
-    _m("openai", "gpt-4o", "GPT-4o", context=128_000, max_out=16_384,
-       price=(2.5, 10.0, 1.25, 0.0)),
-    _m("openai", "gpt-4o-mini", "GPT-4o mini", context=128_000, max_out=16_384,
-       price=(0.15, 0.6, 0.075, 0.0)),
-    _m("openai", "o4-mini", "o4-mini", context=200_000, max_out=100_000,
-       price=(1.1, 4.4, 0.275, 0.0), reasoning=True, levels=_NO_MINIMAL),
-    _m("openai", "o3", "o3", context=200_000, max_out=100_000,
-       price=(2.0, 8.0, 0.5, 0.0), reasoning=True, levels=_NO_MINIMAL),
-    _m("openai", "gpt-5", "GPT-5", context=400_000, max_out=128_000,
-       price=(1.25, 10.0, 0.125, 0.0), reasoning=True),
-    _m("openai", "gpt-5-mini", "GPT-5 mini", context=400_000, max_out=128_000,
-       price=(0.25, 2.0, 0.025, 0.0), reasoning=True),
-    _m("anthropic", "claude-sonnet-4-5", "Claude Sonnet 4.5", context=200_000, max_out=64_000,
-       price=(3.0, 15.0, 0.3, 3.75), reasoning=True),
-    _m("anthropic", "claude-haiku-4-5", "Claude Haiku 4.5", context=200_000, max_out=64_000,
-       price=(1.0, 5.0, 0.1, 1.25), reasoning=True),
-    _m("anthropic", "claude-opus-4-5", "Claude Opus 4.5", context=200_000, max_out=64_000,
-       price=(5.0, 25.0, 0.5, 6.25), reasoning=True),
-    _m("anthropic", "claude-opus-4-1", "Claude Opus 4.1", context=200_000, max_out=32_000,
-       price=(15.0, 75.0, 1.5, 18.75), reasoning=True),
-    _m("anthropic", "claude-sonnet-4-0", "Claude Sonnet 4", context=200_000, max_out=64_000,
-       price=(3.0, 15.0, 0.3, 3.75), reasoning=True),
-    _m("anthropic", "claude-3-5-haiku-latest", "Claude Haiku 3.5", context=200_000,
-       max_out=8_192, price=(0.8, 4.0, 0.08, 1.0)),
-    _m("groq", "openai/gpt-oss-120b", "GPT-OSS 120B (Groq)", context=131_072, max_out=65_536,
-       price=(0.15, 0.75, 0.0, 0.0), reasoning=True, images=False),
-    _m("groq", "llama-3.3-70b-versatile", "Llama 3.3 70B (Groq)", context=131_072,
-       max_out=32_768, price=(0.59, 0.79, 0.0, 0.0), images=False),
-    _m("openrouter", "anthropic/claude-sonnet-4.5", "Claude Sonnet 4.5 (OpenRouter)",
-       context=1_000_000, max_out=64_000, price=(3.0, 15.0, 0.3, 3.75), reasoning=True),
-    _m("openrouter", "openai/gpt-4.1", "GPT-4.1 (OpenRouter)", context=1_047_576,
-       max_out=32_768, price=(2.0, 8.0, 0.5, 0.0)),
+    _m(
+        "openai",
+        "gpt-4.1",
+        "GPT-4.1",
+        context=1_047_576,
+        max_out=32_768,
+        price=(2.0, 8.0, 0.5, 0.0),
+    ),
+    _m(
+        "openai",
+        "gpt-4.1-mini",
+        "GPT-4.1 mini",
+        context=1_047_576,
+        max_out=32_768,
+        price=(0.4, 1.6, 0.1, 0.0),
+    ),
+    _m(
+        "openai",
+        "gpt-4.1-nano",
+        "GPT-4.1 nano",
+        context=1_047_576,
+        max_out=32_768,
+        price=(0.1, 0.4, 0.025, 0.0),
+    ),
+    _m("openai", "gpt-4o", "GPT-4o", context=128_000, max_out=16_384, price=(2.5, 10.0, 1.25, 0.0)),
+    _m(
+        "openai",
+        "gpt-4o-mini",
+        "GPT-4o mini",
+        context=128_000,
+        max_out=16_384,
+        price=(0.15, 0.6, 0.075, 0.0),
+    ),
+    _m(
+        "openai",
+        "o4-mini",
+        "o4-mini",
+        context=200_000,
+        max_out=100_000,
+        price=(1.1, 4.4, 0.275, 0.0),
+        reasoning=True,
+        levels=_NO_MINIMAL,
+    ),
+    _m(
+        "openai",
+        "o3",
+        "o3",
+        context=200_000,
+        max_out=100_000,
+        price=(2.0, 8.0, 0.5, 0.0),
+        reasoning=True,
+        levels=_NO_MINIMAL,
+    ),
+    _m(
+        "openai",
+        "gpt-5",
+        "GPT-5",
+        context=400_000,
+        max_out=128_000,
+        price=(1.25, 10.0, 0.125, 0.0),
+        reasoning=True,
+    ),
+    _m(
+        "openai",
+        "gpt-5-mini",
+        "GPT-5 mini",
+        context=400_000,
+        max_out=128_000,
+        price=(0.25, 2.0, 0.025, 0.0),
+        reasoning=True,
+    ),
+    _m(
+        "anthropic",
+        "claude-sonnet-4-5",
+        "Claude Sonnet 4.5",
+        context=200_000,
+        max_out=64_000,
+        price=(3.0, 15.0, 0.3, 3.75),
+        reasoning=True,
+    ),
+    _m(
+        "anthropic",
+        "claude-haiku-4-5",
+        "Claude Haiku 4.5",
+        context=200_000,
+        max_out=64_000,
+        price=(1.0, 5.0, 0.1, 1.25),
+        reasoning=True,
+    ),
+    _m(
+        "anthropic",
+        "claude-opus-4-5",
+        "Claude Opus 4.5",
+        context=200_000,
+        max_out=64_000,
+        price=(5.0, 25.0, 0.5, 6.25),
+        reasoning=True,
+    ),
+    _m(
+        "anthropic",
+        "claude-opus-4-1",
+        "Claude Opus 4.1",
+        context=200_000,
+        max_out=32_000,
+        price=(15.0, 75.0, 1.5, 18.75),
+        reasoning=True,
+    ),
+    _m(
+        "anthropic",
+        "claude-sonnet-4-0",
+        "Claude Sonnet 4",
+        context=200_000,
+        max_out=64_000,
+        price=(3.0, 15.0, 0.3, 3.75),
+        reasoning=True,
+    ),
+    _m(
+        "anthropic",
+        "claude-3-5-haiku-latest",
+        "Claude Haiku 3.5",
+        context=200_000,
+        max_out=8_192,
+        price=(0.8, 4.0, 0.08, 1.0),
+    ),
+    _m(
+        "groq",
+        "openai/gpt-oss-120b",
+        "GPT-OSS 120B (Groq)",
+        context=131_072,
+        max_out=65_536,
+        price=(0.15, 0.75, 0.0, 0.0),
+        reasoning=True,
+        images=False,
+    ),
+    _m(
+        "groq",
+        "llama-3.3-70b-versatile",
+        "Llama 3.3 70B (Groq)",
+        context=131_072,
+        max_out=32_768,
+        price=(0.59, 0.79, 0.0, 0.0),
+        images=False,
+    ),
+    _m(
+        "openrouter",
+        "anthropic/claude-sonnet-4.5",
+        "Claude Sonnet 4.5 (OpenRouter)",
+        context=1_000_000,
+        max_out=64_000,
+        price=(3.0, 15.0, 0.3, 3.75),
+        reasoning=True,
+    ),
+    _m(
+        "openrouter",
+        "openai/gpt-4.1",
+        "GPT-4.1 (OpenRouter)",
+        context=1_047_576,
+        max_out=32_768,
+        price=(2.0, 8.0, 0.5, 0.0),
+    ),
 )
 
 _BY_KEY = {(m.provider, m.id): m for m in CATALOG}
@@ -148,9 +291,7 @@ def default_model_id(provider: str) -> str:
 
 def _check_provider(provider: str) -> None:
     if provider not in PROVIDERS:
-        raise ValueError(
-            f"Unknown provider {provider!r}: expected one of {', '.join(PROVIDERS)}"
-        )
+        raise ValueError(f"Unknown provider {provider!r}: expected one of {', '.join(PROVIDERS)}")
 
 
 def _guess(provider: str, model_id: str) -> Model:
@@ -170,8 +311,16 @@ def _guess(provider: str, model_id: str) -> Model:
             reasoning = series.group(1) is not None or int(series.group(2)) >= 5
     elif provider in ("openai-compatible", "ollama"):
         images = False  # local servers: images only when the user's model says so
-    return _m(provider, model_id, model_id, context=context, max_out=max_out,
-              price=(0.0, 0.0, 0.0, 0.0), reasoning=reasoning, images=images)
+    return _m(
+        provider,
+        model_id,
+        model_id,
+        context=context,
+        max_out=max_out,
+        price=(0.0, 0.0, 0.0, 0.0),
+        reasoning=reasoning,
+        images=images,
+    )
 
 
 def resolve_model(

@@ -53,6 +53,7 @@ NON_OVERFLOW_PATTERNS: tuple[re.Pattern[str], ...] = tuple(
     )
 )
 
+
 def is_overflow_text(text: str) -> bool:
     """True when an error text reports a context overflow (never for rate-limit wording)."""
     if any(p.search(text) for p in NON_OVERFLOW_PATTERNS):

@@ -147,9 +147,7 @@ def transform_messages(
             if message.stop_reason in ("error", "aborted"):
                 dropped_calls.update(b.id for b in message.content if isinstance(b, ToolCall))
                 continue
-            first.append(
-                _transform_assistant(message, model, normalize_tool_call_id, id_map)
-            )
+            first.append(_transform_assistant(message, model, normalize_tool_call_id, id_map))
 
     result: list[Message] = []
     pending: list[ToolCall] = []

@@ -62,12 +62,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="the scripted offline demo (no key needed)")
     p.add_argument("--faux-script", metavar="FILE", help="play a scripted faux model (JSON)")
     p.add_argument("--resume", metavar="SESSION_ID", help="continue a saved session of --cwd")
-    p.add_argument("--context-window", type=int, metavar="TOKENS",
-                   help="the model's context window (default: known models' own, else 128000)")
-    p.add_argument("--max-tokens", type=int, metavar="TOKENS",
-                   help="cap on the tokens of one answer")
-    p.add_argument("--read-timeout", type=float, metavar="SECONDS",
-                   help="fail a request after this long without data (default 600)")
+    p.add_argument(
+        "--context-window",
+        type=int,
+        metavar="TOKENS",
+        help="the model's context window (default: known models' own, else 128000)",
+    )
+    p.add_argument(
+        "--max-tokens", type=int, metavar="TOKENS", help="cap on the tokens of one answer"
+    )
+    p.add_argument(
+        "--read-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="fail a request after this long without data (default 600)",
+    )
     p.add_argument("--no-save", action="store_true", help="do not save the session")
     return p
 

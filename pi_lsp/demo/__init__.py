@@ -23,9 +23,7 @@ def copy_project() -> Path:
     target = Path(tempfile.mkdtemp(prefix="pi-lsp-demo-")) / "project"
     source = resources.files("pi_lsp.demo").joinpath("project")
     with resources.as_file(source) as path:
-        shutil.copytree(
-            path, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
-        )
+        shutil.copytree(path, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return target
 
 
@@ -50,8 +48,7 @@ def demo_script(*, delay_ms: float = 12.0) -> FauxScript:
         responses=[
             turn("I'll start by reading greet.py.", "read", path="greet.py"),
             turn(
-                "The greeting ends with a question mark instead of an exclamation mark. "
-                "Fixing it.",
+                "The greeting ends with a question mark instead of an exclamation mark. Fixing it.",
                 "edit",
                 path="greet.py",
                 edits=[{"oldText": 'name + "?"', "newText": 'name + "!"'}],

@@ -234,7 +234,9 @@ class AgentSetup:
         )
         timeout_ms = int(settings.read_timeout * 1000) if settings.read_timeout else None
         if (base.api_key_env, base.timeout_ms, base.max_tokens) != (
-            key_env, timeout_ms, choice.max_tokens
+            key_env,
+            timeout_ms,
+            choice.max_tokens,
         ):  # the provider reads the key (and names it if missing)
             agent.stream_options = replace(
                 base, api_key_env=key_env, timeout_ms=timeout_ms, max_tokens=choice.max_tokens

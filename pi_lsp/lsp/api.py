@@ -204,13 +204,9 @@ class PiApi:
         await self.config.wait_loaded()
         settings = self.config.current()
         current: ModelRef | None = None
-        hosted = (
-            self._session(p.session_id) if p.session_id is not None else self.manager.current
-        )
+        hosted = self._session(p.session_id) if p.session_id is not None else self.manager.current
         try:
-            model = (
-                hosted.agent.state.model if hosted is not None else model_for(settings)
-            )
+            model = hosted.agent.state.model if hosted is not None else model_for(settings)
             current = ModelRef(provider=model.provider, id=model.id)
         except SetupError:
             current = None

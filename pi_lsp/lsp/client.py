@@ -100,9 +100,7 @@ class ClientBridge:
 
     # ---------------------------------------------------------------------- requests
 
-    async def request(
-        self, method: str, params: Any, signal: AbortSignal | None = None
-    ) -> Any:
+    async def request(self, method: str, params: Any, signal: AbortSignal | None = None) -> Any:
         """Send a request; raise ``RequestAborted`` (after ``$/cancelRequest``) on abort.
         A client error reply raises ``JsonRpcException``."""
         if not self.connected:

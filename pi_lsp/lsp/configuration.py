@@ -75,9 +75,7 @@ class Configuration:
         raw = None
         if self.bridge.configuration:
             try:
-                raw = await asyncio.wait_for(
-                    self.bridge.fetch_configuration(SECTION), LOAD_TIMEOUT
-                )
+                raw = await asyncio.wait_for(self.bridge.fetch_configuration(SECTION), LOAD_TIMEOUT)
             except TimeoutError:
                 log.warning("the client did not answer workspace/configuration")
         if raw is None and isinstance(pushed, dict):

@@ -107,12 +107,12 @@ class FrameParser:
         found = matches[-1]
         junk = block[: found.start()]
         reported, self._reported = self._reported, False
-        if not reported and junk.strip() and not all(
-            _HEADER_LINE.fullmatch(line.strip()) for line in junk.strip().splitlines()
+        if (
+            not reported
+            and junk.strip()
+            and not all(_HEADER_LINE.fullmatch(line.strip()) for line in junk.strip().splitlines())
         ):
-            self._out.append(
-                FrameError(f"Parse error: {len(junk)} bytes that were not a message")
-            )
+            self._out.append(FrameError(f"Parse error: {len(junk)} bytes that were not a message"))
         raw = found.group(1)
         if _DIGITS.fullmatch(raw) is None:
             text = raw[:40].decode("ascii", "replace")

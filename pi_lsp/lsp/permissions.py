@@ -65,9 +65,7 @@ def command_of(ctx: BeforeToolCallContext) -> str:
 
 def _sandboxed(ctx: BeforeToolCallContext) -> bool:
     """The run's ``bash`` tool really runs commands in the sandbox."""
-    return any(
-        isinstance(t, BashTool) and t.options.sandbox is not None for t in ctx.context.tools
-    )
+    return any(isinstance(t, BashTool) and t.options.sandbox is not None for t in ctx.context.tools)
 
 
 def rules_file(cwd: Path) -> Path:

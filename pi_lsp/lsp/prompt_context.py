@@ -102,8 +102,11 @@ def describe_diagnostics(items: Sequence[dict[str, Any]]) -> str:
         tags += [str(d[k]) for k in ("source", "code") if d.get(k) not in (None, "")]
         label = ", ".join(t for t in tags if t)
         line = f"- line {int(start.get('line', 0)) + 1}"
-        out.append(f"{line} ({label}): {d.get('message', '')}" if label else
-                   f"{line}: {d.get('message', '')}")
+        out.append(
+            f"{line} ({label}): {d.get('message', '')}"
+            if label
+            else f"{line}: {d.get('message', '')}"
+        )
     if len(items) > MAX_DIAGNOSTICS:
         out.append(f"- … and {len(items) - MAX_DIAGNOSTICS} more")
     return "\n".join(out)

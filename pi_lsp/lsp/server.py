@@ -119,9 +119,7 @@ class PiLanguageServer(LanguageServer):
         self.review = ReviewBook(self._publish_review, lambda: self.bridge.encoding)
         workspace.review = self.review
         self.manager.review = self.review
-        self.api.review_api = ReviewApi(
-            self.review, workspace, self._session_known, self._undone
-        )
+        self.api.review_api = ReviewApi(self.review, workspace, self._session_known, self._undone)
         self.review.on_change = self._record_change
         self.api.checkpoint_api = CheckpointApi(
             workspace,
@@ -130,8 +128,7 @@ class PiLanguageServer(LanguageServer):
             RestoreLog(store.directory / "restores"),
             self.review,
         )
-        log.info("workspace roots: %s; sessions in %s", ", ".join(map(str, roots)),
-                 store.directory)
+        log.info("workspace roots: %s; sessions in %s", ", ".join(map(str, roots)), store.directory)
 
     def _publish_review(self, session_id: str, event: dict[str, Any]) -> None:
         hosted = self.manager.get(session_id)
@@ -298,9 +295,7 @@ def _register(server: PiLanguageServer) -> None:
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
-    def code_action(
-        ls: PiLanguageServer, params: types.CodeActionParams
-    ) -> list[types.CodeAction]:
+    def code_action(ls: PiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         return code_actions(params)
 
     @server.feature(types.SHUTDOWN)

@@ -222,8 +222,10 @@ def _title(hosted: HostedSession) -> str:
     for message in hosted.agent.state.messages:
         if getattr(message, "role", None) == "user":
             content = message.content  # type: ignore[union-attr]
-            text = content if isinstance(content, str) else " ".join(
-                getattr(b, "text", "") for b in content
+            text = (
+                content
+                if isinstance(content, str)
+                else " ".join(getattr(b, "text", "") for b in content)
             )
             flat = " ".join(text.split())
             return flat[:80] or "(no messages)"

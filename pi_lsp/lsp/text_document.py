@@ -120,11 +120,15 @@ class PiTextDocument(TextDocument):
     def _splice(self, first: int, stop: int, prefix: str, text: str, suffix: str) -> None:
         lines = self._lines
         middle = prefix + text + suffix
-        if first > 0 and not prefix and (
-            # the last line has no break: an append continues it
-            not lines[first - 1].endswith(("\n", "\r"))
-            # "\r" ending the line before and "\n" starting this one are one break
-            or (middle.startswith("\n") and lines[first - 1].endswith("\r"))
+        if (
+            first > 0
+            and not prefix
+            and (
+                # the last line has no break: an append continues it
+                not lines[first - 1].endswith(("\n", "\r"))
+                # "\r" ending the line before and "\n" starting this one are one break
+                or (middle.startswith("\n") and lines[first - 1].endswith("\r"))
+            )
         ):
             first -= 1
             middle = lines[first] + middle

@@ -33,7 +33,6 @@ from .framing import READ_CHUNK, BlockingFrameReader, FrameError, FrameParser, f
 log = logging.getLogger(__name__)
 
 
-
 def encode_body(obj: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     """Compact JSON as UTF-8. Lone surrogates (half an emoji, a non-UTF-8 byte kept by a
     read) become U+FFFD: escaped they are still rejected by strict JSON readers (Rust's)."""
@@ -113,8 +112,9 @@ def _resolve_raw_reply(protocol: PiProtocol, msg_id: Any, raw: dict[str, Any]) -
     if isinstance(error, dict):
         code = error.get("code")
         future.set_exception(
-            JsonRpcException(str(error.get("message", "")), code=code if isinstance(code, int)
-                             else -32603)
+            JsonRpcException(
+                str(error.get("message", "")), code=code if isinstance(code, int) else -32603
+            )
         )
     else:
         future.set_result(raw.get("result"))

@@ -285,9 +285,7 @@ class AgentSession(CompactionMixin):
             self.persist_error = f"Could not write the session file: {exc}"
             log.error("session %s: %s", self.session_id, self.persist_error)
             if first:  # tell listeners once per failure spell; the writes are retried
-                self._emit_soon(
-                    SessionSaveEvent(False, self.persist_error, str(self._tree.path))
-                )
+                self._emit_soon(SessionSaveEvent(False, self.persist_error, str(self._tree.path)))
             return None
         if self.persist_error is not None and self._tree.is_persisted:
             self.persist_error = None

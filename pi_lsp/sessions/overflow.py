@@ -46,9 +46,7 @@ def _number(pattern: re.Pattern[str], text: str) -> int | None:
     return int(next(g for g in match.groups() if g is not None))
 
 
-def explain_overflow(
-    message: AssistantMessage, context_window: int, prompt_estimate: int
-) -> str:
+def explain_overflow(message: AssistantMessage, context_window: int, prompt_estimate: int) -> str:
     """What the user must change when the prompt does not fit and compaction cannot help:
     the tokens needed, the context available, and the settings to change."""
     text = message.error_message or ""

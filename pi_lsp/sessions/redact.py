@@ -76,9 +76,7 @@ class Redactor:
             if name in self._names or is_secret_env_name(name):
                 values.update(v for v in (value, value.strip()) if len(v) >= MIN_SECRET_LENGTH)
         ordered = sorted(values, key=len, reverse=True)
-        self._values = (
-            re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
-        )
+        self._values = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
 
     def text(self, value: str) -> str:
         self._refresh()

@@ -230,9 +230,7 @@ class SessionFile:
             )
         )
 
-    def branch_with_summary(
-        self, entry_id: str | None, summary: str, details: Any = None
-    ) -> str:
+    def branch_with_summary(self, entry_id: str | None, summary: str, details: Any = None) -> str:
         """Move the leaf to ``entry_id`` (``None``: before the root) and append a
         ``branch_summary`` of the abandoned path there."""
         if entry_id is not None and entry_id not in self._by_id:
@@ -362,9 +360,7 @@ class SessionFile:
             repair_tail(self.path, self._loaded)  # idempotent: clears its own flags
         if not self._on_disk:
             header_line = dumps_line(self._dict(self.header))
-            append_lines(
-                self.path, [header_line, *self._backlog], create=True, sync=self.sync
-            )
+            append_lines(self.path, [header_line, *self._backlog], create=True, sync=self.sync)
             self._on_disk = True
             self.acquire_lock()  # a new file: nobody else can hold it
         elif self._backlog:

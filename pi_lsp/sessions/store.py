@@ -127,8 +127,7 @@ class SessionStore:
             return self.create(parent_session=str(file.path)), session_id
         copy = file.fork(leaf, directory=self.directory)
         copy.acquire_lock()
-        log.warning("session %s is open elsewhere: continuing in %s", session_id,
-                    copy.session_id)
+        log.warning("session %s is open elsewhere: continuing in %s", session_id, copy.session_id)
         return copy, session_id
 
     def list(self) -> list[SessionInfo]:
@@ -187,9 +186,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     if header is None:
         return None
     created = parse_iso(str(header.get("timestamp", ""))) or _mtime(path)
-    updated = (
-        datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity else created
-    )
+    updated = datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity else created
     return SessionInfo(
         session_id=header["id"],
         title=name or _title(first_prompt) or "(no messages)",

@@ -29,8 +29,10 @@ _FUZZY_MAP = str.maketrans(
         **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f"), '"'),
         **dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-"),
         **dict.fromkeys(
-            map(ord, "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-                     "\u202f\u205f\u3000"),
+            map(
+                ord,
+                "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000",
+            ),
             " ",
         ),
     }
@@ -309,6 +311,10 @@ def plan_edits(text: str, edits: Sequence[Replacement], path: str) -> EditPlan:
             new_text = new_text.replace("\n", eol)
         text_edits.append(TextEdit(offsets[i1], offsets[i2], new_text))
     return EditPlan(
-        base=base, new=new, base_lines=base_lines, new_lines=parts, changes=changes,
+        base=base,
+        new=new,
+        base_lines=base_lines,
+        new_lines=parts,
+        changes=changes,
         text_edits=text_edits,
     )

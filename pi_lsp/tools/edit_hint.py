@@ -64,9 +64,7 @@ def closest_candidate(content: str, old_text: str) -> str | None:
     ratio, start = winner
     end = min(len(lines), start + height)
     shown = lines[start : min(end, start + MAX_SHOWN_LINES)]
-    body = "\n".join(
-        f"  {start + k + 1}: {_clip(line)}" for k, line in enumerate(shown)
-    )
+    body = "\n".join(f"  {start + k + 1}: {_clip(line)}" for k, line in enumerate(shown))
     more = "\n  ..." if end - start > MAX_SHOWN_LINES else ""
     where = f"line {start + 1}" if end - start == 1 else f"lines {start + 1}-{end}"
     return (

@@ -122,8 +122,7 @@ class GrepTool(AgentTool[GrepParams]):
         notices: list[str] = []
         if outcome.limit_reached:
             notices.append(
-                f"{limit} matches limit reached. Use limit={limit * 2} for more, "
-                "or refine pattern"
+                f"{limit} matches limit reached. Use limit={limit * 2} for more, or refine pattern"
             )
             details["matchLimitReached"] = limit
         if trunc.truncated:
@@ -177,9 +176,7 @@ class _Formatter:
         remove = signal.add_callback(stop.set) if signal is not None else None
         try:
             for path, numbers in wanted.items():
-                self._files[path] = await anyio.to_thread.run_sync(
-                    _read_lines, path, numbers, stop
-                )
+                self._files[path] = await anyio.to_thread.run_sync(_read_lines, path, numbers, stop)
         finally:
             if remove is not None:
                 remove()

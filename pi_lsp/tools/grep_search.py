@@ -201,9 +201,7 @@ async def search_python(query: GrepQuery, signal: AbortSignal | None) -> GrepOut
     stop = threading.Event()
     remove = signal.add_callback(stop.set) if signal is not None else None
     try:
-        outcome = await anyio.to_thread.run_sync(
-            _search_sync, query, line_regex, chunk_regex, stop
-        )
+        outcome = await anyio.to_thread.run_sync(_search_sync, query, line_regex, chunk_regex, stop)
     finally:
         if remove is not None:
             remove()
@@ -227,7 +225,9 @@ def _candidate_files(query: GrepQuery, stop: threading.Event) -> Iterator[str]:
         return any(not g.negated and g.matches(rel) for g in globs)
 
     entries = walk(
-        query.root, query.search_path, cancelled=stop.is_set,
+        query.root,
+        query.search_path,
+        cancelled=stop.is_set,
         keep_file=forced if globs else None,
     )
     return (e.path for e in entries if e.is_file and wanted(e.rel))

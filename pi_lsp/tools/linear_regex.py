@@ -61,5 +61,4 @@ def compile_linear(
 
 def escape(text: str) -> str:
     """``text`` as a literal pattern (RE2 accepts a backslash before any punctuation)."""
-    return "".join(ch if ch.isalnum() or ch == "_" or ord(ch) > 127 else "\\" + ch
-                   for ch in text)
+    return "".join(ch if ch.isalnum() or ch == "_" or ord(ch) > 127 else "\\" + ch for ch in text)

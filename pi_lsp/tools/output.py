@@ -229,9 +229,7 @@ class OutputAccumulator:
     def _ensure_file(self) -> None:
         if self.full_output_path is not None or self._spill_failed:
             return
-        path = os.path.join(
-            tempfile.gettempdir(), f"{self._prefix}-{secrets.token_hex(8)}.log"
-        )
+        path = os.path.join(tempfile.gettempdir(), f"{self._prefix}-{secrets.token_hex(8)}.log")
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # may hold secrets
         except OSError:

@@ -42,8 +42,9 @@ def _guidelines(tools: Sequence[AgentTool[Any]], workspace: Workspace) -> list[s
     if "bash" in names and not names & {"grep", "find", "ls"}:
         add("Use bash for file operations like ls, rg, find")
     elif "bash" in names:
-        add("Prefer grep/find/ls tools over bash for file exploration (faster, respects "
-            ".gitignore)")
+        add(
+            "Prefer grep/find/ls tools over bash for file exploration (faster, respects .gitignore)"
+        )
     if "edit" in names and "write" in names:
         add("Prefer edit over write for changes to existing files")
     for tool in tools:
@@ -76,7 +77,5 @@ def build_system_prompt(
     if extra and extra.strip():
         parts.append(extra.strip())
     today = (now or datetime.now()).strftime("%Y-%m-%d")
-    parts.append(
-        f"Current date: {today}\nCurrent working directory: {workspace.cwd.as_posix()}"
-    )
+    parts.append(f"Current date: {today}\nCurrent working directory: {workspace.cwd.as_posix()}")
     return "\n\n".join(parts)

@@ -29,9 +29,7 @@ def open_regular(path: str | Path) -> BinaryIO:
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         if not stat.S_ISREG(mode):
-            raise NotRegularFileError(
-                errno.EINVAL, "Not a regular file", str(path)
-            )
+            raise NotRegularFileError(errno.EINVAL, "Not a regular file", str(path))
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:

@@ -91,13 +91,28 @@ def truncate_head(
     total = len(lines)
     if total <= max_lines and total_bytes <= max_bytes:
         return TruncationResult(
-            content, False, None, total, total_bytes, total, total_bytes,
-            max_lines=max_lines, max_bytes=max_bytes,
+            content,
+            False,
+            None,
+            total,
+            total_bytes,
+            total,
+            total_bytes,
+            max_lines=max_lines,
+            max_bytes=max_bytes,
         )
     if utf8_len(lines[0]) > max_bytes:
         return TruncationResult(
-            "", True, "bytes", total, total_bytes, 0, 0,
-            first_line_exceeds_limit=True, max_lines=max_lines, max_bytes=max_bytes,
+            "",
+            True,
+            "bytes",
+            total,
+            total_bytes,
+            0,
+            0,
+            first_line_exceeds_limit=True,
+            max_lines=max_lines,
+            max_bytes=max_bytes,
         )
     kept: list[str] = []
     size = 0
@@ -113,8 +128,15 @@ def truncate_head(
         size += cost
     out = "\n".join(kept)
     return TruncationResult(
-        out, True, truncated_by, total, total_bytes, len(kept), utf8_len(out),
-        max_lines=max_lines, max_bytes=max_bytes,
+        out,
+        True,
+        truncated_by,
+        total,
+        total_bytes,
+        len(kept),
+        utf8_len(out),
+        max_lines=max_lines,
+        max_bytes=max_bytes,
     )
 
 
@@ -135,8 +157,15 @@ def truncate_tail(
     total = len(lines)
     if total <= max_lines and total_bytes <= max_bytes:
         return TruncationResult(
-            content, False, None, total, total_bytes, total, total_bytes,
-            max_lines=max_lines, max_bytes=max_bytes,
+            content,
+            False,
+            None,
+            total,
+            total_bytes,
+            total,
+            total_bytes,
+            max_lines=max_lines,
+            max_bytes=max_bytes,
         )
     kept: list[str] = []
     size = 0
@@ -157,8 +186,16 @@ def truncate_tail(
     kept.reverse()
     out = "\n".join(kept)
     return TruncationResult(
-        out, True, truncated_by, total, total_bytes, len(kept), utf8_len(out),
-        last_line_partial=partial, max_lines=max_lines, max_bytes=max_bytes,
+        out,
+        True,
+        truncated_by,
+        total,
+        total_bytes,
+        len(kept),
+        utf8_len(out),
+        last_line_partial=partial,
+        max_lines=max_lines,
+        max_bytes=max_bytes,
     )
 
 

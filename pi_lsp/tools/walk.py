@@ -83,9 +83,7 @@ def ancestor_rules(root: Path, start: Path) -> list[_Rules]:
 def is_ignored(root: Path, path: Path, is_dir: bool) -> bool:
     """Whether ``path`` itself is ignored by the ignore files above it (up to ``root``)."""
     rules = ancestor_rules(root, path)
-    return any(part in ALWAYS_SKIPPED for part in path.parts) or _ignored(
-        rules, str(path), is_dir
-    )
+    return any(part in ALWAYS_SKIPPED for part in path.parts) or _ignored(rules, str(path), is_dir)
 
 
 def walk(

@@ -132,12 +132,19 @@ class EchoTool(AgentTool[EchoParams]):
         self.terminate = terminate
         self.calls: list[tuple[str, EchoParams]] = []
 
-    async def execute(self, tool_call_id: str, params: EchoParams,
-                      signal: AbortSignal | None = None,
-                      on_update: ToolUpdateCallback | None = None) -> AgentToolResult:
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: EchoParams,
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
         self.calls.append((tool_call_id, params))
-        return AgentToolResult(content=[TextContent(text=params.text * params.n)],
-                               details={"n": params.n}, terminate=self.terminate)
+        return AgentToolResult(
+            content=[TextContent(text=params.text * params.n)],
+            details={"n": params.n},
+            terminate=self.terminate,
+        )
 
 
 class FnParams(BaseModel):
@@ -155,22 +162,26 @@ class FnTool(AgentTool[FnParams]):
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
 
-    async def execute(self, tool_call_id: str, params: FnParams,
-                      signal: AbortSignal | None = None,
-                      on_update: ToolUpdateCallback | None = None) -> AgentToolResult:
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: FnParams,
+        signal: AbortSignal | None = None,
+        on_update: ToolUpdateCallback | None = None,
+    ) -> AgentToolResult:
         result: AgentToolResult = await self.fn(tool_call_id, params, signal, on_update)
         return result
 
 
-def fn_tool(name: str, fn: Callable[..., Any],
-            mode: ToolExecutionMode | None = None) -> FnTool:
+def fn_tool(name: str, fn: Callable[..., Any], mode: ToolExecutionMode | None = None) -> FnTool:
     """A ``FnTool`` subclass per name (tool definitions are cached per class)."""
     cls = type(f"FnTool_{name}", (FnTool,), {"name": name, "execution_mode": mode})
     return cls(fn)
 
 
-def echo_tool(name: str = "echo", *, terminate: bool | None = None,
-              mode: ToolExecutionMode | None = None) -> EchoTool:
+def echo_tool(
+    name: str = "echo", *, terminate: bool | None = None, mode: ToolExecutionMode | None = None
+) -> EchoTool:
     cls = type(f"EchoTool_{name}", (EchoTool,), {"name": name, "execution_mode": mode})
     return cls(terminate=terminate)
 
@@ -188,8 +199,9 @@ def config(**kw: Any) -> AgentLoopConfig:
     return AgentLoopConfig(**kw)
 
 
-def context(*tools: AgentTool[Any], messages: Sequence[AgentMessage] = (),
-            system_prompt: str = "sys") -> AgentContext:
+def context(
+    *tools: AgentTool[Any], messages: Sequence[AgentMessage] = (), system_prompt: str = "sys"
+) -> AgentContext:
     return AgentContext(system_prompt, list(messages), list(tools))
 
 
@@ -205,8 +217,9 @@ class ScriptedStream:
         self.calls: list[Context] = []
         self.options: list[StreamOptions] = []
 
-    def __call__(self, model: Model, ctx: Context,
-                 options: StreamOptions) -> AssistantMessageEventStream:
+    def __call__(
+        self, model: Model, ctx: Context, options: StreamOptions
+    ) -> AssistantMessageEventStream:
         self.calls.append(ctx)
         self.options.append(options)
         script = self.scripts[len(self.calls) - 1]

@@ -48,7 +48,8 @@ async def test_item_45_prompt_during_a_run_raises_busy() -> None:
         agent.prompt("second")
     assert str(info.value) == (
         "Agent is already processing a prompt. Use steer() or followUp() to queue messages, "
-        "or wait for completion.")
+        "or wait for completion."
+    )
     with pytest.raises(AgentBusyError) as info2:
         agent.continue_()
     assert str(info2.value) == "Agent is already processing. Wait for completion before continuing."
@@ -65,14 +66,13 @@ async def test_item_46_one_at_a_time_steering_delivers_one_per_drain() -> None:
             agent.steer(f"s{i}")
         return FauxResponse.text("a")
 
-    faux = FauxProvider([first, FauxResponse.text("b"), FauxResponse.text("c"),
-                         FauxResponse.text("d")])
+    faux = FauxProvider(
+        [first, FauxResponse.text("b"), FauxResponse.text("c"), FauxResponse.text("d")]
+    )
     agent, rec = _agent(faux)
     await agent.prompt("go")
-    users_per_request = [[text_of(m) for m in c.messages if m.role == "user"]
-                         for c in faux.calls]
-    assert users_per_request == [["go"], ["go", "s0"], ["go", "s0", "s1"],
-                                 ["go", "s0", "s1", "s2"]]
+    users_per_request = [[text_of(m) for m in c.messages if m.role == "user"] for c in faux.calls]
+    assert users_per_request == [["go"], ["go", "s0"], ["go", "s0", "s1"], ["go", "s0", "s1", "s2"]]
     assert rec.types.count("turn_start") == 4
 
 
@@ -89,9 +89,16 @@ async def test_item_47_all_mode_delivers_everything_at_the_next_drain() -> None:
     agent, rec = _agent(faux, steering_mode="all", follow_up_mode="all")
     await agent.prompt("go")
     assert [text_of(m) for m in faux.calls[1].messages if m.role == "user"] == [
-        "go", "s0", "s1", "s2"]
+        "go",
+        "s0",
+        "s1",
+        "s2",
+    ]
     assert [text_of(m) for m in faux.calls[2].messages if m.role == "user"][-3:] == [
-        "f0", "f1", "f2"]
+        "f0",
+        "f1",
+        "f2",
+    ]
     assert rec.types.count("turn_start") == 3
 
 
@@ -105,13 +112,17 @@ async def test_item_48_continue_runs_queued_steering_as_the_prompt() -> None:
     await agent.continue_()
     labels = rec.labels()
     # "one" is the prompt; "two" is NOT injected in the first turn (initial poll skipped)
-    assert labels[:6] == ["agent_start", "turn_start", "message_start(user)",
-                          "message_end(user)", "message_start(assistant)",
-                          "message_end(assistant)"]
+    assert labels[:6] == [
+        "agent_start",
+        "turn_start",
+        "message_start(user)",
+        "message_end(user)",
+        "message_start(assistant)",
+        "message_end(assistant)",
+    ]
     assert [text_of(m) for m in faux.calls[1].messages if m.role == "user"] == ["go", "one"]
     # it arrives at the next drain point, after the first turn
-    assert [text_of(m) for m in faux.calls[2].messages if m.role == "user"] == [
-        "go", "one", "two"]
+    assert [text_of(m) for m in faux.calls[2].messages if m.role == "user"] == ["go", "one", "two"]
 
     # follow-ups are used when there is no steering
     faux.push(FauxResponse.text("d"))
@@ -147,10 +158,12 @@ async def test_item_50_messages_come_only_from_message_end() -> None:
         replacement_seen.append(signal)
         return AgentLoopTurnUpdate()
 
-    faux = FauxProvider([FauxResponse.tool_calls(("echo", {"text": "a"}), ("ghost", {})),
-                         FauxResponse.text("b")])
-    agent, rec = _agent(faux, tools=[echo_tool()], prepare_next_turn=prepare,
-                        messages=[user("old")])
+    faux = FauxProvider(
+        [FauxResponse.tool_calls(("echo", {"text": "a"}), ("ghost", {})), FauxResponse.text("b")]
+    )
+    agent, rec = _agent(
+        faux, tools=[echo_tool()], prepare_next_turn=prepare, messages=[user("old")]
+    )
     states: list[int] = []
     agent.subscribe(lambda e, s: states.append(len(agent.state.messages)))
     await agent.prompt("go")
@@ -212,8 +225,12 @@ async def test_item_52_listeners_are_awaited_in_order() -> None:
     assert order[-1] == "slow message_end"
     gate.set()
     await task
-    assert order[:4] == ["slow agent_start", "fast agent_start", "slow turn_start",
-                         "fast turn_start"]
+    assert order[:4] == [
+        "slow agent_start",
+        "fast agent_start",
+        "slow turn_start",
+        "fast turn_start",
+    ]
 
 
 async def test_item_53_reset_clears_messages_queues_and_error() -> None:
@@ -298,7 +315,11 @@ async def test_prompt_forms_and_images() -> None:
     await agent.prompt(user("single"))
     await agent.prompt([user("x"), user("y")])
     assert [text_of(m) for m in agent.state.messages if m.role == "user"] == [
-        "look", "single", "x", "y"]
+        "look",
+        "single",
+        "x",
+        "y",
+    ]
 
 
 def test_prompt_needs_a_running_loop() -> None:
@@ -332,11 +353,13 @@ async def test_abort_ends_the_run_with_aborted() -> None:
 
 async def test_state_reduction_streaming_message_and_pending_tools() -> None:
     snapshots: list[tuple[str, Any, frozenset[str]]] = []
-    faux = FauxProvider([FauxResponse.tool_calls(("echo", {"text": "a"})),
-                         FauxResponse.text("b")])
+    faux = FauxProvider([FauxResponse.tool_calls(("echo", {"text": "a"})), FauxResponse.text("b")])
     agent = Agent(model=FAUX_MODEL, stream_fn=faux.stream, tools=[echo_tool()])
-    agent.subscribe(lambda e, s: snapshots.append(
-        (e.type, agent.state.streaming_message, agent.state.pending_tool_calls)))
+    agent.subscribe(
+        lambda e, s: snapshots.append(
+            (e.type, agent.state.streaming_message, agent.state.pending_tool_calls)
+        )
+    )
     await agent.prompt("go")
     for kind, streaming, _pending in snapshots:
         if kind in ("message_start", "message_update"):
@@ -374,10 +397,15 @@ async def test_listener_errors_are_logged_and_the_run_goes_on(
 async def test_run_config_comes_from_the_agent() -> None:
     keys: list[str] = []
     faux = FauxProvider([FauxResponse.text("a"), FauxResponse.text("b")])
-    agent = Agent(model=FAUX_MODEL, stream_fn=faux.stream, thinking_level="medium",
-                  system_prompt="be brief", session_id="sess-1",
-                  stream_options=StreamOptions(max_retries=7, api_key="base"),
-                  get_api_key=lambda p: keys.append(p) or None)
+    agent = Agent(
+        model=FAUX_MODEL,
+        stream_fn=faux.stream,
+        thinking_level="medium",
+        system_prompt="be brief",
+        session_id="sess-1",
+        stream_options=StreamOptions(max_retries=7, api_key="base"),
+        get_api_key=lambda p: keys.append(p) or None,
+    )
     await agent.prompt("go")
     options = faux.options[0]
     assert options.reasoning == "medium"

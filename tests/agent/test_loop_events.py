@@ -75,8 +75,9 @@ async def test_trace_b_one_tool_then_final_reply() -> None:
     rec = Recorder()
     prompt = user("read it")
     faux = FauxProvider([FauxResponse.tool_calls(("read", {"key": "a"})), FauxResponse.text("ok")])
-    await run_agent_loop([prompt], context(fn_tool("read", read)), config(), rec,
-                         stream_fn=faux.stream)
+    await run_agent_loop(
+        [prompt], context(fn_tool("read", read)), config(), rec, stream_fn=faux.stream
+    )
     assert squash_updates(rec.labels(updates=True)) == [
         "agent_start", "turn_start",
         "message_start(user)", "message_end(user)",
@@ -125,8 +126,9 @@ async def test_trace_c_parallel_completion_order_and_immediate_error() -> None:
     # With A unknown: its end comes during preparation, before B even starts.
     rec2 = Recorder()
     faux2 = FauxProvider([FauxResponse.tool_calls(("A", {}), ("B", {})), FauxResponse.text("x")])
-    await run_agent_loop([user("go")], context(fn_tool("B", fast)), config(), rec2,
-                         stream_fn=faux2.stream)
+    await run_agent_loop(
+        [user("go")], context(fn_tool("B", fast)), config(), rec2, stream_fn=faux2.stream
+    )
     labels = rec2.labels()
     start = labels.index("tool_execution_start(A)")
     assert labels[start : start + 8] == [
@@ -152,8 +154,9 @@ async def test_trace_d_provider_error_on_first_call() -> None:
 
     faux = FauxProvider([FauxResponse.error("500 boom")])
     prompt = user("u")
-    await run_agent_loop([prompt], context(), config(get_follow_up_messages=follow_ups), rec,
-                         stream_fn=faux.stream)
+    await run_agent_loop(
+        [prompt], context(), config(get_follow_up_messages=follow_ups), rec, stream_fn=faux.stream
+    )
     assert rec.labels(updates=True) == [
         "agent_start", "turn_start",
         "message_start(user)", "message_end(user)",
@@ -232,9 +235,13 @@ async def test_item_02_one_turn_start_per_turn_including_follow_ups() -> None:
         FauxResponse.tool_calls(("echo", {"text": "x"})), FauxResponse.text("a"),
         FauxResponse.text("b"),
     ])  # fmt: skip
-    await run_agent_loop([user("go")], context(echo_tool()),
-                         config(get_follow_up_messages=lambda: follow.pop(0)), rec,
-                         stream_fn=faux.stream)
+    await run_agent_loop(
+        [user("go")],
+        context(echo_tool()),
+        config(get_follow_up_messages=lambda: follow.pop(0)),
+        rec,
+        stream_fn=faux.stream,
+    )
     assert rec.types.count("turn_start") == 3 == rec.types.count("turn_end")
     assert rec.types[:2] == ["agent_start", "turn_start"]
     # each turn_start opens a turn: it is followed by a turn_end before the next turn_start
@@ -253,16 +260,18 @@ async def test_item_03_agent_end_messages_prompt_and_continue_runs() -> None:
     prompt = user("go")
     old = [user("old"), AssistantMessage(content=[TextContent(text="old reply")])]
     faux = FauxProvider([FauxResponse.text("a"), FauxResponse.text("b")])
-    out = await run_agent_loop([prompt], context(messages=old), config(), rec,
-                               stream_fn=faux.stream)
+    out = await run_agent_loop(
+        [prompt], context(messages=old), config(), rec, stream_fn=faux.stream
+    )
     assert rec.of("agent_end")[0].messages[0] is prompt
     assert out[0] is prompt
     assert len(out) == 2
 
     rec2 = Recorder()
     history = [user("q"), AssistantMessage(content=[TextContent(text="r")]), user("again")]
-    out2 = await run_agent_loop_continue(context(messages=history), config(), rec2,
-                                         stream_fn=faux.stream)
+    out2 = await run_agent_loop_continue(
+        context(messages=history), config(), rec2, stream_fn=faux.stream
+    )
     ended = rec2.of("agent_end")[0].messages
     assert ended == out2
     assert len(ended) == 1
@@ -302,14 +311,20 @@ async def test_item_05_message_update_for_each_content_event_after_start() -> No
         early = TextDeltaEvent(0, "ignored: before start", p)
         events: list[Any] = [early, StartEvent(p)]
         p.content.append(ThinkingContent(thinking="hm"))
-        events += [ThinkingStartEvent(0, p), ThinkingDeltaEvent(0, "hm", p),
-                   ThinkingEndEvent(0, "hm", p)]
+        events += [
+            ThinkingStartEvent(0, p),
+            ThinkingDeltaEvent(0, "hm", p),
+            ThinkingEndEvent(0, "hm", p),
+        ]
         p.content.append(TextContent(text="hi"))
         events += [TextStartEvent(1, p), TextDeltaEvent(1, "hi", p), TextEndEvent(1, "hi", p)]
         call = ToolCall(id="c1", name="nope", arguments={})
         p.content.append(call)
-        events += [ToolCallStartEvent(2, p), ToolCallDeltaEvent(2, "{}", p),
-                   ToolCallEndEvent(2, call, p)]
+        events += [
+            ToolCallStartEvent(2, p),
+            ToolCallDeltaEvent(2, "{}", p),
+            ToolCallEndEvent(2, call, p),
+        ]
         p.stop_reason = "toolUse"
         return [*events, DoneEvent("toolUse", p)]
 
@@ -346,16 +361,29 @@ async def test_item_07_tool_result_messages_follow_end() -> None:
         FauxResponse.tool_calls(("echo", {"text": "a"}), ("echo", {"text": "b"})),
         FauxResponse.text("done"),
     ])  # fmt: skip
-    await run_agent_loop([user("u")], context(echo_tool()), config(tool_execution="sequential"),
-                         rec, stream_fn=faux.stream)
+    await run_agent_loop(
+        [user("u")],
+        context(echo_tool()),
+        config(tool_execution="sequential"),
+        rec,
+        stream_fn=faux.stream,
+    )
     for end in rec.of("tool_execution_end"):
         i_end = rec.events.index(end)
-        starts = [i for i, e in enumerate(rec.events)
-                  if e.type == "message_start" and e.message.role == "toolResult"
-                  and e.message.tool_call_id == end.tool_call_id]
-        ends = [i for i, e in enumerate(rec.events)
-                if e.type == "message_end" and e.message.role == "toolResult"
-                and e.message.tool_call_id == end.tool_call_id]
+        starts = [
+            i
+            for i, e in enumerate(rec.events)
+            if e.type == "message_start"
+            and e.message.role == "toolResult"
+            and e.message.tool_call_id == end.tool_call_id
+        ]
+        ends = [
+            i
+            for i, e in enumerate(rec.events)
+            if e.type == "message_end"
+            and e.message.role == "toolResult"
+            and e.message.tool_call_id == end.tool_call_id
+        ]
         assert len(starts) == 1
         assert len(ends) == 1
         assert i_end < starts[0] < ends[0]
@@ -373,10 +401,16 @@ async def test_item_08_turn_end_carries_message_and_results_in_source_order() ->
         gate.set()
         return ok("2")
 
-    faux = FauxProvider([FauxResponse.tool_calls(("first", {}), ("second", {})),
-                         FauxResponse.text("done")])
-    await run_agent_loop([user("u")], context(fn_tool("first", first), fn_tool("second", second)),
-                         config(), rec, stream_fn=faux.stream)
+    faux = FauxProvider(
+        [FauxResponse.tool_calls(("first", {}), ("second", {})), FauxResponse.text("done")]
+    )
+    await run_agent_loop(
+        [user("u")],
+        context(fn_tool("first", first), fn_tool("second", second)),
+        config(),
+        rec,
+        stream_fn=faux.stream,
+    )
     turn_end = rec.of("turn_end")[0]
     assert turn_end.message is rec.of("message_end")[1].message
     assert [r.tool_name for r in turn_end.tool_results] == ["first", "second"]
@@ -384,8 +418,9 @@ async def test_item_08_turn_end_carries_message_and_results_in_source_order() ->
 
 
 async def test_item_09_agent_end_last_and_event_stream_result() -> None:
-    faux = FauxProvider([FauxResponse.tool_calls(("echo", {"text": "a"})),
-                         FauxResponse.text("done")])
+    faux = FauxProvider(
+        [FauxResponse.tool_calls(("echo", {"text": "a"})), FauxResponse.text("done")]
+    )
     stream = agent_loop([user("u")], context(echo_tool()), config(), stream_fn=faux.stream)
     events = [event async for event in stream]
     assert events[-1].type == "agent_end"

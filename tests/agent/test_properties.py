@@ -49,8 +49,13 @@ class ScriptTool(AgentTool[Params]):
     def __init__(self, agent_ref: list[Agent]) -> None:
         self.agent_ref = agent_ref
 
-    async def execute(self, tool_call_id: str, params: Params, signal: AbortSignal | None = None,
-                      on_update: Any = None) -> AgentToolResult:
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: Params,
+        signal: AbortSignal | None = None,
+        on_update: Any = None,
+    ) -> AgentToolResult:
         agent = self.agent_ref[0]
         kind = params.key
         if on_update is not None:
@@ -98,8 +103,9 @@ turns_strategy = st.lists(
 )
 
 
-async def _run(turns: list[Turn], parallel: bool, all_mode: bool, history: int
-               ) -> tuple[Agent, list[AgentEvent], list[Any]]:
+async def _run(
+    turns: list[Turn], parallel: bool, all_mode: bool, history: int
+) -> tuple[Agent, list[AgentEvent], list[Any]]:
     agent_ref: list[Agent] = []
     remaining = list(turns)
 
@@ -118,11 +124,15 @@ async def _run(turns: list[Turn], parallel: bool, all_mode: bool, history: int
 
     faux = FauxProvider([factory] * (len(turns) * 8 + 8))
     initial = [user(f"old {i}") for i in range(history)]
-    agent = Agent(model=FAUX_MODEL, stream_fn=faux.stream, messages=initial,
-                  tools=[ScriptTool(agent_ref)],
-                  tool_execution="parallel" if parallel else "sequential",
-                  steering_mode="all" if all_mode else "one-at-a-time",
-                  follow_up_mode="all" if all_mode else "one-at-a-time")
+    agent = Agent(
+        model=FAUX_MODEL,
+        stream_fn=faux.stream,
+        messages=initial,
+        tools=[ScriptTool(agent_ref)],
+        tool_execution="parallel" if parallel else "sequential",
+        steering_mode="all" if all_mode else "one-at-a-time",
+        follow_up_mode="all" if all_mode else "one-at-a-time",
+    )
     agent_ref.append(agent)
     events: list[AgentEvent] = []
     agent.subscribe(lambda e, s: events.append(e))
@@ -167,14 +177,21 @@ def _check(agent: Agent, events: list[AgentEvent], initial: list[Any]) -> None:
             if e.type == "tool_execution_update":
                 assert e.tool_call_id in started
                 assert turn.index(e) < next(
-                    i for i, x in enumerate(turn)
-                    if x.type == "tool_execution_end" and x.tool_call_id == e.tool_call_id)
+                    i
+                    for i, x in enumerate(turn)
+                    if x.type == "tool_execution_end" and x.tool_call_id == e.tool_call_id
+                )
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(turns=turns_strategy, parallel=st.booleans(), all_mode=st.booleans(),
-       history=st.integers(min_value=0, max_value=2))
-def test_random_runs_keep_the_invariants(turns: list[Turn], parallel: bool, all_mode: bool,
-                                         history: int) -> None:
+@given(
+    turns=turns_strategy,
+    parallel=st.booleans(),
+    all_mode=st.booleans(),
+    history=st.integers(min_value=0, max_value=2),
+)
+def test_random_runs_keep_the_invariants(
+    turns: list[Turn], parallel: bool, all_mode: bool, history: int
+) -> None:
     agent, events, initial = asyncio.run(_run(turns, parallel, all_mode, history))
     _check(agent, events, initial)

@@ -25,8 +25,11 @@ from pi_lsp.tools.workspace import OutsideWorkspaceError
 from .helpers import Recorder, config, context, echo_tool, fn_tool, ok, user
 
 
-async def _run_one(call: tuple[str, dict[str, Any]], *tools: AgentTool[Any], **cfg: Any,
-                   ) -> tuple[Recorder, Any]:
+async def _run_one(
+    call: tuple[str, dict[str, Any]],
+    *tools: AgentTool[Any],
+    **cfg: Any,
+) -> tuple[Recorder, Any]:
     rec = Recorder()
     faux = FauxProvider([FauxResponse.tool_calls(call), FauxResponse.text("done")])
     signal = cfg.pop("signal", None)
@@ -95,15 +98,18 @@ async def test_item_39_prepare_arguments_runs_before_validation() -> None:
                 return {"edits": [args["old"]]}
             return args
 
-        async def execute(self, tool_call_id: str, params: Legacy, signal: Any = None,
-                          on_update: Any = None) -> AgentToolResult:
+        async def execute(
+            self, tool_call_id: str, params: Legacy, signal: Any = None, on_update: Any = None
+        ) -> AgentToolResult:
             seen.append(params)
             return ok(",".join(params.edits))
 
     before_args: list[Any] = []
-    rec, result = await _run_one(("legacy", {"old": "x"}), LegacyTool(),
-                                 before_tool_call=lambda c, s: before_args.append(
-                                     (c.tool_call.arguments, c.args)))
+    rec, result = await _run_one(
+        ("legacy", {"old": "x"}),
+        LegacyTool(),
+        before_tool_call=lambda c, s: before_args.append((c.tool_call.arguments, c.args)),
+    )
     assert result.content[0].text == "x"
     assert seen[0].edits == ["x"]
     # hooks and events see the original call
@@ -114,13 +120,18 @@ async def test_item_39_prepare_arguments_runs_before_validation() -> None:
 
 async def test_item_40_before_tool_call_blocks() -> None:
     tool = echo_tool()
-    _, result = await _run_one(("echo", {"text": "a"}), tool,
-                               before_tool_call=lambda c, s: BeforeToolCallResult(
-                                   block=True, reason="Denied by user"))
+    _, result = await _run_one(
+        ("echo", {"text": "a"}),
+        tool,
+        before_tool_call=lambda c, s: BeforeToolCallResult(block=True, reason="Denied by user"),
+    )
     assert result.content[0].text == "Denied by user"
     assert result.is_error
-    _, result2 = await _run_one(("echo", {"text": "a"}), tool,
-                                before_tool_call=lambda c, s: BeforeToolCallResult(block=True))
+    _, result2 = await _run_one(
+        ("echo", {"text": "a"}),
+        tool,
+        before_tool_call=lambda c, s: BeforeToolCallResult(block=True),
+    )
     assert result2.content[0].text == "Tool execution was blocked"
     assert tool.calls == []
 
@@ -133,8 +144,9 @@ async def test_item_41_abort_during_before_tool_call() -> None:
         signal.abort()
 
     tool = echo_tool()
-    _, result = await _run_one(("echo", {"text": "a"}), tool, before_tool_call=before,
-                               signal=signal)
+    _, result = await _run_one(
+        ("echo", {"text": "a"}), tool, before_tool_call=before, signal=signal
+    )
     assert result.content[0].text == "Operation aborted"
     assert result.is_error
     assert tool.calls == []
@@ -221,9 +233,11 @@ async def test_item_43_after_tool_call_overrides_field_by_field() -> None:
         async def execute(self, *_: Any, **__: Any) -> AgentToolResult:
             return AgentToolResult([TextContent(text="orig")], {"k": 1}, terminate=True)
 
-    rec, result = await _run_one(("d", {}), Detailed(),
-                                 after_tool_call=lambda c, s: AfterToolCallResult(
-                                     content=[TextContent(text="new")]))
+    rec, result = await _run_one(
+        ("d", {}),
+        Detailed(),
+        after_tool_call=lambda c, s: AfterToolCallResult(content=[TextContent(text="new")]),
+    )
     assert result.content[0].text == "new"
     assert result.details == {"k": 1}
     assert result.is_error is False
@@ -254,8 +268,15 @@ async def test_item_43_after_tool_call_overrides_field_by_field() -> None:
 async def test_item_44_result_message_has_pi_fields_and_no_terminate() -> None:
     _, result = await _run_one(("echo", {"text": "a", "n": 2}), echo_tool(terminate=True))
     wire = result.to_wire()
-    assert set(wire) == {"role", "toolCallId", "toolName", "content", "details", "isError",
-                         "timestamp"}
+    assert set(wire) == {
+        "role",
+        "toolCallId",
+        "toolName",
+        "content",
+        "details",
+        "isError",
+        "timestamp",
+    }
     assert wire["toolName"] == "echo"
     assert wire["details"] == {"n": 2}
     assert wire["isError"] is False

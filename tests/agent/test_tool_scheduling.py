@@ -13,8 +13,7 @@ from .helpers import Recorder, config, context, echo_tool, fn_tool, ok, user
 
 
 def _three(name: str = "t") -> FauxResponse:
-    return FauxResponse.tool_calls((name, {"key": "1"}), (name, {"key": "2"}),
-                                   (name, {"key": "3"}))
+    return FauxResponse.tool_calls((name, {"key": "1"}), (name, {"key": "2"}), (name, {"key": "3"}))
 
 
 async def test_item_29_every_before_hook_runs_before_any_execute() -> None:
@@ -28,8 +27,13 @@ async def test_item_29_every_before_hook_runs_before_any_execute() -> None:
         timeline.append(f"before {ctx.args.key}")
 
     faux = FauxProvider([_three(), FauxResponse.text("done")])
-    await run_agent_loop([user("u")], context(fn_tool("t", tool)),
-                         config(before_tool_call=before), Recorder(), stream_fn=faux.stream)
+    await run_agent_loop(
+        [user("u")],
+        context(fn_tool("t", tool)),
+        config(before_tool_call=before),
+        Recorder(),
+        stream_fn=faux.stream,
+    )
     assert timeline[:3] == ["before 1", "before 2", "before 3"]
     assert sorted(timeline[3:]) == ["execute 1", "execute 2", "execute 3"]
 
@@ -51,8 +55,9 @@ async def test_item_30_end_in_completion_order_results_in_source_order() -> None
     faux = FauxProvider([_three(), FauxResponse.text("done")])
     tools = context(fn_tool("t", tool))
     cfg = config(before_tool_call=None)
-    task = asyncio.ensure_future(run_agent_loop([user("u")], tools, cfg, rec,
-                                                stream_fn=faux.stream))
+    task = asyncio.ensure_future(
+        run_agent_loop([user("u")], tools, cfg, rec, stream_fn=faux.stream)
+    )
     await rec.on(lambda e: e.type == "tool_execution_start").wait()
     await release()
     await task
@@ -87,9 +92,11 @@ async def test_item_31_immediate_errors_end_during_preparation() -> None:
         FauxResponse.text("done"),
     ])  # fmt: skip
     tools = context(fn_tool("good", good), echo_tool(), fn_tool("blocked", good))
-    task = asyncio.ensure_future(run_agent_loop([user("u")], tools,
-                                                config(before_tool_call=before), rec,
-                                                stream_fn=faux.stream))
+    task = asyncio.ensure_future(
+        run_agent_loop(
+            [user("u")], tools, config(before_tool_call=before), rec, stream_fn=faux.stream
+        )
+    )
     await started.wait()
     # "good" is executing; the three immediate errors already ended, in call order
     labels = [x for x in rec.labels() if x.startswith("tool_execution")]
@@ -129,8 +136,7 @@ async def test_item_32_one_sequential_tool_makes_the_batch_sequential() -> None:
         FauxResponse.tool_calls(("echo", {"text": "a"}), ("ghost", {}), ("echo", {"text": "c"})),
         FauxResponse.text("done"),
     ])  # fmt: skip
-    await run_agent_loop([user("u")], context(echo_tool()), config(), rec2,
-                         stream_fn=faux2.stream)
+    await run_agent_loop([user("u")], context(echo_tool()), config(), rec2, stream_fn=faux2.stream)
     assert [x for x in rec2.labels() if "tool" in x][:4] == [
         "tool_execution_start(echo)", "tool_execution_start(ghost)",
         "tool_execution_end(ghost)", "tool_execution_start(echo)",
@@ -140,13 +146,24 @@ async def test_item_32_one_sequential_tool_makes_the_batch_sequential() -> None:
 async def test_item_33_global_sequential_start_end_result_per_tool() -> None:
     rec = Recorder()
     faux = FauxProvider([_three("echo"), FauxResponse.text("done")])
-    await run_agent_loop([user("u")], context(echo_tool()), config(tool_execution="sequential"),
-                         rec, stream_fn=faux.stream)
+    await run_agent_loop(
+        [user("u")],
+        context(echo_tool()),
+        config(tool_execution="sequential"),
+        rec,
+        stream_fn=faux.stream,
+    )
     tool_labels = [x for x in rec.labels() if "tool" in x]
-    assert tool_labels == [
-        "tool_execution_start(echo)", "tool_execution_end(echo)",
-        "message_start(toolResult)", "message_end(toolResult)",
-    ] * 3
+    assert (
+        tool_labels
+        == [
+            "tool_execution_start(echo)",
+            "tool_execution_end(echo)",
+            "message_start(toolResult)",
+            "message_end(toolResult)",
+        ]
+        * 3
+    )
 
 
 async def test_item_34_abort_mid_batch_starts_no_more_tools() -> None:
@@ -161,8 +178,14 @@ async def test_item_34_abort_mid_batch_starts_no_more_tools() -> None:
 
     rec = Recorder()
     faux = FauxProvider([_three(), FauxResponse.text("never")])
-    out = await run_agent_loop([user("u")], context(fn_tool("t", aborting)),
-                               config(tool_execution="sequential"), rec, signal, faux.stream)
+    out = await run_agent_loop(
+        [user("u")],
+        context(fn_tool("t", aborting)),
+        config(tool_execution="sequential"),
+        rec,
+        signal,
+        faux.stream,
+    )
     assert executed == ["1"]
     assert rec.types.count("tool_execution_start") == 1
     assert len(rec.of("turn_end")[0].tool_results) == 1
@@ -185,8 +208,14 @@ async def test_item_34_abort_mid_batch_starts_no_more_tools() -> None:
 
     rec2 = Recorder()
     faux2 = FauxProvider([_three(), FauxResponse.text("never")])
-    await run_agent_loop([user("u")], context(fn_tool("t", record)),
-                         config(before_tool_call=before), rec2, signal2, faux2.stream)
+    await run_agent_loop(
+        [user("u")],
+        context(fn_tool("t", record)),
+        config(before_tool_call=before),
+        rec2,
+        signal2,
+        faux2.stream,
+    )
     assert rec2.types.count("tool_execution_start") == 2
     results = rec2.of("turn_end")[0].tool_results
     assert [r.content[0].text for r in results] == ["1", "Operation aborted"]
@@ -205,12 +234,14 @@ async def test_item_35_updates_before_end_and_none_after_settling() -> None:
         return ok("final")
 
     faux = FauxProvider([FauxResponse.tool_calls(("s", {})), FauxResponse.text("done")])
-    await run_agent_loop([user("u")], context(fn_tool("s", streaming)), config(), rec,
-                         stream_fn=faux.stream)
+    await run_agent_loop(
+        [user("u")], context(fn_tool("s", streaming)), config(), rec, stream_fn=faux.stream
+    )
     await saved[0](ok("late"))  # after the tool settled: ignored
     tool_labels = [x for x in rec.labels() if x.startswith("tool_execution")]
     assert tool_labels == ["tool_execution_start(s)"] + ["tool_execution_update(s)"] * 3 + [
-        "tool_execution_end(s)"]
+        "tool_execution_end(s)"
+    ]
     texts = [e.partial_result.content[0].text for e in rec.of("tool_execution_update")]
     assert texts == ["one", "two", "three"]
     update = rec.of("tool_execution_update")[0]

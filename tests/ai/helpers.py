@@ -66,14 +66,23 @@ def options(**kw: Any) -> StreamOptions:
 
 def context(text: str = "hi", *, tools: bool = False) -> Context:
     tool_list = (
-        [Tool(name="read", description="Read a file",
-              parameters={"type": "object", "properties": {"path": {"type": "string"}},
-                          "required": ["path"]})]
+        [
+            Tool(
+                name="read",
+                description="Read a file",
+                parameters={
+                    "type": "object",
+                    "properties": {"path": {"type": "string"}},
+                    "required": ["path"],
+                },
+            )
+        ]
         if tools
         else None
     )
-    return Context(system_prompt="You are terse.", messages=[UserMessage(content=text)],
-                   tools=tool_list)
+    return Context(
+        system_prompt="You are terse.", messages=[UserMessage(content=text)], tools=tool_list
+    )
 
 
 async def collect(
@@ -100,8 +109,9 @@ class RetryLog:
 # ------------------------------------------------------------------ OpenAI chunks
 
 
-def oa_chunk(delta: dict[str, Any] | None = None, finish: str | None = None,
-             **extra: Any) -> dict[str, Any]:
+def oa_chunk(
+    delta: dict[str, Any] | None = None, finish: str | None = None, **extra: Any
+) -> dict[str, Any]:
     return {
         "id": "chatcmpl-123",
         "object": "chat.completion.chunk",
@@ -136,8 +146,9 @@ def oa_text_events(text: str, finish: str = "stop", pieces: int = 3) -> list[dic
 # --------------------------------------------------------------- Anthropic events
 
 
-def an_start(input_tokens: int = 25, output_tokens: int = 1, cache_read: int = 0,
-             cache_write: int = 0) -> dict[str, Any]:
+def an_start(
+    input_tokens: int = 25, output_tokens: int = 1, cache_read: int = 0, cache_write: int = 0
+) -> dict[str, Any]:
     return {
         "type": "message_start",
         "message": {
@@ -160,38 +171,55 @@ def an_start(input_tokens: int = 25, output_tokens: int = 1, cache_read: int = 0
 def an_text_block(index: int, text: str, pieces: int = 3) -> list[dict[str, Any]]:
     size = max(1, len(text) // pieces)
     events: list[dict[str, Any]] = [
-        {"type": "content_block_start", "index": index,
-         "content_block": {"type": "text", "text": ""}}
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "text", "text": ""},
+        }
     ]
     events += [
-        {"type": "content_block_delta", "index": index,
-         "delta": {"type": "text_delta", "text": text[i : i + size]}}
+        {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "text_delta", "text": text[i : i + size]},
+        }
         for i in range(0, len(text), size)
     ]
     events.append({"type": "content_block_stop", "index": index})
     return events
 
 
-def an_tool_block(index: int, call_id: str, name: str, json_text: str,
-                  piece: int = 3) -> list[dict[str, Any]]:
+def an_tool_block(
+    index: int, call_id: str, name: str, json_text: str, piece: int = 3
+) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = [
-        {"type": "content_block_start", "index": index,
-         "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}
+        {
+            "type": "content_block_start",
+            "index": index,
+            "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}},
+        }
     ]
     events += [
-        {"type": "content_block_delta", "index": index,
-         "delta": {"type": "input_json_delta", "partial_json": json_text[i : i + piece]}}
+        {
+            "type": "content_block_delta",
+            "index": index,
+            "delta": {"type": "input_json_delta", "partial_json": json_text[i : i + piece]},
+        }
         for i in range(0, len(json_text), piece)
     ]
     events.append({"type": "content_block_stop", "index": index})
     return events
 
 
-def an_end(stop_reason: str = "end_turn", output_tokens: int = 12,
-           **delta_extra: Any) -> list[dict[str, Any]]:
+def an_end(
+    stop_reason: str = "end_turn", output_tokens: int = 12, **delta_extra: Any
+) -> list[dict[str, Any]]:
     return [
-        {"type": "message_delta", "delta": {"stop_reason": stop_reason, **delta_extra},
-         "usage": {"output_tokens": output_tokens}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop_reason, **delta_extra},
+            "usage": {"output_tokens": output_tokens},
+        },
         {"type": "message_stop"},
     ]
 

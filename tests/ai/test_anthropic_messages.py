@@ -53,8 +53,12 @@ def named(events: list, split: int | None = None, tail: list | None = None) -> S
 
 @pytest.mark.parametrize("split", [1, 6, None])
 async def test_text_usage_and_headers(srv: ScriptedHTTPServer, split: int | None):
-    events = [an_start(input_tokens=1000, cache_read=2000, cache_write=500),
-              {"type": "ping"}, *an_text_block(0, TEXT, pieces=5), *an_end(output_tokens=300)]
+    events = [
+        an_start(input_tokens=1000, cache_read=2000, cache_write=500),
+        {"type": "ping"},
+        *an_text_block(0, TEXT, pieces=5),
+        *an_end(output_tokens=300),
+    ]
     srv.enqueue(named(events, split))
     got, final = await collect(stream(anthropic_model(srv), context("hi"), options()))
     kinds = types_of(got)
@@ -75,39 +79,64 @@ async def test_text_usage_and_headers(srv: ScriptedHTTPServer, split: int | None
     assert "authorization" not in req.headers
     assert req.json["stream"] is True
     assert req.json["max_tokens"] == 64_000
-    assert req.json["system"] == [{"type": "text", "text": "You are terse.",
-                                   "cache_control": {"type": "ephemeral"}}]
+    assert req.json["system"] == [
+        {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}
+    ]
 
 
 async def test_thinking_signature_and_redacted_thinking(srv: ScriptedHTTPServer):
     events = [
         an_start(),
-        {"type": "content_block_start", "index": 0,
-         "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "thinking_delta", "thinking": "Consider "}},
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "thinking_delta", "thinking": "the file."}},
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "signature_delta", "signature": "EqQBCkYIBxgCKkA"}},
-        {"type": "content_block_delta", "index": 0,
-         "delta": {"type": "signature_delta", "signature": "+rest=="}},
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "Consider "},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "thinking_delta", "thinking": "the file."},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "EqQBCkYIBxgCKkA"},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "signature_delta", "signature": "+rest=="},
+        },
         {"type": "content_block_stop", "index": 0},
-        {"type": "content_block_start", "index": 1,
-         "content_block": {"type": "redacted_thinking", "data": "OPAQUE-PAYLOAD"}},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {"type": "redacted_thinking", "data": "OPAQUE-PAYLOAD"},
+        },
         {"type": "content_block_stop", "index": 1},
         *an_text_block(2, "Done."),
         *an_end(),
     ]
     srv.enqueue(named(events, 13))
-    got, final = await collect(stream(anthropic_model(srv), context(),
-                                      options(reasoning="medium")))
-    assert types_of(got)[:6] == ["start", "thinking_start", "thinking_delta", "thinking_delta",
-                                  "thinking_end", "thinking_start"]
+    got, final = await collect(stream(anthropic_model(srv), context(), options(reasoning="medium")))
+    assert types_of(got)[:6] == [
+        "start",
+        "thinking_start",
+        "thinking_delta",
+        "thinking_delta",
+        "thinking_end",
+        "thinking_start",
+    ]
     assert final.content == [
         ThinkingContent(thinking="Consider the file.", thinking_signature="EqQBCkYIBxgCKkA+rest=="),
-        ThinkingContent(thinking="[Reasoning redacted]", thinking_signature="OPAQUE-PAYLOAD",
-                        redacted=True),
+        ThinkingContent(
+            thinking="[Reasoning redacted]", thinking_signature="OPAQUE-PAYLOAD", redacted=True
+        ),
         TextContent(text="Done."),
     ]
     body = srv.requests[0].json
@@ -119,19 +148,29 @@ async def test_signed_thinking_is_replayed_to_the_same_model(srv: ScriptedHTTPSe
     srv.enqueue(named(an_text_events("ok")))
     model = anthropic_model(srv)
     previous = AssistantMessage(
-        api=model.api, provider=model.provider, model=model.id, stop_reason="toolUse",
+        api=model.api,
+        provider=model.provider,
+        model=model.id,
+        stop_reason="toolUse",
         content=[
             ThinkingContent(thinking="plan", thinking_signature="SIG"),
-            ThinkingContent(thinking="[Reasoning redacted]", thinking_signature="BLOB",
-                            redacted=True),
+            ThinkingContent(
+                thinking="[Reasoning redacted]", thinking_signature="BLOB", redacted=True
+            ),
             ThinkingContent(thinking="unsigned thought"),
             TextContent(text="   "),
             ToolCall(id="toolu_1", name="read", arguments={"path": "a"}),
         ],
     )
-    ctx = Context(messages=[UserMessage(content="go"), previous,
-                            ToolResultMessage(tool_call_id="toolu_1", tool_name="read",
-                                              content=[TextContent(text="file")])])
+    ctx = Context(
+        messages=[
+            UserMessage(content="go"),
+            previous,
+            ToolResultMessage(
+                tool_call_id="toolu_1", tool_name="read", content=[TextContent(text="file")]
+            ),
+        ]
+    )
     await collect(stream(model, ctx, options()))
     assistant = srv.requests[0].json["messages"][1]
     assert assistant["content"] == [
@@ -145,10 +184,13 @@ async def test_signed_thinking_is_replayed_to_the_same_model(srv: ScriptedHTTPSe
 async def test_parallel_tool_use_with_split_input_json(srv: ScriptedHTTPServer):
     a = json.dumps({"path": "README.md", "offset": 10, "limit": 5})
     b = json.dumps({"command": "ls -la && echo 'ünïcode'"}, ensure_ascii=False)
-    events = [an_start(), *an_text_block(0, "Two things."),
-              *an_tool_block(1, "toolu_A", "read", a, piece=2),
-              *an_tool_block(2, "toolu_B", "bash", b, piece=4),
-              *an_end("tool_use")]
+    events = [
+        an_start(),
+        *an_text_block(0, "Two things."),
+        *an_tool_block(1, "toolu_A", "read", a, piece=2),
+        *an_tool_block(2, "toolu_B", "bash", b, piece=4),
+        *an_end("tool_use"),
+    ]
     lockstep = ArgLockstep(events, named=True, done=False)
     srv.enqueue(lockstep.response())
     s = stream(anthropic_model(srv), context(tools=True), options())
@@ -185,8 +227,9 @@ async def test_parallel_tool_use_with_split_input_json(srv: ScriptedHTTPServer):
         ("brand_new", {}, "error", "Unhandled stop reason: brand_new"),
     ],
 )
-async def test_each_stop_reason(srv: ScriptedHTTPServer, reason: str, extra: dict, stop: str,
-                                message: str | None):
+async def test_each_stop_reason(
+    srv: ScriptedHTTPServer, reason: str, extra: dict, stop: str, message: str | None
+):
     srv.enqueue(named([an_start(), *an_text_block(0, "partial"), *an_end(reason, **extra)]))
     events, final = await collect(stream(anthropic_model(srv), context(), options()))
     assert final.stop_reason == stop
@@ -199,8 +242,18 @@ async def test_each_stop_reason(srv: ScriptedHTTPServer, reason: str, extra: dic
 
 
 async def test_400_error_body(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(400, {"type": "error", "error": {
-        "type": "invalid_request_error", "message": "messages: at least one message is required"}}))
+    srv.enqueue(
+        json_response(
+            400,
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "messages: at least one message is required",
+                },
+            },
+        )
+    )
     events, final = await collect(stream(anthropic_model(srv), context(), options()))
     assert types_of(events) == ["error"]
     assert final.error_message == (
@@ -211,8 +264,15 @@ async def test_400_error_body(srv: ScriptedHTTPServer):
 
 
 async def test_401_is_not_retried(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(401, {"type": "error", "error": {
-        "type": "authentication_error", "message": "invalid x-api-key"}}))
+    srv.enqueue(
+        json_response(
+            401,
+            {
+                "type": "error",
+                "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+            },
+        )
+    )
     log = RetryLog()
     _, final = await collect(stream(anthropic_model(srv), context(), options(on_retry=log)))
     assert final.error_message == (
@@ -222,9 +282,19 @@ async def test_401_is_not_retried(srv: ScriptedHTTPServer):
 
 
 async def test_429_retry_after_ms_then_success(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(429, {"type": "error", "error": {
-        "type": "rate_limit_error", "message": "Number of request tokens has exceeded your limit"}},
-        headers={"retry-after-ms": "15", "retry-after": "30"}))
+    srv.enqueue(
+        json_response(
+            429,
+            {
+                "type": "error",
+                "error": {
+                    "type": "rate_limit_error",
+                    "message": "Number of request tokens has exceeded your limit",
+                },
+            },
+            headers={"retry-after-ms": "15", "retry-after": "30"},
+        )
+    )
     srv.enqueue(named(an_text_events("ok")))
     log = RetryLog()
     _, final = await collect(stream(anthropic_model(srv), context(), options(on_retry=log)))
@@ -240,20 +310,27 @@ async def test_5xx_then_success(srv: ScriptedHTTPServer, status: int, kind: str,
     srv.enqueue(json_response(status, {"type": "error", "error": {"type": kind, "message": text}}))
     srv.enqueue(named(an_text_events("made it")))
     log = RetryLog()
-    _, final = await collect(stream(anthropic_model(srv), context(),
-                                    options(on_retry=log, base_retry_delay_ms=3)))
+    _, final = await collect(
+        stream(anthropic_model(srv), context(), options(on_retry=log, base_retry_delay_ms=3))
+    )
     assert final.content == [TextContent(text="made it")]
     assert [(c.attempt, c.delay_ms) for c in log.calls] == [(1, 3)]
     assert log.calls[0].error_message == f"{status} {kind}: {text} (POST {srv.url}/v1/messages)"
 
 
 async def test_429_retry_after_seconds(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(429, {"type": "error", "error": {
-        "type": "rate_limit_error", "message": "slow down"}}, headers={"retry-after": "0"}))
+    srv.enqueue(
+        json_response(
+            429,
+            {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}},
+            headers={"retry-after": "0"},
+        )
+    )
     srv.enqueue(named(an_text_events("ok")))
     log = RetryLog()
-    _, final = await collect(stream(anthropic_model(srv), context(),
-                                    options(on_retry=log, base_retry_delay_ms=60_000)))
+    _, final = await collect(
+        stream(anthropic_model(srv), context(), options(on_retry=log, base_retry_delay_ms=60_000))
+    )
     assert final.stop_reason == "stop"
     assert [(c.attempt, c.delay_ms) for c in log.calls] == [(1, 0)]
 
@@ -284,8 +361,9 @@ async def test_cut_mid_stream_keeps_partial_and_usage(srv: ScriptedHTTPServer):
     events = [an_start(input_tokens=42), *an_text_block(0, "abcdef", pieces=2)[:3]]
     srv.enqueue(named(events, tail=[Cut()]))
     log = RetryLog()
-    events_out, final = await collect(stream(anthropic_model(srv), context(),
-                                             options(on_retry=log)))
+    events_out, final = await collect(
+        stream(anthropic_model(srv), context(), options(on_retry=log))
+    )
     assert events_out[-1].type == "error"
     assert final.stop_reason == "error"
     assert final.error_message is not None
@@ -296,18 +374,24 @@ async def test_cut_mid_stream_keeps_partial_and_usage(srv: ScriptedHTTPServer):
 
 
 async def test_stream_closed_before_message_stop(srv: ScriptedHTTPServer):
-    srv.enqueue(sse_response([an_start(), *an_text_block(0, "x")], done=False, named=True,
-                             framing="close"))
+    srv.enqueue(
+        sse_response([an_start(), *an_text_block(0, "x")], done=False, named=True, framing="close")
+    )
     _, final = await collect(stream(anthropic_model(srv), context(), options()))
     assert final.stop_reason == "error"
-    assert final.error_message == (
-        "Stream ended before message_stop (the connection closed early)"
-    )
+    assert final.error_message == ("Stream ended before message_stop (the connection closed early)")
 
 
 async def test_malformed_json_event(srv: ScriptedHTTPServer):
-    srv.enqueue(named([an_start(), *an_text_block(0, "fine", pieces=1)[:2],
-                       ("content_block_delta", "{not json")]))
+    srv.enqueue(
+        named(
+            [
+                an_start(),
+                *an_text_block(0, "fine", pieces=1)[:2],
+                ("content_block_delta", "{not json"),
+            ]
+        )
+    )
     _, final = await collect(stream(anthropic_model(srv), context(), options()))
     assert final.stop_reason == "error"
     assert final.error_message == "Invalid JSON in stream event: {not json"
@@ -319,8 +403,11 @@ async def test_abort_mid_stream(srv: ScriptedHTTPServer):
     head = [an_start(input_tokens=9), *an_text_block(0, "streaming", pieces=1)[:2]]
     first = sse(head, done=False, named=True)
     rest = sse([*an_text_block(0, "never")[1:], *an_end()], done=False, named=True)
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[*first, Pause(gate), *rest]))
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"}, body=[*first, Pause(gate), *rest]
+        )
+    )
     signal = AbortSignal()
     s = stream(anthropic_model(srv), context(), options(signal=signal))
     kinds = []
@@ -338,8 +425,11 @@ async def test_abort_mid_stream(srv: ScriptedHTTPServer):
 
 async def test_read_timeout_mid_stream_keeps_the_text_so_far(srv: ScriptedHTTPServer):
     first = sse([an_start(), *an_text_block(0, "tick", pieces=1)[:2]], done=False, named=True)
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[*first, Pause(asyncio.Event())]))
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"}, body=[*first, Pause(asyncio.Event())]
+        )
+    )
     _, final = await collect(stream(anthropic_model(srv), context(), options(timeout_ms=150)))
     assert final.stop_reason == "error"
     assert "timed out" in (final.error_message or "")
@@ -348,11 +438,17 @@ async def test_read_timeout_mid_stream_keeps_the_text_so_far(srv: ScriptedHTTPSe
 
 async def test_oauth_token_uses_bearer_identity_and_tool_name_casing(srv: ScriptedHTTPServer):
     token = "sk-ant-oat01-abcdefghijklmnop"
-    events = [an_start(), *an_tool_block(0, "toolu_1", "Read", '{"path": "x"}'),
-              *an_end("tool_use")]
+    events = [
+        an_start(),
+        *an_tool_block(0, "toolu_1", "Read", '{"path": "x"}'),
+        *an_end("tool_use"),
+    ]
     srv.enqueue(named(events))
-    ctx = Context(system_prompt="Be brief.", messages=[UserMessage(content="go")],
-                  tools=[Tool(name="read", description="r", parameters={"type": "object"})])
+    ctx = Context(
+        system_prompt="Be brief.",
+        messages=[UserMessage(content="go")],
+        tools=[Tool(name="read", description="r", parameters={"type": "object"})],
+    )
     _, final = await collect(stream(anthropic_model(srv), ctx, options(api_key=token)))
     call = final.content[0]
     assert isinstance(call, ToolCall)
@@ -363,7 +459,9 @@ async def test_oauth_token_uses_bearer_identity_and_tool_name_casing(srv: Script
     assert req.headers["anthropic-beta"].startswith("claude-code-20250219,oauth-2025-04-20")
     system = req.json["system"]
     assert [b["text"] for b in system] == [
-        "You are Claude Code, Anthropic's official CLI for Claude.", "Be brief."]
+        "You are Claude Code, Anthropic's official CLI for Claude.",
+        "Be brief.",
+    ]
     assert all(b["cache_control"] == {"type": "ephemeral"} for b in system)
     assert req.json["tools"][0]["name"] == "Read"
 

@@ -103,8 +103,9 @@ async def test_read_timeout_names_the_setting(srv: ScriptedHTTPServer) -> None:
     from tests.support.http_server import Pause
 
     never = asyncio.Event()
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[Pause(never)]))
+    srv.enqueue(
+        ScriptedResponse(headers={"content-type": "text/event-stream"}, body=[Pause(never)])
+    )
     message = await _error(openai_model(srv), timeout_ms=200, max_retries=0)
     assert "readTimeout" in message
     assert srv.url.removeprefix("http://") in message

@@ -69,8 +69,11 @@ async def test_anthropic_start_event_has_no_content_that_arrives_later(
     srv: ScriptedHTTPServer,
 ) -> None:
     # message_start, the block start and its first delta in one write
-    srv.enqueue(sse_response([an_start(), *an_text_block(0, "I'm here."), *an_end()],
-                         named=True, done=False))
+    srv.enqueue(
+        sse_response(
+            [an_start(), *an_text_block(0, "I'm here."), *an_end()], named=True, done=False
+        )
+    )
     events, final = await collect(stream(anthropic_model(srv), context(), options()))
     assert events[0].type == "start"
     assert events[0].partial.content == []

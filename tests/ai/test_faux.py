@@ -93,8 +93,9 @@ async def test_async_factory_can_gate_a_turn() -> None:
 async def test_script_from_json_file_and_registry(tmp_path: Path) -> None:
     script = {
         "chunkSize": 2,
-        "responses": [{"content": [{"type": "thinking", "thinking": "hmm"},
-                                   {"type": "text", "text": "ok"}]}],
+        "responses": [
+            {"content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "ok"}]}
+        ],
     }
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))

@@ -73,8 +73,30 @@ def _reference_repair(text: str) -> str:
     return "".join(out)
 
 
-_PIECES = st.sampled_from(['"', "\\", "\n", "\t", "\x01", "a", "é", "{", "}", ":", ",", "u",
-                           "n", "d", " ", "1", '\\"', "\\\\", "\\n", "\\d"])
+_PIECES = st.sampled_from(
+    [
+        '"',
+        "\\",
+        "\n",
+        "\t",
+        "\x01",
+        "a",
+        "é",
+        "{",
+        "}",
+        ":",
+        ",",
+        "u",
+        "n",
+        "d",
+        " ",
+        "1",
+        '\\"',
+        "\\\\",
+        "\\n",
+        "\\d",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -106,8 +128,28 @@ def _reference_parse(text: str) -> dict:
     return {}
 
 
-_JSONISH = st.sampled_from(['{"', '"a"', ": ", '"x', "\\", "\n", "1", ", ", "}", "[", "]",
-                            "\\d", "\\n", "true", '"', "é", "{", "null"])
+_JSONISH = st.sampled_from(
+    [
+        '{"',
+        '"a"',
+        ": ",
+        '"x',
+        "\\",
+        "\n",
+        "1",
+        ", ",
+        "}",
+        "[",
+        "]",
+        "\\d",
+        "\\n",
+        "true",
+        '"',
+        "é",
+        "{",
+        "null",
+    ]
+)
 
 
 @settings(max_examples=200, deadline=None)

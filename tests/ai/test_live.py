@@ -23,9 +23,11 @@ from pi_lsp.ai import (
 
 pytestmark = pytest.mark.live
 
-READ_TOOL = Tool(name="read", description="Read a file from the workspace.",
-                 parameters={"type": "object", "properties": {"path": {"type": "string"}},
-                             "required": ["path"]})
+READ_TOOL = Tool(
+    name="read",
+    description="Read a file from the workspace.",
+    parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
 
 
 def _need_key(provider: str) -> None:
@@ -35,8 +37,10 @@ def _need_key(provider: str) -> None:
 
 @pytest.mark.parametrize(
     ("provider", "model_id"),
-    [("openai", os.environ.get("PI_LIVE_OPENAI_MODEL", "gpt-4.1-mini")),
-     ("anthropic", os.environ.get("PI_LIVE_ANTHROPIC_MODEL", "claude-haiku-4-5"))],
+    [
+        ("openai", os.environ.get("PI_LIVE_OPENAI_MODEL", "gpt-4.1-mini")),
+        ("anthropic", os.environ.get("PI_LIVE_ANTHROPIC_MODEL", "claude-haiku-4-5")),
+    ],
 )
 async def test_live_text_and_tool_call(provider: str, model_id: str):
     _need_key(provider)
@@ -59,9 +63,11 @@ async def test_live_text_and_tool_call(provider: str, model_id: str):
 async def test_live_bad_key_is_a_clean_error():
     if os.environ.get("PI_LIVE_BAD_KEY") != "1":
         pytest.skip("set PI_LIVE_BAD_KEY=1 to check a rejected key against api.openai.com")
-    final = await complete(resolve_model("openai", "gpt-4.1-mini"),
-                           Context(messages=[UserMessage(content="hi")]),
-                           StreamOptions(api_key="sk-invalid-key-for-testing-0000000000"))
+    final = await complete(
+        resolve_model("openai", "gpt-4.1-mini"),
+        Context(messages=[UserMessage(content="hi")]),
+        StreamOptions(api_key="sk-invalid-key-for-testing-0000000000"),
+    )
     assert final.stop_reason == "error"
     assert (final.error_message or "").startswith("401")
     assert "sk-invalid-key-for-testing" not in (final.error_message or "")

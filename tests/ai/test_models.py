@@ -52,8 +52,11 @@ def test_catalog_copies_are_independent():
 
 def test_unknown_model_ids_get_sensible_defaults():
     model = resolve_model("openai", "gpt-9-preview")
-    assert (model.id, model.api, model.provider) == ("gpt-9-preview", "openai-completions",
-                                                     "openai")
+    assert (model.id, model.api, model.provider) == (
+        "gpt-9-preview",
+        "openai-completions",
+        "openai",
+    )
     assert model.reasoning
     claude = resolve_model("anthropic", "claude-future-5")
     assert claude.reasoning
@@ -93,10 +96,16 @@ def test_thinking_levels():
     thinker = Model(id="m", api="a", provider="p", reasoning=True)
     assert supported_thinking_levels(thinker) == ["off", "minimal", "low", "medium", "high"]
     assert clamp_thinking_level(thinker, "xhigh") == "high"
-    mapped = Model(id="m", api="a", provider="p", reasoning=True,
-                   thinking_level_map={"minimal": None, "xhigh": "max"})
+    mapped = Model(
+        id="m",
+        api="a",
+        provider="p",
+        reasoning=True,
+        thinking_level_map={"minimal": None, "xhigh": "max"},
+    )
     assert supported_thinking_levels(mapped) == ["off", "low", "medium", "high", "xhigh"]
     assert clamp_thinking_level(mapped, "minimal") == "low"  # higher first
-    top_only = Model(id="m", api="a", provider="p", reasoning=True,
-                     thinking_level_map={"high": None})
+    top_only = Model(
+        id="m", api="a", provider="p", reasoning=True, thinking_level_map={"high": None}
+    )
     assert clamp_thinking_level(top_only, "high") == "medium"  # then lower

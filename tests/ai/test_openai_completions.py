@@ -74,12 +74,16 @@ async def test_text_streams_and_decodes_split_utf8(srv: ScriptedHTTPServer, spli
 async def test_multibyte_char_split_between_two_sends(srv: ScriptedHTTPServer):
     """The first send ends inside "☕" (3 bytes); the rest is only sent after the client has
     parsed the complete event before it, so the character really arrives in two reads."""
-    raw = sse_bytes([oa_chunk({"content": "A"}), oa_chunk({"content": "x☕y"}),
-                     oa_chunk({}, "stop")])
+    raw = sse_bytes(
+        [oa_chunk({"content": "A"}), oa_chunk({"content": "x☕y"}), oa_chunk({}, "stop")]
+    )
     cut = raw.index("☕".encode()) + 1
     gate = asyncio.Event()
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[raw[:cut], Pause(gate), raw[cut:]]))
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"}, body=[raw[:cut], Pause(gate), raw[cut:]]
+        )
+    )
     s = stream(openai_model(srv), context(), options())
     deltas = []
     async for event in s:
@@ -101,8 +105,15 @@ async def test_reasoning_deltas_become_a_thinking_block(srv: ScriptedHTTPServer)
     srv.enqueue(sse_response(events, split_every=9))
     got, final = await collect(stream(openai_model(srv), context(), options()))
     assert types_of(got) == [
-        "start", "thinking_start", "thinking_delta", "thinking_delta", "thinking_end",
-        "text_start", "text_delta", "text_end", "done",
+        "start",
+        "thinking_start",
+        "thinking_delta",
+        "thinking_delta",
+        "thinking_end",
+        "text_start",
+        "text_delta",
+        "text_end",
+        "done",
     ]
     assert final.content == [
         ThinkingContent(thinking="Let me think.", thinking_signature="reasoning_content"),
@@ -126,22 +137,54 @@ async def test_reasoning_field_and_duplicate_fields(srv: ScriptedHTTPServer):
 def _tool_call_events(interleave: bool) -> list[dict]:
     a = json.dumps({"path": "src/main.py", "limit": 20})
     b = json.dumps({"pattern": "TODO", "glob": "*.py"})
-    first = [oa_chunk({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
-                                        "function": {"name": "read", "arguments": ""}}]})]
-    second = [oa_chunk({"tool_calls": [{"index": 1, "id": "call_b", "type": "function",
-                                         "function": {"name": "grep", "arguments": ""}}]})]
-    a_parts = [oa_chunk({"tool_calls": [{"index": 0, "function": {"arguments": a[i:i + 2]}}]})
-               for i in range(0, len(a), 2)]
-    b_parts = [oa_chunk({"tool_calls": [{"index": 1, "function": {"arguments": b[i:i + 3]}}]})
-               for i in range(0, len(b), 3)]
+    first = [
+        oa_chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 0,
+                        "id": "call_a",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": ""},
+                    }
+                ]
+            }
+        )
+    ]
+    second = [
+        oa_chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": 1,
+                        "id": "call_b",
+                        "type": "function",
+                        "function": {"name": "grep", "arguments": ""},
+                    }
+                ]
+            }
+        )
+    ]
+    a_parts = [
+        oa_chunk({"tool_calls": [{"index": 0, "function": {"arguments": a[i : i + 2]}}]})
+        for i in range(0, len(a), 2)
+    ]
+    b_parts = [
+        oa_chunk({"tool_calls": [{"index": 1, "function": {"arguments": b[i : i + 3]}}]})
+        for i in range(0, len(b), 3)
+    ]
     if interleave:
         body = first + second
         for i in range(max(len(a_parts), len(b_parts))):
-            body += a_parts[i:i + 1] + b_parts[i:i + 1]
+            body += a_parts[i : i + 1] + b_parts[i : i + 1]
     else:
         body = first + a_parts + second + b_parts
-    return [oa_chunk({"role": "assistant", "content": "Looking."}), *body,
-            oa_chunk({}, "tool_calls"), oa_usage(100, 40)]
+    return [
+        oa_chunk({"role": "assistant", "content": "Looking."}),
+        *body,
+        oa_chunk({}, "tool_calls"),
+        oa_usage(100, 40),
+    ]
 
 
 @pytest.mark.parametrize("interleave", [False, True])
@@ -180,8 +223,8 @@ async def test_parallel_tool_calls_assembled_by_index(srv: ScriptedHTTPServer, i
 
 async def test_tool_call_without_index_or_id(srv: ScriptedHTTPServer):
     events = [
-        oa_chunk({"tool_calls": [{"function": {"name": "ls", "arguments": "{\"path\""}}]}),
-        oa_chunk({"tool_calls": [{"function": {"arguments": ": \".\"}"}}]}),
+        oa_chunk({"tool_calls": [{"function": {"name": "ls", "arguments": '{"path"'}}]}),
+        oa_chunk({"tool_calls": [{"function": {"arguments": ': "."}'}}]}),
         oa_chunk({}, "stop"),  # Ollama-style: "stop" although it called a tool
     ]
     srv.enqueue(sse_response(events))
@@ -218,8 +261,9 @@ async def test_usage_and_cost(srv: ScriptedHTTPServer):
         ("weird_reason", "error", "Provider finish_reason: weird_reason"),
     ],
 )
-async def test_each_finish_reason(srv: ScriptedHTTPServer, finish: str, stop: str,
-                                  message: str | None):
+async def test_each_finish_reason(
+    srv: ScriptedHTTPServer, finish: str, stop: str, message: str | None
+):
     srv.enqueue(sse_response([oa_chunk({"content": "partial"}), oa_chunk({}, finish)]))
     events, final = await collect(stream(openai_model(srv), context(), options()))
     assert final.stop_reason == stop
@@ -233,8 +277,18 @@ async def test_each_finish_reason(srv: ScriptedHTTPServer, finish: str, stop: st
 
 
 async def test_400_with_error_body_is_not_retried(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(400, {"error": {"message": "Unsupported parameter: 'foo'",
-                                              "type": "invalid_request_error", "code": None}}))
+    srv.enqueue(
+        json_response(
+            400,
+            {
+                "error": {
+                    "message": "Unsupported parameter: 'foo'",
+                    "type": "invalid_request_error",
+                    "code": None,
+                }
+            },
+        )
+    )
     log = RetryLog()
     events, final = await collect(stream(openai_model(srv), context(), options(on_retry=log)))
     assert types_of(events) == ["error"]  # no start: the request failed before any output
@@ -248,9 +302,18 @@ async def test_400_with_error_body_is_not_retried(srv: ScriptedHTTPServer):
 
 
 async def test_401_names_the_status_and_never_the_key(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(401, {"error": {
-        "message": f"Incorrect API key provided: {TEST_KEY}.", "type": "invalid_request_error",
-        "code": "invalid_api_key"}}))
+    srv.enqueue(
+        json_response(
+            401,
+            {
+                "error": {
+                    "message": f"Incorrect API key provided: {TEST_KEY}.",
+                    "type": "invalid_request_error",
+                    "code": "invalid_api_key",
+                }
+            },
+        )
+    )
     _, final = await collect(stream(openai_model(srv), context(), options()))
     assert final.error_message is not None
     assert final.error_message.startswith("401 invalid_api_key: Incorrect API key provided")
@@ -260,9 +323,19 @@ async def test_401_names_the_status_and_never_the_key(srv: ScriptedHTTPServer):
 
 
 async def test_429_honours_retry_after_then_succeeds(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(429, {"error": {"message": "Rate limit reached",
-                                              "type": "requests", "code": "rate_limit_exceeded"}},
-                              headers={"retry-after": "0.02"}))
+    srv.enqueue(
+        json_response(
+            429,
+            {
+                "error": {
+                    "message": "Rate limit reached",
+                    "type": "requests",
+                    "code": "rate_limit_exceeded",
+                }
+            },
+            headers={"retry-after": "0.02"},
+        )
+    )
     srv.enqueue(sse_response(oa_text_events("after retry")))
     log = RetryLog()
     events, final = await collect(
@@ -279,11 +352,13 @@ async def test_429_honours_retry_after_then_succeeds(srv: ScriptedHTTPServer):
 
 
 async def test_429_asking_for_more_than_the_cap_fails_at_once(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(429, {"error": {"message": "slow down"}},
-                              headers={"retry-after": "120"}))
+    srv.enqueue(
+        json_response(429, {"error": {"message": "slow down"}}, headers={"retry-after": "120"})
+    )
     log = RetryLog()
-    _, final = await collect(stream(openai_model(srv), context(),
-                                    options(on_retry=log, max_retry_delay_ms=60_000)))
+    _, final = await collect(
+        stream(openai_model(srv), context(), options(on_retry=log, max_retry_delay_ms=60_000))
+    )
     assert final.error_message == (
         "Server requested 120s retry delay (max: 60s). 429 slow down"
         f" (POST {srv.url}/v1/chat/completions)"
@@ -292,9 +367,21 @@ async def test_429_asking_for_more_than_the_cap_fails_at_once(srv: ScriptedHTTPS
 
 
 async def test_quota_429_is_not_retried(srv: ScriptedHTTPServer):
-    srv.enqueue(json_response(429, {"error": {
-        "message": "You exceeded your current quota, please check your plan and billing details.",
-        "type": "insufficient_quota", "code": "insufficient_quota"}}))
+    srv.enqueue(
+        json_response(
+            429,
+            {
+                "error": {
+                    "message": (
+                        "You exceeded your current quota, please check your plan and billing "
+                        "details."
+                    ),
+                    "type": "insufficient_quota",
+                    "code": "insufficient_quota",
+                }
+            },
+        )
+    )
     log = RetryLog()
     _, final = await collect(stream(openai_model(srv), context(), options(on_retry=log)))
     assert final.error_message is not None
@@ -322,8 +409,9 @@ async def test_retries_give_up_after_max_retries(srv: ScriptedHTTPServer):
     for _ in range(3):
         srv.enqueue(json_response(502, {"error": {"message": "Bad gateway"}}))
     log = RetryLog()
-    _, final = await collect(stream(openai_model(srv), context(),
-                                    options(on_retry=log, max_retries=2)))
+    _, final = await collect(
+        stream(openai_model(srv), context(), options(on_retry=log, max_retries=2))
+    )
     assert final.stop_reason == "error"
     assert final.error_message == f"502 Bad gateway (POST {srv.url}/v1/chat/completions)"
     assert len(log.calls) == 2
@@ -332,8 +420,9 @@ async def test_retries_give_up_after_max_retries(srv: ScriptedHTTPServer):
 
 async def test_connection_cut_after_output_is_an_error_without_retry(srv: ScriptedHTTPServer):
     body = sse([oa_chunk({"content": "Hello "}), oa_chunk({"content": "wor"})], done=False)
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[*body, Cut()]))
+    srv.enqueue(
+        ScriptedResponse(headers={"content-type": "text/event-stream"}, body=[*body, Cut()])
+    )
     log = RetryLog()
     events, final = await collect(stream(openai_model(srv), context(), options(on_retry=log)))
     assert events[-1].type == "error"
@@ -346,8 +435,9 @@ async def test_connection_cut_after_output_is_an_error_without_retry(srv: Script
 
 
 async def test_connection_cut_before_output_is_retried(srv: ScriptedHTTPServer):
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=["", Cut(reset=True)]))
+    srv.enqueue(
+        ScriptedResponse(headers={"content-type": "text/event-stream"}, body=["", Cut(reset=True)])
+    )
     srv.enqueue(sse_response(oa_text_events("second")))
     log = RetryLog()
     _, final = await collect(stream(openai_model(srv), context(), options(on_retry=log)))
@@ -391,8 +481,12 @@ async def test_error_object_inside_the_stream(srv: ScriptedHTTPServer):
 async def test_abort_mid_stream_is_prompt_and_keeps_the_partial(srv: ScriptedHTTPServer):
     gate = asyncio.Event()  # never released: the server stalls after two chunks
     body = sse([oa_chunk({"content": "Hel"}), oa_chunk({"content": "lo"})], done=False)
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[*body, Pause(gate), *sse([oa_chunk({}, "stop")])]))
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"},
+            body=[*body, Pause(gate), *sse([oa_chunk({}, "stop")])],
+        )
+    )
     signal = AbortSignal()
     s = stream(openai_model(srv), context(), options(signal=signal))
     seen = []
@@ -415,9 +509,13 @@ async def test_abort_during_retry_sleep(srv: ScriptedHTTPServer):
     def on_retry(info: object) -> None:
         signal.abort()  # abort while the provider sleeps 60 s before retrying
 
-    _, final = await collect(stream(openai_model(srv), context(),
-                                    options(signal=signal, on_retry=on_retry,
-                                            base_retry_delay_ms=60_000)))
+    _, final = await collect(
+        stream(
+            openai_model(srv),
+            context(),
+            options(signal=signal, on_retry=on_retry, base_retry_delay_ms=60_000),
+        )
+    )
     assert final.stop_reason == "aborted"
     assert len(srv.requests) == 1
 
@@ -433,24 +531,29 @@ async def test_already_aborted_signal_sends_nothing(srv: ScriptedHTTPServer):
 
 async def test_read_timeout_after_output(srv: ScriptedHTTPServer):
     body = sse([oa_chunk({"content": "slow"})], done=False)
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[*body, Pause(asyncio.Event())]))
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"}, body=[*body, Pause(asyncio.Event())]
+        )
+    )
     _, final = await collect(stream(openai_model(srv), context(), options(timeout_ms=200)))
     assert final.stop_reason == "error"
-    assert final.error_message.startswith(
-        f"Request timed out: no data from {srv.url} for 0.2 s"
-    )
+    assert final.error_message.startswith(f"Request timed out: no data from {srv.url} for 0.2 s")
     assert final.content == [TextContent(text="slow")]
     assert len(srv.requests) == 1
 
 
 async def test_read_timeout_before_output_is_retried(srv: ScriptedHTTPServer):
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[Pause(asyncio.Event())]))
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"}, body=[Pause(asyncio.Event())]
+        )
+    )
     srv.enqueue(sse_response(oa_text_events("fast now")))
     log = RetryLog()
-    _, final = await collect(stream(openai_model(srv), context(),
-                                    options(timeout_ms=200, on_retry=log)))
+    _, final = await collect(
+        stream(openai_model(srv), context(), options(timeout_ms=200, on_retry=log))
+    )
     assert final.content == [TextContent(text="fast now")]
     assert "timed out" in log.calls[0].error_message
 
@@ -489,8 +592,11 @@ async def test_key_from_named_env_variable(srv: ScriptedHTTPServer):
 
 async def test_local_server_needs_no_key(srv: ScriptedHTTPServer):
     srv.enqueue(sse_response(oa_text_events("local")))
-    model = openai_model(srv, provider="ollama", compat={"maxTokensField": "max_tokens",
-                                                          "supportsUsageInStreaming": False})
+    model = openai_model(
+        srv,
+        provider="ollama",
+        compat={"maxTokensField": "max_tokens", "supportsUsageInStreaming": False},
+    )
     _, final = await collect(stream(model, context(), options(api_key=None, max_tokens=99)))
     assert final.content == [TextContent(text="local")]
     req = srv.requests[0]

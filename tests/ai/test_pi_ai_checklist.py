@@ -55,8 +55,12 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("failure", ["no-key", "bad-url", "refused", "bad-context"])
 async def test_item_56_provider_failures_never_raise(api: str, failure: str):
     port = _closed_port()
-    model = Model(id="m", api=api, provider="openai" if api.startswith("openai") else "anthropic",
-                  base_url=f"http://127.0.0.1:{port}/v1")
+    model = Model(
+        id="m",
+        api=api,
+        provider="openai" if api.startswith("openai") else "anthropic",
+        base_url=f"http://127.0.0.1:{port}/v1",
+    )
     opts = StreamOptions(api_key="sk-whatever-123456", max_retries=0, env={})
     ctx = context()
     if failure == "no-key":
@@ -65,8 +69,10 @@ async def test_item_56_provider_failures_never_raise(api: str, failure: str):
         model.base_url = "ftp://nowhere.invalid"
     elif failure == "bad-context":
         # a tool whose schema cannot be serialised: the failure happens while building
-        ctx = Context(messages=[UserMessage(content="x")],
-                      tools=[Tool(name="t", description="d", parameters={"x": {1, 2}})])
+        ctx = Context(
+            messages=[UserMessage(content="x")],
+            tools=[Tool(name="t", description="d", parameters={"x": {1, 2}})],
+        )
     s = stream(model, ctx, opts)  # must not raise
     events = [event async for event in s]
     final = await s.result()
@@ -86,8 +92,11 @@ async def test_item_57_abort_during_streaming_yields_aborted(srv: ScriptedHTTPSe
     else:
         model = anthropic_model(srv)
         head = sse([an_start(), *an_text_block(0, "abc", pieces=1)[:2]], done=False, named=True)
-    srv.enqueue(ScriptedResponse(headers={"content-type": "text/event-stream"},
-                                 body=[*head, Pause(asyncio.Event())]))
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"}, body=[*head, Pause(asyncio.Event())]
+        )
+    )
     signal = AbortSignal()
     s = stream(model, context(), options(signal=signal))
     async for event in s:
@@ -113,23 +122,33 @@ def test_item_58_parse_streaming_json():
 
 
 @pytest.mark.parametrize("api", ["openai-completions", "anthropic-messages"])
-async def test_item_59_toolcall_delta_partials_are_parsed_so_far(
-    srv: ScriptedHTTPServer, api: str
-):
+async def test_item_59_toolcall_delta_partials_are_parsed_so_far(srv: ScriptedHTTPServer, api: str):
     raw = '{"path": "src/app.py", "offset": 3}'
     if api == "openai-completions":
         model = openai_model(srv)
-        events = [oa_chunk({"tool_calls": [{"index": 0, "id": "c1",
-                                             "function": {"name": "read", "arguments": ""}}]})]
-        events += [oa_chunk({"tool_calls": [{"index": 0, "function": {"arguments": raw[i:i + 4]}}]})
-                   for i in range(0, len(raw), 4)]
+        events = [
+            oa_chunk(
+                {
+                    "tool_calls": [
+                        {"index": 0, "id": "c1", "function": {"name": "read", "arguments": ""}}
+                    ]
+                }
+            )
+        ]
+        events += [
+            oa_chunk({"tool_calls": [{"index": 0, "function": {"arguments": raw[i : i + 4]}}]})
+            for i in range(0, len(raw), 4)
+        ]
         events.append(oa_chunk({}, "tool_calls"))
         lockstep = ArgLockstep(events)
     else:
         model = anthropic_model(srv)
-        events = [an_start(), *an_tool_block(0, "c1", "read", raw, piece=4),
-                  {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}},
-                  {"type": "message_stop"}]
+        events = [
+            an_start(),
+            *an_tool_block(0, "c1", "read", raw, piece=4),
+            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {}},
+            {"type": "message_stop"},
+        ]
         lockstep = ArgLockstep(events, named=True, done=False)
     srv.enqueue(lockstep.response())
     s = stream(model, context(), options())
@@ -152,31 +171,50 @@ async def test_item_59_toolcall_delta_partials_are_parsed_so_far(
 
 
 def _cache_context(trailing_tool_results: bool = False) -> Context:
-    messages: list = [UserMessage(content="first"), AssistantMessage(
-        api="anthropic-messages", provider="anthropic", model="claude-test",
-        content=[TextContent(text="ok")], stop_reason="stop")]
+    messages: list = [
+        UserMessage(content="first"),
+        AssistantMessage(
+            api="anthropic-messages",
+            provider="anthropic",
+            model="claude-test",
+            content=[TextContent(text="ok")],
+            stop_reason="stop",
+        ),
+    ]
     if trailing_tool_results:
         messages += [
             UserMessage(content="read both"),
-            AssistantMessage(api="anthropic-messages", provider="anthropic", model="claude-test",
-                             stop_reason="toolUse",
-                             content=[ToolCall(id="t1", name="read", arguments={"path": "a"}),
-                                      ToolCall(id="t2", name="read", arguments={"path": "b"})]),
-            ToolResultMessage(tool_call_id="t1", tool_name="read",
-                              content=[TextContent(text="A")]),
-            ToolResultMessage(tool_call_id="t2", tool_name="read",
-                              content=[TextContent(text="B")]),
+            AssistantMessage(
+                api="anthropic-messages",
+                provider="anthropic",
+                model="claude-test",
+                stop_reason="toolUse",
+                content=[
+                    ToolCall(id="t1", name="read", arguments={"path": "a"}),
+                    ToolCall(id="t2", name="read", arguments={"path": "b"}),
+                ],
+            ),
+            ToolResultMessage(tool_call_id="t1", tool_name="read", content=[TextContent(text="A")]),
+            ToolResultMessage(tool_call_id="t2", tool_name="read", content=[TextContent(text="B")]),
         ]
     else:
         messages.append(UserMessage(content="second"))
-    tools = [Tool(name=n, description=n, parameters={"type": "object", "properties": {}})
-             for n in ("read", "bash")]
+    tools = [
+        Tool(name=n, description=n, parameters={"type": "object", "properties": {}})
+        for n in ("read", "bash")
+    ]
     return Context(system_prompt="system prompt", messages=messages, tools=tools)
 
 
 def _anthropic_api_model() -> Model:
-    return Model(id="claude-test", api="anthropic-messages", provider="anthropic",
-                 base_url="https://api.anthropic.com", max_tokens=64_000, reasoning=True)
+    return Model(
+        id="claude-test",
+        api="anthropic-messages",
+        provider="anthropic",
+        base_url="https://api.anthropic.com",
+        max_tokens=64_000,
+        reasoning=True,
+    )
 
 
 def _markers(params: dict) -> list[str]:
@@ -202,12 +240,14 @@ def test_item_60_anthropic_cache_control():
     assert params["system"][0]["cache_control"] == {"type": "ephemeral"}
     # a trailing string user message is wrapped into a text block to carry the marker
     assert params["messages"][2]["content"] == [
-        {"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}}]
+        {"type": "text", "text": "second", "cache_control": {"type": "ephemeral"}}
+    ]
 
 
 def test_item_60_anthropic_cache_control_moves_to_the_last_tool_result():
-    params = anthropic_params(_anthropic_api_model(), _cache_context(True),
-                              StreamOptions(env={}), oauth=False)
+    params = anthropic_params(
+        _anthropic_api_model(), _cache_context(True), StreamOptions(env={}), oauth=False
+    )
     assert _markers(params)[-1] == "messages[4][1]"
     last = params["messages"][4]["content"][1]
     assert last["type"] == "tool_result"
@@ -216,27 +256,32 @@ def test_item_60_anthropic_cache_control_moves_to_the_last_tool_result():
 
 def test_item_60_anthropic_cache_control_none_and_long():
     model = _anthropic_api_model()
-    none = anthropic_params(model, _cache_context(), StreamOptions(cache_retention="none",
-                                                                   env={}), oauth=False)
+    none = anthropic_params(
+        model, _cache_context(), StreamOptions(cache_retention="none", env={}), oauth=False
+    )
     assert _markers(none) == []
-    long = anthropic_params(model, _cache_context(), StreamOptions(cache_retention="long",
-                                                                   env={}), oauth=False)
+    long = anthropic_params(
+        model, _cache_context(), StreamOptions(cache_retention="long", env={}), oauth=False
+    )
     assert long["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert long["tools"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     # PI_CACHE_RETENTION=long selects long retention when nothing else was asked for
-    via_env = anthropic_params(model, _cache_context(),
-                               StreamOptions(env={"PI_CACHE_RETENTION": "long"}), oauth=False)
+    via_env = anthropic_params(
+        model, _cache_context(), StreamOptions(env={"PI_CACHE_RETENTION": "long"}), oauth=False
+    )
     assert via_env["system"][0]["cache_control"]["ttl"] == "1h"
     # a proxy that is not api.anthropic.com gets no 1h ttl unless its compat says so
     proxy = model.model_copy(update={"base_url": "http://127.0.0.1:9999"})
-    short = anthropic_params(proxy, _cache_context(), StreamOptions(cache_retention="long",
-                                                                    env={}), oauth=False)
+    short = anthropic_params(
+        proxy, _cache_context(), StreamOptions(cache_retention="long", env={}), oauth=False
+    )
     assert short["system"][0]["cache_control"] == {"type": "ephemeral"}
 
 
 def test_item_60_oauth_has_two_system_breakpoints():
-    params = anthropic_params(_anthropic_api_model(), _cache_context(), StreamOptions(env={}),
-                              oauth=True)
+    params = anthropic_params(
+        _anthropic_api_model(), _cache_context(), StreamOptions(env={}), oauth=True
+    )
     assert _markers(params)[:2] == ["system[0]", "system[1]"]
     assert len(_markers(params)) == 4
 
@@ -245,13 +290,19 @@ def test_item_60_oauth_has_two_system_breakpoints():
 
 
 def test_item_61_consecutive_tool_results_become_one_user_message():
-    params = anthropic_params(_anthropic_api_model(), _cache_context(True),
-                              StreamOptions(cache_retention="none", env={}), oauth=False)
+    params = anthropic_params(
+        _anthropic_api_model(),
+        _cache_context(True),
+        StreamOptions(cache_retention="none", env={}),
+        oauth=False,
+    )
     roles = [m["role"] for m in params["messages"]]
     assert roles == ["user", "assistant", "user", "assistant", "user"]
     results = params["messages"][4]["content"]
     assert [(b["type"], b["tool_use_id"], b["content"], b["is_error"]) for b in results] == [
-        ("tool_result", "t1", "A", False), ("tool_result", "t2", "B", False)]
+        ("tool_result", "t1", "A", False),
+        ("tool_result", "t2", "B", False),
+    ]
 
 
 # ------------------------------------------------------------------------------ item 62
@@ -261,16 +312,24 @@ def test_item_62_error_and_aborted_dropped_and_orphans_answered():
     model = Model(id="m", api="openai-completions", provider="openai")
 
     def assistant(stop: str, *content: object) -> AssistantMessage:
-        return AssistantMessage(api="openai-completions", provider="openai", model="m",
-                                stop_reason=stop, content=list(content))  # type: ignore[arg-type]
+        return AssistantMessage(
+            api="openai-completions",
+            provider="openai",
+            model="m",
+            stop_reason=stop,
+            content=list(content),
+        )  # type: ignore[arg-type]
 
     messages = [
         UserMessage(content="1"),
         assistant("error", TextContent(text="boom")),
         assistant("aborted", ToolCall(id="dropped", name="bash", arguments={})),
         UserMessage(content="2"),
-        assistant("toolUse", ToolCall(id="a", name="read", arguments={}),
-                  ToolCall(id="b", name="read", arguments={})),
+        assistant(
+            "toolUse",
+            ToolCall(id="a", name="read", arguments={}),
+            ToolCall(id="b", name="read", arguments={}),
+        ),
         ToolResultMessage(tool_call_id="a", tool_name="read", content=[TextContent(text="A")]),
         UserMessage(content="3"),
         assistant("toolUse", ToolCall(id="c", name="ls", arguments={})),
@@ -300,10 +359,19 @@ def test_item_62_error_and_aborted_dropped_and_orphans_answered():
 
 
 def test_item_63_cost_per_category_and_1h_cache_writes():
-    model = Model(id="m", api="x", provider="p",
-                  cost=ModelCost(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75))
-    usage = Usage(input=1_000_000, output=200_000, cache_read=500_000, cache_write=300_000,
-                  cache_write_1h=100_000)
+    model = Model(
+        id="m",
+        api="x",
+        provider="p",
+        cost=ModelCost(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75),
+    )
+    usage = Usage(
+        input=1_000_000,
+        output=200_000,
+        cache_read=500_000,
+        cache_write=300_000,
+        cache_write_1h=100_000,
+    )
     calculate_cost(model, usage)
     assert usage.cost.input == pytest.approx(3.0)
     assert usage.cost.output == pytest.approx(3.0)
@@ -318,8 +386,12 @@ def test_item_63_cost_per_category_and_1h_cache_writes():
 
 
 def test_item_64_env_key_lookup():
-    env = {"ANTHROPIC_API_KEY": "sk-ant-api", "ANTHROPIC_OAUTH_TOKEN": "sk-ant-oat-1",
-           "GEMINI_API_KEY": "g-key", "OPENAI_API_KEY": "  "}
+    env = {
+        "ANTHROPIC_API_KEY": "sk-ant-api",
+        "ANTHROPIC_OAUTH_TOKEN": "sk-ant-oat-1",
+        "GEMINI_API_KEY": "g-key",
+        "OPENAI_API_KEY": "  ",
+    }
     assert get_env_api_key("anthropic", env) == "sk-ant-oat-1"
     assert get_env_api_key("anthropic", {"ANTHROPIC_API_KEY": "sk-ant-api"}) == "sk-ant-api"
     assert get_env_api_key("google", env) == "g-key"
@@ -343,27 +415,31 @@ def test_item_65_thinking_budgets():
 
 def test_item_65_budget_reaches_the_anthropic_request():
     model = _anthropic_api_model()
-    params = anthropic_params(model, context(), StreamOptions(reasoning="medium", max_tokens=4000,
-                                                              temperature=0.5, env={}),
-                              oauth=False)
+    params = anthropic_params(
+        model,
+        context(),
+        StreamOptions(reasoning="medium", max_tokens=4000, temperature=0.5, env={}),
+        oauth=False,
+    )
     assert params["thinking"] == {"type": "enabled", "budget_tokens": 8192}
     assert params["max_tokens"] == 12_192
     assert "temperature" not in params  # dropped when thinking is on
     tiny = model.model_copy(update={"max_tokens": 1000})
-    params = anthropic_params(tiny, context(), StreamOptions(reasoning="low", env={}),
-                              oauth=False)
+    params = anthropic_params(tiny, context(), StreamOptions(reasoning="low", env={}), oauth=False)
     assert params["thinking"] == {"type": "enabled", "budget_tokens": 1024}  # budget 0 → 1024
 
 
 def test_item_65_adaptive_thinking_for_new_models():
     model = _anthropic_api_model().model_copy(update={"id": "claude-opus-4-6"})
-    params = anthropic_params(model, context(), StreamOptions(reasoning="minimal", env={}),
-                              oauth=False)
+    params = anthropic_params(
+        model, context(), StreamOptions(reasoning="minimal", env={}), oauth=False
+    )
     assert params["thinking"] == {"type": "adaptive", "display": "summarized"}
     assert params["output_config"] == {"effort": "low"}
     forced = _anthropic_api_model().model_copy(update={"compat": {"forceAdaptiveThinking": True}})
-    params = anthropic_params(forced, context(), StreamOptions(reasoning="xhigh", env={}),
-                              oauth=False)
+    params = anthropic_params(
+        forced, context(), StreamOptions(reasoning="xhigh", env={}), oauth=False
+    )
     assert params["output_config"] == {"effort": "high"}
 
 

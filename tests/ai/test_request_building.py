@@ -36,8 +36,7 @@ class Recorder:
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
-        return httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              content=self.body)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.body)
 
     @property
     def json(self) -> dict[str, Any]:
@@ -51,9 +50,13 @@ async def _send(model: Model, ctx: Context, recorder: Recorder, **kw: Any) -> As
 
 
 def _openai(**kw: Any) -> Model:
-    fields: dict[str, Any] = {"id": "gpt-x", "api": "openai-completions", "provider": "openai",
-                              "base_url": "https://api.example.test/v1",
-                              "input": ["text", "image"]}
+    fields: dict[str, Any] = {
+        "id": "gpt-x",
+        "api": "openai-completions",
+        "provider": "openai",
+        "base_url": "https://api.example.test/v1",
+        "input": ["text", "image"],
+    }
     fields.update(kw)
     return Model(**fields)
 
@@ -62,30 +65,38 @@ def _history(model: Model) -> list[Any]:
     same = {"api": model.api, "provider": model.provider, "model": model.id}
     return [
         UserMessage(content=[TextContent(text="look at this"), IMG]),
-        AssistantMessage(**same, stop_reason="toolUse", content=[
-            ThinkingContent(thinking="need the file", thinking_signature="reasoning_content"),
-            TextContent(text="Reading."),
-            ToolCall(id="call_1", name="read", arguments={"path": "a.py"}),
-            ToolCall(id="call_2", name="read", arguments={"path": "b.py"}),
-        ]),
-        ToolResultMessage(tool_call_id="call_1", tool_name="read",
-                          content=[TextContent(text="A")]),
+        AssistantMessage(
+            **same,
+            stop_reason="toolUse",
+            content=[
+                ThinkingContent(thinking="need the file", thinking_signature="reasoning_content"),
+                TextContent(text="Reading."),
+                ToolCall(id="call_1", name="read", arguments={"path": "a.py"}),
+                ToolCall(id="call_2", name="read", arguments={"path": "b.py"}),
+            ],
+        ),
+        ToolResultMessage(tool_call_id="call_1", tool_name="read", content=[TextContent(text="A")]),
         ToolResultMessage(tool_call_id="call_2", tool_name="read", content=[IMG]),
         UserMessage(content="thanks"),
     ]
 
 
-TOOLS = [Tool(name="read", description="Read a file",
-              parameters={"type": "object", "properties": {"path": {"type": "string"}}})]
+TOOLS = [
+    Tool(
+        name="read",
+        description="Read a file",
+        parameters={"type": "object", "properties": {"path": {"type": "string"}}},
+    )
+]
 
 
 async def test_openai_full_conversation_body():
-    model = _openai(reasoning=True, compat={"supportsDeveloperRole": True,
-                                            "supportsReasoningEffort": True})
+    model = _openai(
+        reasoning=True, compat={"supportsDeveloperRole": True, "supportsReasoningEffort": True}
+    )
     recorder = Recorder(sse_bytes(oa_text_events("ok")))
     ctx = Context(system_prompt="SYS", messages=_history(model), tools=TOOLS)
-    final = await _send(model, ctx, recorder, reasoning="xhigh", max_tokens=500,
-                        temperature=0.2)
+    final = await _send(model, ctx, recorder, reasoning="xhigh", max_tokens=500, temperature=0.2)
     assert final.stop_reason == "stop"
     request = recorder.requests[0]
     assert str(request.url) == "https://api.example.test/v1/chat/completions"
@@ -94,35 +105,71 @@ async def test_openai_full_conversation_body():
     assert body["reasoning_effort"] == "high"
     assert body["max_completion_tokens"] == 500
     assert body["temperature"] == 0.2
-    assert body["tools"] == [{"type": "function", "function": {
-        "name": "read", "description": "Read a file",
-        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}}]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "read",
+                "description": "Read a file",
+                "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+            },
+        }
+    ]
     data_url = "data:image/png;base64,iVBORw0KGgo="
     assert body["messages"] == [
         {"role": "developer", "content": "SYS"},
-        {"role": "user", "content": [{"type": "text", "text": "look at this"},
-                                     {"type": "image_url", "image_url": {"url": data_url}}]},
-        {"role": "assistant", "content": "Reading.", "reasoning_content": "need the file",
-         "tool_calls": [
-             {"id": "call_1", "type": "function",
-              "function": {"name": "read", "arguments": '{"path": "a.py"}'}},
-             {"id": "call_2", "type": "function",
-              "function": {"name": "read", "arguments": '{"path": "b.py"}'}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "look at this"},
+                {"type": "image_url", "image_url": {"url": data_url}},
+            ],
+        },
+        {
+            "role": "assistant",
+            "content": "Reading.",
+            "reasoning_content": "need the file",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"path": "a.py"}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "read", "arguments": '{"path": "b.py"}'},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "content": "A"},
         {"role": "tool", "tool_call_id": "call_2", "content": "(see attached image)"},
-        {"role": "user", "content": [
-            {"type": "text", "text": "Attached image(s) from tool result:"},
-            {"type": "image_url", "image_url": {"url": data_url}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Attached image(s) from tool result:"},
+                {"type": "image_url", "image_url": {"url": data_url}},
+            ],
+        },
         {"role": "user", "content": "thanks"},
     ]
 
 
 async def test_openai_compat_switches():
-    model = _openai(input=["text"], reasoning=True, compat={
-        "maxTokensField": "max_tokens", "requiresToolResultName": True,
-        "requiresAssistantAfterToolResult": True, "requiresThinkingAsText": True,
-        "supportsStrictMode": True, "supportsReasoningEffort": True,
-        "thinkingFormat": "openrouter", "supportsUsageInStreaming": False})
+    model = _openai(
+        input=["text"],
+        reasoning=True,
+        compat={
+            "maxTokensField": "max_tokens",
+            "requiresToolResultName": True,
+            "requiresAssistantAfterToolResult": True,
+            "requiresThinkingAsText": True,
+            "supportsStrictMode": True,
+            "supportsReasoningEffort": True,
+            "thinkingFormat": "openrouter",
+            "supportsUsageInStreaming": False,
+        },
+    )
     recorder = Recorder(sse_bytes(oa_text_events("ok")))
     history = [*_history(model)[:3], UserMessage(content="next")]
     ctx = Context(system_prompt="SYS", messages=history, tools=TOOLS)
@@ -134,15 +181,20 @@ async def test_openai_compat_switches():
     assert body["tools"][0]["function"]["strict"] is False
     messages = body["messages"]
     assert messages[0] == {"role": "system", "content": "SYS"}  # no developer role support
-    assert messages[1] == {"role": "user", "content": (
-        "look at this\n(image omitted: model does not support images)")}
+    assert messages[1] == {
+        "role": "user",
+        "content": ("look at this\n(image omitted: model does not support images)"),
+    }
     assert messages[2]["content"] == "need the file\n\nReading."
     assert "reasoning_content" not in messages[2]
-    assert messages[3] == {"role": "tool", "tool_call_id": "call_1", "content": "A",
-                           "name": "read"}
+    assert messages[3] == {"role": "tool", "tool_call_id": "call_1", "content": "A", "name": "read"}
     # call_2 never got a result: a synthetic one is inserted before the next user message
-    assert messages[4] == {"role": "tool", "tool_call_id": "call_2",
-                           "content": "No result provided", "name": "read"}
+    assert messages[4] == {
+        "role": "tool",
+        "tool_call_id": "call_2",
+        "content": "No result provided",
+        "name": "read",
+    }
     assert messages[5] == {"role": "assistant", "content": "I have processed the tool results."}
     assert messages[6] == {"role": "user", "content": "next"}
 
@@ -155,8 +207,9 @@ async def test_openai_skips_empty_assistant_and_truncates_long_ids():
         UserMessage(content="a"),
         AssistantMessage(**other, stop_reason="stop", content=[TextContent(text="  ")]),
         UserMessage(content="b"),
-        AssistantMessage(**other, stop_reason="toolUse",
-                         content=[ToolCall(id=long_id, name="ls", arguments={})]),
+        AssistantMessage(
+            **other, stop_reason="toolUse", content=[ToolCall(id=long_id, name="ls", arguments={})]
+        ),
         ToolResultMessage(tool_call_id=long_id, tool_name="ls", content=[TextContent(text=".")]),
     ]
     recorder = Recorder(sse_bytes(oa_text_events("ok")))
@@ -168,12 +221,22 @@ async def test_openai_skips_empty_assistant_and_truncates_long_ids():
 
 
 async def test_anthropic_body_and_surrogates():
-    model = Model(id="claude-x", api="anthropic-messages", provider="anthropic",
-                  base_url="https://api.example.test/v1", max_tokens=8000, input=["text"])
+    model = Model(
+        id="claude-x",
+        api="anthropic-messages",
+        provider="anthropic",
+        base_url="https://api.example.test/v1",
+        max_tokens=8000,
+        input=["text"],
+    )
     recorder = Recorder(sse_bytes(an_text_events("ok"), done=False, named=True))
-    ctx = Context(system_prompt="S", messages=[
-        UserMessage(content=[TextContent(text="bad \ud83d surrogate"), IMG]),
-    ], tools=TOOLS)
+    ctx = Context(
+        system_prompt="S",
+        messages=[
+            UserMessage(content=[TextContent(text="bad \ud83d surrogate"), IMG]),
+        ],
+        tools=TOOLS,
+    )
     final = await _send(model, ctx, recorder, temperature=0.7, cache_retention="none")
     assert final.stop_reason == "stop"
     request = recorder.requests[0]
@@ -182,9 +245,15 @@ async def test_anthropic_body_and_surrogates():
     assert body["temperature"] == 0.7
     assert body["max_tokens"] == 8000
     assert body["tools"][0]["input_schema"] == TOOLS[0].parameters
-    assert body["messages"] == [{"role": "user", "content": [
-        {"type": "text", "text": "bad  surrogate"},
-        {"type": "text", "text": "(image omitted: model does not support images)"}]}]
+    assert body["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "bad  surrogate"},
+                {"type": "text", "text": "(image omitted: model does not support images)"},
+            ],
+        }
+    ]
 
 
 def test_reasoning_effort_is_clamped_to_what_the_model_supports():

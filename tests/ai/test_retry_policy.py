@@ -31,9 +31,17 @@ def test_backoff_doubles_from_the_base():
 @pytest.mark.parametrize(
     ("status", "body", "retryable"),
     [
-        (408, "", True), (409, "", True), (429, "slow down", True), (500, "", True),
-        (502, "", True), (503, "", True), (529, "overloaded", True),
-        (400, "", False), (401, "", False), (403, "", False), (404, "", False),
+        (408, "", True),
+        (409, "", True),
+        (429, "slow down", True),
+        (500, "", True),
+        (502, "", True),
+        (503, "", True),
+        (529, "overloaded", True),
+        (400, "", False),
+        (401, "", False),
+        (403, "", False),
+        (404, "", False),
         (422, "", False),
         (429, '{"error": {"code": "insufficient_quota"}}', False),
         (402, "billing hard limit reached", False),
@@ -85,10 +93,11 @@ def test_error_bodies_become_readable_messages():
     assert str(error_from_response(404, {}, b'{"error": "model \'x\' not found"}')) == (
         "404 model 'x' not found"
     )
-    assert str(error_from_response(400, {}, b'{"object": "error", "message": "too long",'
-                                            b' "type": "BadRequestError"}')) == (
-        "400 BadRequestError: too long"
-    )
+    assert str(
+        error_from_response(
+            400, {}, b'{"object": "error", "message": "too long", "type": "BadRequestError"}'
+        )
+    ) == ("400 BadRequestError: too long")
     err = error_from_response(429, {"retry-after": "3"}, b"{}")
     assert err.retryable
     assert err.retry_after_ms == 3000
@@ -118,11 +127,13 @@ def _error(text: str) -> AssistantMessage:
 
 
 def test_context_overflow_detection():
-    assert is_context_overflow(_error(
-        "400 invalid_request_error: prompt is too long: 213462 tokens > 200000 maximum"))
+    assert is_context_overflow(
+        _error("400 invalid_request_error: prompt is too long: 213462 tokens > 200000 maximum")
+    )
     assert is_context_overflow(_error("400 Your input exceeds the context window of this model"))
-    assert is_context_overflow(_error(
-        "400 the request exceeds the available context size, try increasing it"))
+    assert is_context_overflow(
+        _error("400 the request exceeds the available context size, try increasing it")
+    )
     assert is_context_overflow(_error("413 status code (no body)"))
     assert not is_context_overflow(_error("429 rate_limit_error: slow down"))
     silent = AssistantMessage(stop_reason="stop", usage=Usage(input=150_000, cache_read=60_000))

@@ -75,8 +75,12 @@ def tool_call_chunks(
             {
                 "role": "assistant",
                 "tool_calls": [
-                    {"index": 0, "id": call_id, "type": "function",
-                     "function": {"name": name, "arguments": ""}}
+                    {
+                        "index": 0,
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": ""},
+                    }
                 ],
             }
         )

@@ -133,9 +133,7 @@ def test_yes_runs_bash_and_the_session_is_saved(
     )
     assert res.returncode == 0, res.stderr
     assert len(store.open(session_id).build_context().messages) == 6
-    res = pi_run(
-        ["again", "--cwd", str(work), "--faux-script", str(more), "--resume", "nope"], env
-    )
+    res = pi_run(["again", "--cwd", str(work), "--faux-script", str(more), "--resume", "nope"], env)
     assert res.returncode == 2
     assert "Session not found: nope" in res.stderr
 
@@ -202,6 +200,14 @@ def test_module_entry_point_help() -> None:
         cwd=ROOT,
     )
     assert res.returncode == 0
-    for flag in ("--cwd", "--provider", "--base-url", "--api-key-env", "--yes", "--json",
-                 "--demo", "--faux-script"):
+    for flag in (
+        "--cwd",
+        "--provider",
+        "--base-url",
+        "--api-key-env",
+        "--yes",
+        "--json",
+        "--demo",
+        "--faux-script",
+    ):
         assert flag in res.stdout

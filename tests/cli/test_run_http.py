@@ -94,17 +94,13 @@ async def _wait_for_pid(proc: asyncio.subprocess.Process, records: list[dict[str
         records.append(record)
         event = record["event"]
         if event["type"] == "tool_execution_update":
-            text = "".join(
-                block.get("text", "") for block in event["partialResult"]["content"]
-            )
+            text = "".join(block.get("text", "") for block in event["partialResult"]["content"])
             if "PID=" in text:
                 return int(text.split("PID=")[1].split()[0])
 
 
 @pytest.mark.parametrize("presses", [1, 2])
-async def test_ctrl_c_mid_bash_leaves_no_child_and_exits_130(
-    tmp_path: Path, presses: int
-) -> None:
+async def test_ctrl_c_mid_bash_leaves_no_child_and_exits_130(tmp_path: Path, presses: int) -> None:
     work = tmp_path / "work"
     work.mkdir()
     command = "echo PID=$$; exec sleep 60"
@@ -166,8 +162,18 @@ async def test_context_overflow_on_the_first_turn_fails_clearly(tmp_path: Path) 
         srv.enqueue(json_response(400, body))
         srv.enqueue(json_response(400, body))
         proc = await start(
-            ["say hello", "--cwd", str(work), "--provider", "openai-compatible",
-             "--base-url", srv.url + "/v1", "--model", "small", "--json"],
+            [
+                "say hello",
+                "--cwd",
+                str(work),
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                srv.url + "/v1",
+                "--model",
+                "small",
+                "--json",
+            ],
             env,
         )
         out, err = await asyncio.wait_for(proc.communicate(), 60)

@@ -21,13 +21,15 @@ SECRETS = {
 def test_no_secret_in_the_environment_of_the_command_or_its_ancestors(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    script = faux_script(tmp_path / "s.json", [
-        {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": WALK}}]},
-        {"content": [{"type": "text", "text": "done"}]},
-    ])
+    script = faux_script(
+        tmp_path / "s.json",
+        [
+            {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": WALK}}]},
+            {"content": [{"type": "text", "text": "done"}]},
+        ],
+    )
     env = clean_env(tmp_path, **SECRETS)
-    res = pi_run(["look", "--cwd", str(work), "--faux-script", str(script), "--yes", "--json"],
-                 env)
+    res = pi_run(["look", "--cwd", str(work), "--faux-script", str(script), "--yes", "--json"], env)
     assert res.returncode == 0, res.stderr
     ends = [json.loads(line) for line in res.stdout.splitlines() if line.startswith("{")]
     (end,) = [e["event"] for e in ends if e["event"]["type"] == "tool_execution_end"]

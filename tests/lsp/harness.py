@@ -265,9 +265,7 @@ def make_client(*, recorders: bool = True) -> LanguageClient:
     """A test client with pytest-lsp's default handlers (``recorders=False`` leaves out the
     ones ``Harness`` wraps)."""
     client = LanguageClient(converter_factory=dict_converter)
-    features = {
-        m: f for m, f in DEFAULT_CLIENT_FEATURES.items() if recorders or m not in RECORDED
-    }
+    features = {m: f for m, f in DEFAULT_CLIENT_FEATURES.items() if recorders or m not in RECORDED}
     register_lsp_features(client, features)
     return client
 

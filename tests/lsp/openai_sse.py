@@ -30,19 +30,36 @@ def tool_events(calls: list[tuple[str, dict[str, Any]]], text: str = "") -> list
     events = [chunk({"role": "assistant", "content": text})]
     for index, (name, args) in enumerate(calls):
         raw = json.dumps(args)
-        events.append(chunk({"tool_calls": [{"index": index, "id": f"call_{index}_{name}",
-                                             "type": "function",
-                                             "function": {"name": name, "arguments": ""}}]}))
+        events.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": f"call_{index}_{name}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
         for i in range(0, len(raw), 7):
-            events.append(chunk({"tool_calls": [{"index": index,
-                                                 "function": {"arguments": raw[i : i + 7]}}]}))
+            events.append(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": raw[i : i + 7]}}]})
+            )
     events.append(chunk({}, "tool_calls"))
     return events
 
 
-def response(events: list[dict[str, Any]], *, gate: Pause | None = None,
-             gate_after: int = 2, tail: list[Step] | None = None,
-             done: bool = True) -> ScriptedResponse:
+def response(
+    events: list[dict[str, Any]],
+    *,
+    gate: Pause | None = None,
+    gate_after: int = 2,
+    tail: list[Step] | None = None,
+    done: bool = True,
+) -> ScriptedResponse:
     """An SSE response; with ``gate``, the body stops after ``gate_after`` events until the
     test sets the gate's event."""
     steps: list[Step]

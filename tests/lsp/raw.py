@@ -48,8 +48,11 @@ class RawClient:
     @classmethod
     async def start(cls, data_dir: Path, **env: str) -> RawClient:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "pi_lsp",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir), **env},
         )
@@ -93,8 +96,10 @@ class RawClient:
 
     async def response(self, msg_id: Any) -> dict[str, Any]:
         found: dict[str, Any] = await self.wait_for(
-            lambda: next((m for m in self.messages if m.get("id") == msg_id
-                          and "method" not in m), None))
+            lambda: next(
+                (m for m in self.messages if m.get("id") == msg_id and "method" not in m), None
+            )
+        )
         return found
 
     async def call(self, method: str, params: Any = None) -> dict[str, Any]:
@@ -102,16 +107,25 @@ class RawClient:
 
     async def initialize(self, root: Path, pi: dict[str, Any] | None = None) -> dict[str, Any]:
         caps = _converter.unstructure(client_capabilities(VSCODE))
-        result = await self.call("initialize", {
-            "processId": os.getpid(), "rootUri": uri_of(root), "capabilities": caps,
-            "initializationOptions": {"pi": pi or {}},
-        })
+        result = await self.call(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": uri_of(root),
+                "capabilities": caps,
+                "initializationOptions": {"pi": pi or {}},
+            },
+        )
         self.notify("initialized", {})
         return result
 
     def events(self, session_id: str | None = None) -> list[dict[str, Any]]:
-        return [m["params"] for m in self.messages if m.get("method") == "pi/event"
-                and (session_id is None or m["params"]["sessionId"] == session_id)]
+        return [
+            m["params"]
+            for m in self.messages
+            if m.get("method") == "pi/event"
+            and (session_id is None or m["params"]["sessionId"] == session_id)
+        ]
 
     async def close(self) -> int:
         if self.proc.returncode is None:

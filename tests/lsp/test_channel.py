@@ -53,8 +53,12 @@ def make(
         sent.append({**params, "_t": timers.now})
 
     ch = EventChannel(
-        "s1", send, interval=interval, buffer_size=buffer,
-        clock=lambda: timers.now, call_at=timers.call_at,
+        "s1",
+        send,
+        interval=interval,
+        buffer_size=buffer,
+        clock=lambda: timers.now,
+        call_at=timers.call_at,
     )
     return ch, sent, timers
 
@@ -92,8 +96,9 @@ def test_other_events_flush_first_and_keep_order() -> None:
     ch, sent, timers = make(interval=0.05)
     ch.publish(delta("a"))
     ch.publish(delta("b"))
-    ch.publish({"type": "message_update",
-                "assistantMessageEvent": {"type": "text_end", "contentIndex": 0}})
+    ch.publish(
+        {"type": "message_update", "assistantMessageEvent": {"type": "text_end", "contentIndex": 0}}
+    )
     types = [p["event"]["assistantMessageEvent"]["type"] for p in sent]
     assert types == ["text_delta", "text_delta", "text_end"]
     assert [p["seq"] for p in sent] == [1, 2, 3]
@@ -109,7 +114,10 @@ def test_different_blocks_are_not_merged() -> None:
     timers.advance(0.2)
     inner = [p["event"]["assistantMessageEvent"] for p in sent]
     assert [(e["type"], e["contentIndex"], e["delta"]) for e in inner] == [
-        ("text_delta", 0, "a"), ("text_delta", 0, "b"), ("thinking_delta", 1, "x")]
+        ("text_delta", 0, "a"),
+        ("text_delta", 0, "b"),
+        ("thinking_delta", 1, "x"),
+    ]
 
 
 def test_budget_holds_under_a_fast_stream() -> None:

@@ -37,18 +37,29 @@ async def test_null_answers_do_not_stall_edits(
     c = await RawClient.start(data_dir)
     seen: list[str] = []
     # applyEdit answered null (a result object was expected); showDocument never answered
-    helper = asyncio.ensure_future(answer_requests(
-        c, {"workspace/applyEdit": None, "workspace/configuration": None}, seen))
+    helper = asyncio.ensure_future(
+        answer_requests(c, {"workspace/applyEdit": None, "workspace/configuration": None}, seen)
+    )
     try:
-        await c.initialize(workspace, {"provider": "faux", "fauxScript": str(script),
-                                       "followEdits": True})
+        await c.initialize(
+            workspace, {"provider": "faux", "fauxScript": str(script), "followEdits": True}
+        )
         path = workspace / "a.py"
-        c.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri_of(path), "languageId": "python", "version": 1,
-            "text": path.read_text()}})
+        c.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": uri_of(path),
+                    "languageId": "python",
+                    "version": 1,
+                    "text": path.read_text(),
+                }
+            },
+        )
         sid = (await c.call("pi/prompt", {"text": "edit it"}))["result"]["sessionId"]
-        await c.wait_for(lambda: [e for e in c.events(sid)
-                                  if e["event"]["type"] == "agent_end"], 20)
+        await c.wait_for(
+            lambda: [e for e in c.events(sid) if e["event"]["type"] == "agent_end"], 20
+        )
         assert "workspace/applyEdit" in seen
         ends = [e["event"] for e in c.events(sid) if e["event"]["type"] == "tool_execution_end"]
         assert ends[0]["isError"] is True  # a null answer is "not applied", said plainly

@@ -45,7 +45,10 @@ async def test_turn_end_and_agent_end_carry_refs(pi: Start, tmp_path: Path) -> N
     assert set(agent_end) == {"type", "messageRefs"}
     assert agent_end["messageRefs"] == [e["seq"] for e in ends]
     assert [by_seq[r]["message"]["role"] for r in agent_end["messageRefs"]] == [
-        "user", "assistant", "toolResult", "assistant",
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
     ]
     # an assistant message_end leaves out the text the deltas brought; the rest is whole
     answer = by_seq[agent_end["messageRefs"][-1]]["message"]

@@ -38,8 +38,9 @@ async def test_read_sees_the_unsaved_buffer(pi: Start, tmp_path: Path, workspace
 async def test_edit_lands_in_the_buffer_and_on_disk(
     pi: Start, tmp_path: Path, workspace: Path, client: str
 ) -> None:
-    h = await pi(capabilities=client,
-                 pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done")))
+    h = await pi(
+        capabilities=client, pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"))
+    )
     uri = h.open(workspace / "a.py")
     sid = await h.run("change it")
     (end,) = h.tool_ends(sid)
@@ -73,7 +74,8 @@ async def test_rejected_edit_is_an_error_and_nothing_is_written(
 ) -> None:
     h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("sorry")))
     h.edit_answer = lambda p: types.ApplyWorkspaceEditResult(
-        applied=False, failure_reason="the user pressed Esc")
+        applied=False, failure_reason="the user pressed Esc"
+    )
     uri = h.open(workspace / "a.py")
     sid = await h.run("change it")
     (end,) = h.tool_ends(sid)
@@ -88,8 +90,12 @@ async def test_two_edits_to_one_file_in_one_batch(
 ) -> None:
     first = {"path": "a.py", "edits": [{"oldText": "def f():", "newText": "def g():"}]}
     second = {"path": "a.py", "edits": [{"oldText": "return 1", "newText": "return 3"}]}
-    batch = {"content": [{"type": "toolCall", "name": "edit", "arguments": first},
-                         {"type": "toolCall", "name": "edit", "arguments": second}]}
+    batch = {
+        "content": [
+            {"type": "toolCall", "name": "edit", "arguments": first},
+            {"type": "toolCall", "name": "edit", "arguments": second},
+        ]
+    }
     h = await pi(pi=faux(tmp_path, batch, text_reply("both done")))
     uri = h.open(workspace / "a.py")
     sid = await h.run("rename and change")
@@ -104,8 +110,9 @@ async def test_two_edits_to_one_file_in_one_batch(
 @pytest.mark.parametrize("client", [VSCODE, NVIM_07])
 async def test_new_file_via_write(pi: Start, tmp_path: Path, workspace: Path, client: str) -> None:
     args = {"path": "pkg/new.py", "content": "print('hi')\n"}
-    h = await pi(capabilities=client,
-                 pi=faux(tmp_path, tool_reply("write", args), text_reply("written")))
+    h = await pi(
+        capabilities=client, pi=faux(tmp_path, tool_reply("write", args), text_reply("written"))
+    )
     sid = await h.run("create it")
     (end,) = h.tool_ends(sid)
     assert end["isError"] is False, result_text(end)
@@ -143,8 +150,14 @@ async def test_unsaved_user_changes_are_never_written_to_disk(
 
 
 async def test_save_documents_capability(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"),
-                         clientCapabilities={"saveDocuments": True}))
+    h = await pi(
+        pi=faux(
+            tmp_path,
+            tool_reply("edit", EDIT),
+            text_reply("done"),
+            clientCapabilities={"saveDocuments": True},
+        )
+    )
     uri = h.open(workspace / "a.py")
     await h.run("change it")
     assert h.save_requests == [{"uris": [uri]}]
@@ -200,8 +213,10 @@ async def test_confirm_mode_with_change_annotations(
 async def test_confirm_mode_without_annotations_asks_first(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=NVIM_011,
-                 pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"))
+    h = await pi(
+        capabilities=NVIM_011,
+        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"),
+    )
     h.open(workspace / "a.py")
     await h.prompt_answers.put("Reject")
     sid = await h.run("change it")
@@ -218,8 +233,10 @@ async def test_confirm_mode_without_annotations_asks_first(
 async def test_a_buffer_changed_during_confirmation_is_stale(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=NVIM_011,
-                 pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"))
+    h = await pi(
+        capabilities=NVIM_011,
+        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"),
+    )
     uri = h.open(workspace / "a.py")
     result = await h.call("pi/prompt", {"text": "change it"})
     sid = result["sessionId"]

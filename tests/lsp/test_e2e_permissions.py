@@ -49,13 +49,17 @@ async def test_deny_dismiss_or_error_blocks_the_command(
     assert prompt.type == types.MessageType.Warning
     assert "touch ran.txt" in prompt.message
     assert [a.title for a in prompt.actions or []] == [
-        "Allow", "Always allow", 'Always allow "touch" in this workspace', "Deny"
+        "Allow",
+        "Always allow",
+        'Always allow "touch" in this workspace',
+        "Deny",
     ]
 
 
 async def test_allow_runs_it_once(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(pi=faux(tmp_path, bash("echo hi > ran.txt"), bash("echo again > two.txt"),
-                         text_reply("ok")))
+    h = await pi(
+        pi=faux(tmp_path, bash("echo hi > ran.txt"), bash("echo again > two.txt"), text_reply("ok"))
+    )
     await h.prompt_answers.put("Allow")
     await h.prompt_answers.put("Deny")
     sid = await h.run("run")
@@ -68,8 +72,16 @@ async def test_allow_runs_it_once(pi: Start, tmp_path: Path, workspace: Path) ->
 async def test_always_allow_holds_for_the_session(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, bash("echo 1 > one.txt"), bash("echo 2 > two.txt"),
-                         text_reply("ok"), bash("echo 3 > three.txt"), text_reply("ok")))
+    h = await pi(
+        pi=faux(
+            tmp_path,
+            bash("echo 1 > one.txt"),
+            bash("echo 2 > two.txt"),
+            text_reply("ok"),
+            bash("echo 3 > three.txt"),
+            text_reply("ok"),
+        )
+    )
     await h.prompt_answers.put("Always allow")
     sid = await h.run("run")
     await h.run("again", sessionId=sid)
@@ -88,8 +100,9 @@ async def test_always_allow_holds_for_the_session(
 async def test_settings_skip_the_prompt(
     pi: Start, tmp_path: Path, workspace: Path, mode: str, ran: bool
 ) -> None:
-    h = await pi(pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok"),
-                         permissions={"bash": mode}))
+    h = await pi(
+        pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok"), permissions={"bash": mode})
+    )
     sid = await h.run("run")
     (end,) = h.tool_ends(sid)
     assert end["isError"] is (not ran)
@@ -101,8 +114,13 @@ async def test_settings_skip_the_prompt(
 
 async def test_secrets_are_not_in_the_command_environment(pi: Start, tmp_path: Path) -> None:
     h = await pi(
-        pi=faux(tmp_path, bash('echo "[$MY_MODEL_KEY][$OPENAI_API_KEY][$HARMLESS]"'),
-                text_reply("ok"), permissions={"bash": "allow"}, apiKeyEnv="MY_MODEL_KEY"),
+        pi=faux(
+            tmp_path,
+            bash('echo "[$MY_MODEL_KEY][$OPENAI_API_KEY][$HARMLESS]"'),
+            text_reply("ok"),
+            permissions={"bash": "allow"},
+            apiKeyEnv="MY_MODEL_KEY",
+        ),
         env={"MY_MODEL_KEY": "k-123", "OPENAI_API_KEY": "sk-456", "HARMLESS": "visible"},
     )
     sid = await h.run("show env")
@@ -127,8 +145,9 @@ async def test_abort_mid_bash_kills_the_process_group(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
     command = "sleep 30 & echo child=$!; wait"
-    h = await pi(pi=faux(tmp_path, bash(command), text_reply("never"),
-                         permissions={"bash": "allow"}))
+    h = await pi(
+        pi=faux(tmp_path, bash(command), text_reply("never"), permissions={"bash": "allow"})
+    )
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
 
     def child_pid() -> int | None:
@@ -161,8 +180,9 @@ async def _gone(pid: int) -> None:
 
 async def test_steering_while_a_tool_runs(pi: Start, tmp_path: Path, workspace: Path) -> None:
     gated = "while [ ! -f go ]; do sleep 0.02; done; echo finished"
-    h = await pi(pi=faux(tmp_path, bash(gated), text_reply("after the steer"),
-                         permissions={"bash": "allow"}))
+    h = await pi(
+        pi=faux(tmp_path, bash(gated), text_reply("after the steer"), permissions={"bash": "allow"})
+    )
     sid = (await h.call("pi/prompt", {"text": "wait for it"}))["sessionId"]
     await h.wait_event(sid, "tool_execution_start")
     steer = await h.call("pi/prompt", {"text": "stop waiting", "sessionId": sid})

@@ -24,8 +24,9 @@ async def test_400_is_an_error_message_and_a_popup(pi: Start, srv: ScriptedHTTPS
     assert "400" in final["errorMessage"]
     assert "context too weird" in final["errorMessage"]
     assert "retry" not in h.types_of(sid)
-    popup = await h.wait_for(lambda: [m for m in h.client.messages
-                                      if m.type == types.MessageType.Error])
+    popup = await h.wait_for(
+        lambda: [m for m in h.client.messages if m.type == types.MessageType.Error]
+    )
     assert "context too weird" in popup[0].message
 
 
@@ -81,8 +82,12 @@ async def test_abort_mid_stream(pi: Start, srv: ScriptedHTTPServer) -> None:
 
 async def test_api_key_comes_from_the_named_variable(pi: Start, srv: ScriptedHTTPServer) -> None:
     srv.enqueue(response(text_events("keyed")))
-    settings = {"provider": "openai", "baseUrl": srv.url + "/v1", "model": "gpt-test",
-                "apiKeyEnv": "MY_PI_KEY"}
+    settings = {
+        "provider": "openai",
+        "baseUrl": srv.url + "/v1",
+        "model": "gpt-test",
+        "apiKeyEnv": "MY_PI_KEY",
+    }
     h = await pi(pi=settings, env={"MY_PI_KEY": "sk-from-my-var", "OPENAI_API_KEY": "sk-wrong"})
     await h.run("hi")
     assert srv.requests[0].headers["authorization"] == "Bearer sk-from-my-var"

@@ -19,12 +19,14 @@ async def test_malformed_messages_get_errors(workspace: Path, data_dir: Path) ->
     try:
         await c.initialize(workspace, {"provider": "faux"})
         c.send_bytes(b'{"jsonrpc": "2.0", "id": 1, "method": ')  # cut JSON
-        parse = await c.wait_for(lambda: [m for m in c.messages
-                                          if m.get("error", {}).get("code") == -32700])
+        parse = await c.wait_for(
+            lambda: [m for m in c.messages if m.get("error", {}).get("code") == -32700]
+        )
         assert parse[0]["id"] is None
         c.send_bytes(b"[1, 2, 3]")
-        await c.wait_for(lambda: [m for m in c.messages
-                                  if m.get("error", {}).get("code") == -32600])
+        await c.wait_for(
+            lambda: [m for m in c.messages if m.get("error", {}).get("code") == -32600]
+        )
         bad = await c.call("textDocument/codeAction", {"range": "bogus"})
         assert bad["error"]["code"] == -32602
         assert "textDocument" in bad["error"]["message"] or "range" in bad["error"]["message"]
@@ -80,13 +82,17 @@ async def test_a_client_that_stops_reading_does_not_stop_the_server(
         # B's three turns reach the model while nobody reads the server's output
         await asyncio.wait_for(srv.wait_for_requests(4), 30)
         c.reading.set()
-        await c.wait_for(lambda: len([e for e in c.events()
-                                      if e["event"]["type"] == "agent_end"]) == 2, 60)
+        await c.wait_for(
+            lambda: len([e for e in c.events() if e["event"]["type"] == "agent_end"]) == 2, 60
+        )
         for sid in (sid_a, sid_b):
             seqs = [e["seq"] for e in c.events(sid)]
             assert seqs == list(range(1, len(seqs) + 1))
-        text = "".join(e["event"]["assistantMessageEvent"].get("delta", "")
-                       for e in c.events(sid_a) if e["event"]["type"] == "message_update")
+        text = "".join(
+            e["event"]["assistantMessageEvent"].get("delta", "")
+            for e in c.events(sid_a)
+            if e["event"]["type"] == "message_update"
+        )
         assert text == big
         b_end = c.events(sid_b)[-1]["event"]
         assert b_end["messages"][-1]["content"][0]["text"] == "B is done."
@@ -117,13 +123,28 @@ async def test_eof_mid_run_kills_tool_processes_and_keeps_the_session(
     import os
 
     script = tmp_path / "s.json"
-    script.write_text(json.dumps({"responses": [
-        {"content": [{"type": "toolCall", "name": "bash",
-                      "arguments": {"command": "sleep 30 & echo child=$!; wait"}}]},
-        {"content": [{"type": "text", "text": "never"}]}]}))
+    script.write_text(
+        json.dumps(
+            {
+                "responses": [
+                    {
+                        "content": [
+                            {
+                                "type": "toolCall",
+                                "name": "bash",
+                                "arguments": {"command": "sleep 30 & echo child=$!; wait"},
+                            }
+                        ]
+                    },
+                    {"content": [{"type": "text", "text": "never"}]},
+                ]
+            }
+        )
+    )
     c = await RawClient.start(data_dir)
-    await c.initialize(workspace, {"provider": "faux", "fauxScript": str(script),
-                                   "permissions": {"bash": "allow"}})
+    await c.initialize(
+        workspace, {"provider": "faux", "fauxScript": str(script), "permissions": {"bash": "allow"}}
+    )
     sid = (await c.call("pi/prompt", {"text": "sleep"}))["result"]["sessionId"]
 
     def child() -> int | None:

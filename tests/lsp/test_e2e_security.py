@@ -72,14 +72,12 @@ class Permissions:
                 raise
 
     def answer(self, option_id: str, reason: str | None = None) -> None:
-        self.answers.put_nowait(
-            {"optionId": option_id, **({"reason": reason} if reason else {})}
-        )
+        self.answers.put_nowait({"optionId": option_id, **({"reason": reason} if reason else {})})
 
 
-async def start_with_permissions(pi: Start, settings: dict[str, Any], **kw: Any) -> tuple[
-    Harness, Permissions
-]:
+async def start_with_permissions(
+    pi: Start, settings: dict[str, Any], **kw: Any
+) -> tuple[Harness, Permissions]:
     settings = {**settings, "clientCapabilities": {"requestPermission": True}}
     h = await pi(pi=settings, **kw)
     return h, Permissions(h)
@@ -94,12 +92,15 @@ WALK_ANCESTORS = (
 
 
 @pytest.mark.parametrize("mode", ["allow", pytest.param("sandbox", marks=needs_sandbox)])
-async def test_no_secret_in_any_ancestor_environment(
-    pi: Start, tmp_path: Path, mode: str
-) -> None:
+async def test_no_secret_in_any_ancestor_environment(pi: Start, tmp_path: Path, mode: str) -> None:
     h = await pi(
-        pi=faux(tmp_path, bash(WALK_ANCESTORS), text_reply("ok"),
-                permissions={"bash": mode}, apiKeyEnv="PI_TEST_LLM"),
+        pi=faux(
+            tmp_path,
+            bash(WALK_ANCESTORS),
+            text_reply("ok"),
+            permissions={"bash": mode},
+            apiKeyEnv="PI_TEST_LLM",
+        ),
         env=SECRETS,
     )
     sid = await h.run("look around")
@@ -114,6 +115,7 @@ async def test_no_secret_in_any_ancestor_environment(
 
 
 # ---------------------------------------------------------------- finding 2: the env scrub
+
 
 async def test_scrub_matches_names_and_values_and_honours_the_allow_list(
     pi: Start, tmp_path: Path
@@ -132,8 +134,12 @@ async def test_scrub_matches_names_and_values_and_honours_the_allow_list(
         "HARMLESS": "visible-value",
     }
     h = await pi(
-        pi=faux(tmp_path, bash("env"), text_reply("ok"),
-                permissions={"bash": "allow", "envAllow": ["NPM_TOKEN"]}),
+        pi=faux(
+            tmp_path,
+            bash("env"),
+            text_reply("ok"),
+            permissions={"bash": "allow", "envAllow": ["NPM_TOKEN"]},
+        ),
         env=env,
     )
     sid = await h.run("env")
@@ -151,12 +157,12 @@ async def test_scrub_matches_names_and_values_and_honours_the_allow_list(
 
 async def test_a_bad_env_allow_value_is_reported(pi: Start, tmp_path: Path) -> None:
     h = await pi(pi=faux(tmp_path, text_reply("ok"), permissions={"envAllow": ["A=B"]}))
-    msgs = await h.wait_for(lambda: [m for m in h.client.messages
-                                     if "envAllow" in m.message])
+    msgs = await h.wait_for(lambda: [m for m in h.client.messages if "envAllow" in m.message])
     assert msgs[0].type == types.MessageType.Error
 
 
 # ------------------------------------------------- finding 3: apiKeyEnv redacted in LSP mode
+
 
 async def test_the_api_key_env_value_never_reaches_the_session_file(
     pi: Start, tmp_path: Path, data_dir: Path
@@ -226,7 +232,10 @@ def fake_bin(tmp_path: Path) -> dict[str, str]:
 
 
 async def test_always_allow_pytest_sticks_but_never_covers_a_compound_command(
-    pi: Start, tmp_path: Path, workspace: Path, fake_bin: dict[str, str],
+    pi: Start,
+    tmp_path: Path,
+    workspace: Path,
+    fake_bin: dict[str, str],
     srv: ScriptedHTTPServer,
 ) -> None:
     srv.enqueue(response(tool_events([("bash", {"command": "pytest -k foo"})])))
@@ -279,12 +288,8 @@ async def test_a_rule_survives_a_restart_and_can_be_revoked(
     assert "fake-pytest ran: -q" in text_of(h2.tool_ends(sid)[0])
 
     (rule,) = (await h2.call("pi/permissions", {"op": "list"}))["rules"]
-    assert await h2.call("pi/permissions", {"op": "revoke", "id": rule["id"]}) == {
-        "revoked": True
-    }
-    assert await h2.call("pi/permissions", {"op": "revoke", "id": rule["id"]}) == {
-        "revoked": False
-    }
+    assert await h2.call("pi/permissions", {"op": "revoke", "id": rule["id"]}) == {"revoked": True}
+    assert await h2.call("pi/permissions", {"op": "revoke", "id": rule["id"]}) == {"revoked": False}
     assert (await h2.call("pi/permissions", {"op": "list"}))["rules"] == []
     perms2.answer("deny")
     other = (await h2.call("pi/newSession"))["sessionId"]
@@ -377,8 +382,9 @@ async def test_sandbox_confines_writes_and_network(
         f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo no-network"
     )
     try:
-        h = await pi(pi=faux(tmp_path, bash(command), text_reply("ok"),
-                             permissions={"bash": "sandbox"}))
+        h = await pi(
+            pi=faux(tmp_path, bash(command), text_reply("ok"), permissions={"bash": "sandbox"})
+        )
         sid = await h.run("try things")
         out = text_of(h.tool_ends(sid)[0])
         assert h.prompts == []  # no question in sandbox mode
@@ -402,8 +408,14 @@ async def test_sandbox_network_can_be_allowed(
 ) -> None:
     port = listener.getsockname()[1]
     command = f"(exec 3<>/dev/tcp/127.0.0.1/{port}) && echo connected || echo no-network"
-    h = await pi(pi=faux(tmp_path, bash(command), text_reply("ok"),
-                         permissions={"bash": "sandbox", "network": True}))
+    h = await pi(
+        pi=faux(
+            tmp_path,
+            bash(command),
+            text_reply("ok"),
+            permissions={"bash": "sandbox", "network": True},
+        )
+    )
     sid = await h.run("connect")
     assert "connected" in text_of(h.tool_ends(sid)[0])
     assert _accepted(listener)
@@ -413,12 +425,10 @@ async def test_without_a_sandbox_it_says_so_once_and_asks(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
     h = await pi(
-        pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok"),
-                permissions={"bash": "sandbox"}),
+        pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok"), permissions={"bash": "sandbox"}),
         env={"PI_LSP_BWRAP": ""},
     )
-    notes = await h.wait_for(lambda: [m for m in h.client.messages
-                                      if "sandbox" in m.message])
+    notes = await h.wait_for(lambda: [m for m in h.client.messages if "sandbox" in m.message])
     assert "bubblewrap" in notes[0].message
     assert notes[0].type == types.MessageType.Warning
     await h.prompt_answers.put("Deny")
@@ -445,8 +455,9 @@ def _running(token: str) -> list[int]:
 async def test_abort_kills_everything_in_the_sandbox(pi: Start, tmp_path: Path) -> None:
     token = f"{3000 + uuid.uuid4().int % 900}.{uuid.uuid4().int % 1000}"
     command = f"setsid sleep {token} & sleep {token} & echo started; wait"
-    h = await pi(pi=faux(tmp_path, bash(command), text_reply("never"),
-                         permissions={"bash": "sandbox"}))
+    h = await pi(
+        pi=faux(tmp_path, bash(command), text_reply("never"), permissions={"bash": "sandbox"})
+    )
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
 
     def started() -> bool:
@@ -470,8 +481,15 @@ async def test_abort_kills_everything_in_the_sandbox(pi: Start, tmp_path: Path) 
 async def test_message_box_clients_can_store_a_workspace_rule(
     pi: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, bash("touch one.txt"), bash("touch two.txt"),
-                         bash("touch three.txt && rm one.txt"), text_reply("ok")))
+    h = await pi(
+        pi=faux(
+            tmp_path,
+            bash("touch one.txt"),
+            bash("touch two.txt"),
+            bash("touch three.txt && rm one.txt"),
+            text_reply("ok"),
+        )
+    )
     await h.prompt_answers.put('Always allow "touch" in this workspace')
     await h.prompt_answers.put("Deny")
     sid = await h.run("run")

@@ -34,9 +34,10 @@ async def test_two_sessions_run_at_once(pi: Start, srv: ScriptedHTTPServer) -> N
 
 
 async def test_list_resume_and_fork(pi: Start, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json", [text_reply("first answer"),
-                                                 text_reply("second answer"),
-                                                 text_reply("forked answer")])
+    script = write_script(
+        tmp_path / "s.json",
+        [text_reply("first answer"), text_reply("second answer"), text_reply("forked answer")],
+    )
     h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("first question")
     await h.run("second question", sessionId=sid)
@@ -71,8 +72,13 @@ async def test_state_reports_queues(pi: Start, srv: ScriptedHTTPServer) -> None:
     await h.call("pi/steer", {"sessionId": sid, "text": "s"})
     await h.call("pi/followUp", {"sessionId": sid, "text": "f"})
     state = await h.call("pi/state", {"sessionId": sid})
-    assert state == {**state, "isStreaming": True, "pendingSteering": 1, "pendingFollowUp": 1,
-                     "messageCount": 1}
+    assert state == {
+        **state,
+        "isStreaming": True,
+        "pendingSteering": 1,
+        "pendingFollowUp": 1,
+        "messageCount": 1,
+    }
     assert state["model"]["provider"] == "openai-compatible"
     gate.event.set()
     await h.wait_event(sid, "agent_end")
@@ -115,10 +121,18 @@ async def test_kill_9_mid_stream_then_resume(
     await h.wait_event(sid, "message_update", 3)
     await h.wait_event(sid, "turn_start", 2)
     await srv.wait_for_requests(2)
-    await h.wait_for(lambda: any(
-        e["event"]["type"] == "message_update" for e in h.session_events(sid)
-        if e["seq"] > next(x["seq"] for x in h.session_events(sid)
-                           if x["event"]["type"] == "turn_start" and x["seq"] > 2)))
+    await h.wait_for(
+        lambda: any(
+            e["event"]["type"] == "message_update"
+            for e in h.session_events(sid)
+            if e["seq"]
+            > next(
+                x["seq"]
+                for x in h.session_events(sid)
+                if x["event"]["type"] == "turn_start" and x["seq"] > 2
+            )
+        )
+    )
     proc = h.client._server
     assert proc is not None
     proc.kill()
@@ -138,11 +152,13 @@ async def test_kill_9_mid_stream_then_resume(
         assert end["messages"][-1]["content"][0]["text"] == "after the crash"
         request = srv.requests[-1].json
         assert [m["role"] for m in request["messages"]][-4:] == [
-            "user", "assistant", "tool", "user"]
+            "user",
+            "assistant",
+            "tool",
+            "user",
+        ]
     finally:
         await stop(h2)
-
-
 
 
 async def test_prompt_during_a_manual_compaction_runs_after_it(
@@ -178,8 +194,9 @@ async def test_a_session_that_cannot_be_saved_says_so_once(pi: Start, tmp_path: 
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("a file where the data directory should be")
     script = write_script(tmp_path / "s.json", [text_reply("one"), text_reply("two")])
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)},
-                 env={"PI_LSP_DATA_DIR": str(blocked)})
+    h = await pi(
+        pi={"provider": "faux", "fauxScript": str(script)}, env={"PI_LSP_DATA_DIR": str(blocked)}
+    )
     sid = await h.run("first")
     await h.run("second", sessionId=sid)
     state = await h.call("pi/state", {"sessionId": sid})

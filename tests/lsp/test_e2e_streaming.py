@@ -16,8 +16,12 @@ WORDS = 4000
 
 
 def deltas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"]["type"] == "message_update"
-            and e["event"]["assistantMessageEvent"]["type"] == "text_delta"]
+    return [
+        e
+        for e in events
+        if e["event"]["type"] == "message_update"
+        and e["event"]["assistantMessageEvent"]["type"] == "text_delta"
+    ]
 
 
 @pytest.mark.parametrize(("budget", "declared"), [(60, None), (20, 20)])
@@ -26,9 +30,12 @@ async def test_fast_model_is_coalesced_to_the_budget(
 ) -> None:
     text = "".join(f"w{i} " for i in range(WORDS))  # ~4 chars a token
     # 8 chars (~2 tokens) every millisecond: a ~2000 token/s model
-    script = write_script(tmp_path / "fast.json",
-                          [{"content": [{"type": "text", "text": text}]}],
-                          chunkSize=8, delayMs=1)
+    script = write_script(
+        tmp_path / "fast.json",
+        [{"content": [{"type": "text", "text": text}]}],
+        chunkSize=8,
+        delayMs=1,
+    )
     settings: dict[str, Any] = {"provider": "faux", "fauxScript": str(script)}
     if declared is not None:
         settings["clientCapabilities"] = {"maxUpdatesPerSecond": declared}
@@ -46,9 +53,12 @@ async def test_fast_model_is_coalesced_to_the_budget(
 
 
 async def test_a_slow_model_is_not_delayed(pi: Start, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "slow.json",
-                          [{"content": [{"type": "text", "text": "a b c d "}]}],
-                          chunkSize=2, delayMs=100)
+    script = write_script(
+        tmp_path / "slow.json",
+        [{"content": [{"type": "text", "text": "a b c d "}]}],
+        chunkSize=2,
+        delayMs=100,
+    )
     h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("slowly")
     sent = deltas(h.session_events(sid))
@@ -56,8 +66,9 @@ async def test_a_slow_model_is_not_delayed(pi: Start, tmp_path: Path) -> None:
 
 
 async def test_replay_returns_what_was_sent(pi: Start, tmp_path: Path) -> None:
-    script = write_script(tmp_path / "s.json",
-                          [{"content": [{"type": "text", "text": "hello there"}]}])
+    script = write_script(
+        tmp_path / "s.json", [{"content": [{"type": "text", "text": "hello there"}]}]
+    )
     h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("hi")
     sent = h.session_events(sid)

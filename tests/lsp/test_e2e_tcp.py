@@ -71,8 +71,11 @@ class TcpClient:
         self._next += 1
         msg_id = self._next
         self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        found: dict[str, Any] = await self.wait_for(lambda: next(
-            (m for m in self.messages if m.get("id") == msg_id and "method" not in m), None))
+        found: dict[str, Any] = await self.wait_for(
+            lambda: next(
+                (m for m in self.messages if m.get("id") == msg_id and "method" not in m), None
+            )
+        )
         return found
 
     def notify(self, method: str, params: Any = None) -> None:
@@ -89,16 +92,25 @@ class TcpClient:
         return await asyncio.wait_for(loop(), timeout)
 
     async def initialize(self, root: Path, pi: dict[str, Any]) -> dict[str, Any]:
-        result = await self.call("initialize", {
-            "processId": os.getpid(), "rootUri": uri_of(root),
-            "workspaceFolders": [{"uri": uri_of(root), "name": root.name}],
-            "capabilities": {}, "initializationOptions": {"pi": pi}})
+        result = await self.call(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": uri_of(root),
+                "workspaceFolders": [{"uri": uri_of(root), "name": root.name}],
+                "capabilities": {},
+                "initializationOptions": {"pi": pi},
+            },
+        )
         self.notify("initialized", {})
         return result
 
     def events(self, sid: str) -> list[dict[str, Any]]:
-        return [m["params"] for m in self.messages
-                if m.get("method") == "pi/event" and m["params"]["sessionId"] == sid]
+        return [
+            m["params"]
+            for m in self.messages
+            if m.get("method") == "pi/event" and m["params"]["sessionId"] == sid
+        ]
 
     async def drop(self) -> None:
         """Close the socket without shutdown/exit (an editor that crashed)."""
@@ -110,7 +122,11 @@ class TcpClient:
 async def tcp_server(data_dir: Path) -> AsyncIterator[tuple[int, asyncio.subprocess.Process]]:
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pi_lsp", "--tcp", f"127.0.0.1:{port}",
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "--tcp",
+        f"127.0.0.1:{port}",
         env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir)},
         stderr=asyncio.subprocess.DEVNULL,
     )
@@ -149,10 +165,15 @@ async def test_serves_over_tcp_and_outlives_the_connection(
     await client.start_tcp("127.0.0.1", port)
     h = Harness(client, workspace)
     script = write_script(tmp_path / "s.json", [text_reply("over tcp")])
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("neovim@v0.11.0"), root_uri=uri_of(workspace),
-        initialization_options={"pi": {"provider": "faux", "fauxScript": str(script),
-                                       **EVENTS}}))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim@v0.11.0"),
+            root_uri=uri_of(workspace),
+            initialization_options={
+                "pi": {"provider": "faux", "fauxScript": str(script), **EVENTS}
+            },
+        )
+    )
     sid = await h.run("hello")
     end = await h.wait_event(sid, "agent_end")
     assert end["messages"][-1]["content"][0]["text"] == "over tcp"
@@ -170,23 +191,31 @@ async def test_serves_over_tcp_and_outlives_the_connection(
 
 
 async def test_disconnect_mid_run_then_reconnect_gets_the_rest_in_order(
-    workspace: Path, srv: ScriptedHTTPServer,
+    workspace: Path,
+    srv: ScriptedHTTPServer,
     tcp_server: tuple[int, asyncio.subprocess.Process],
 ) -> None:
     port, _ = tcp_server
     before_tool = Pause(asyncio.Event())  # released once the first client is gone
     before_answer = Pause(asyncio.Event())  # released once the second client re-attached
-    srv.enqueue(response(tool_events([("read", {"path": "a.py"})], text="Reading."),
-                         gate=before_tool, gate_after=2))
-    srv.enqueue(response(text_events("It returns 1, as a.py says.", 6), gate=before_answer,
-                         gate_after=1))
+    srv.enqueue(
+        response(
+            tool_events([("read", {"path": "a.py"})], text="Reading."),
+            gate=before_tool,
+            gate_after=2,
+        )
+    )
+    srv.enqueue(
+        response(text_events("It returns 1, as a.py says.", 6), gate=before_answer, gate_after=1)
+    )
     settings = {**http_settings(srv), **EVENTS}
 
     first = await TcpClient.connect(port)
     await first.initialize(workspace, settings)
     sid = (await first.call("pi/prompt", {"text": "what does f return?"}))["result"]["sessionId"]
-    await first.wait_for(lambda: any(e["event"]["type"] == "message_update"
-                                     for e in first.events(sid)))
+    await first.wait_for(
+        lambda: any(e["event"]["type"] == "message_update" for e in first.events(sid))
+    )
     seen = first.events(sid)
     await first.drop()
 
@@ -201,8 +230,9 @@ async def test_disconnect_mid_run_then_reconnect_gets_the_rest_in_order(
     replay = (await second.call("pi/replay", {"sessionId": sid, "afterSeq": last}))["result"]
     assert replay["complete"] is True
     before_answer.event.set()
-    await second.wait_for(lambda: any(e["event"]["type"] == "agent_end"
-                                      for e in second.events(sid)))
+    await second.wait_for(
+        lambda: any(e["event"]["type"] == "agent_end" for e in second.events(sid))
+    )
     later: dict[int, dict[str, Any]] = {}
     for event in [*replay["events"], *second.events(sid)]:
         later.setdefault(event["seq"], event)  # live events may repeat the replay's tail
@@ -212,15 +242,16 @@ async def test_disconnect_mid_run_then_reconnect_gets_the_rest_in_order(
     assert kinds[0] == "agent_start"
     assert kinds[-1] == "agent_end"
     assert "tool_execution_end" in [e["event"]["type"] for e in replay["events"]]
-    text = "".join(e["event"]["assistantMessageEvent"].get("delta", "") for e in whole
-                   if e["event"]["type"] == "message_update"
-                   and e["event"]["assistantMessageEvent"]["contentIndex"] == 0
-                   and e["seq"] > next(x["seq"] for x in whole
-                                       if x["event"]["type"] == "tool_execution_end"))
+    text = "".join(
+        e["event"]["assistantMessageEvent"].get("delta", "")
+        for e in whole
+        if e["event"]["type"] == "message_update"
+        and e["event"]["assistantMessageEvent"]["contentIndex"] == 0
+        and e["seq"] > next(x["seq"] for x in whole if x["event"]["type"] == "tool_execution_end")
+    )
     assert text == "It returns 1, as a.py says."
     end = whole[-1]["event"]
-    assert [m["role"] for m in end["messages"]] == ["user", "assistant", "toolResult",
-                                                     "assistant"]
+    assert [m["role"] for m in end["messages"]] == ["user", "assistant", "toolResult", "assistant"]
     await second.drop()
 
 
@@ -235,8 +266,9 @@ async def test_other_workspace_and_a_second_connection_are_refused(
     sid = (await first.call("pi/newSession", {}))["result"]["sessionId"]
 
     busy = await TcpClient.connect(port)  # while the first is connected
-    refused = await busy.call("initialize", {"processId": None, "rootUri": uri_of(workspace),
-                                             "capabilities": {}})
+    refused = await busy.call(
+        "initialize", {"processId": None, "rootUri": uri_of(workspace), "capabilities": {}}
+    )
     assert refused["error"]["code"] == -32803
     assert "one connection at a time" in refused["error"]["message"]
     await first.drop()
@@ -262,17 +294,23 @@ async def test_second_initialize_on_one_connection_is_refused(
 ) -> None:
     """Issue 10 item 4: it would make running sessions unreachable and could root the
     tools at ``/``."""
-    script = write_script(tmp_path / "s.json", [
-        tool_reply("bash", {"command": "echo started; sleep 30"}), text_reply("never")])
+    script = write_script(
+        tmp_path / "s.json",
+        [tool_reply("bash", {"command": "echo started; sleep 30"}), text_reply("never")],
+    )
     c = await RawClient.start(data_dir)
     try:
-        await c.initialize(workspace, {"provider": "faux", "fauxScript": str(script),
-                                       "permissions": {"bash": "allow"}})
+        await c.initialize(
+            workspace,
+            {"provider": "faux", "fauxScript": str(script), "permissions": {"bash": "allow"}},
+        )
         sid = (await c.call("pi/prompt", {"text": "run"}))["result"]["sessionId"]
-        await c.wait_for(lambda: any(e["event"]["type"] == "tool_execution_update"
-                                     for e in c.events(sid)))
-        again = await c.call("initialize", {"processId": None, "rootUri": "file:///",
-                                            "capabilities": {}})
+        await c.wait_for(
+            lambda: any(e["event"]["type"] == "tool_execution_update" for e in c.events(sid))
+        )
+        again = await c.call(
+            "initialize", {"processId": None, "rootUri": "file:///", "capabilities": {}}
+        )
         assert again["error"]["code"] == -32600
         assert "already initialized" in again["error"]["message"]
         aborted = await c.call("pi/abort", {"sessionId": sid})

@@ -43,14 +43,22 @@ async def test_two_turn_trace(pi: Start, tmp_path: Path, workspace: Path) -> Non
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     kinds = [e["event"]["type"] for e in events if e["event"]["type"] != "message_update"]
     assert kinds == [
-        "agent_start", "turn_start",
-        "message_start", "message_end",  # user
-        "message_start", "message_end",  # assistant 1 (tool call)
-        "tool_execution_start", "tool_execution_end",
-        "message_start", "message_end",  # tool result
-        "turn_end", "turn_start",
-        "message_start", "message_end",  # assistant 2
-        "turn_end", "agent_end",
+        "agent_start",
+        "turn_start",
+        "message_start",
+        "message_end",  # user
+        "message_start",
+        "message_end",  # assistant 1 (tool call)
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_start",
+        "message_end",  # tool result
+        "turn_end",
+        "turn_start",
+        "message_start",
+        "message_end",  # assistant 2
+        "turn_end",
+        "agent_end",
     ]
     ends = [e["event"]["message"] for e in events if e["event"]["type"] == "message_end"]
     assert ends[0]["role"] == "user"
@@ -58,7 +66,8 @@ async def test_two_turn_trace(pi: Start, tmp_path: Path, workspace: Path) -> Non
     assert "return 1" in ends[2]["content"][0]["text"]
     final_texts = [
         "".join(b.get("text", "") for b in m["content"] if b["type"] == "text")
-        for m in ends if m["role"] == "assistant"
+        for m in ends
+        if m["role"] == "assistant"
     ]
     assert rebuild(events) == final_texts
     assert final_texts[1].startswith("It defines f()")
@@ -69,8 +78,12 @@ async def test_two_turn_trace(pi: Start, tmp_path: Path, workspace: Path) -> Non
     assert tool_end["toolName"] == "read"
     assert tool_end["isError"] is False
     agent_end = events[-1]["event"]
-    assert [m["role"] for m in agent_end["messages"]] == ["user", "assistant", "toolResult",
-                                                          "assistant"]
+    assert [m["role"] for m in agent_end["messages"]] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+    ]
     state = await h.call("pi/state", {"sessionId": sid})
     assert state["isStreaming"] is False
     assert state["messageCount"] == 4

@@ -12,7 +12,8 @@ from .harness import text_reply, tool_reply, uri_of, write_script
 
 
 def _folders_event(
-    added: list[Path] = (), removed: list[Path] = ()  # type: ignore[assignment]
+    added: list[Path] = (),
+    removed: list[Path] = (),  # type: ignore[assignment]
 ) -> types.DidChangeWorkspaceFoldersParams:
     return types.DidChangeWorkspaceFoldersParams(
         event=types.WorkspaceFoldersChangeEvent(

@@ -50,10 +50,14 @@ def snippet(name: str) -> str:
 def local_server(config: str, script: Path) -> str:
     """The docs' config with this checkout's server and a faux script for the model."""
     for original, replacement in (
-        ('("pi-lsp" :initializationOptions', f'("{sys.executable}" "-m" "pi_lsp" '
-                                             ':initializationOptions'),
-        (':provider "anthropic" :model "claude-sonnet-4-5"',
-         f':provider "faux" :fauxScript "{script}"'),
+        (
+            '("pi-lsp" :initializationOptions',
+            f'("{sys.executable}" "-m" "pi_lsp" :initializationOptions',
+        ),
+        (
+            ':provider "anthropic" :model "claude-sonnet-4-5"',
+            f':provider "faux" :fauxScript "{script}"',
+        ),
     ):
         assert original in config
         config = config.replace(original, replacement)
@@ -65,33 +69,54 @@ def run_docs_setup(tmp_path: Path, name: str, elisp_driver: str) -> tuple[Path, 
     emacs = shutil.which("emacs")
     if emacs is None:
         pytest.skip("Emacs is not installed (apt-get install emacs-nox elpa-eglot)")
-    probe = subprocess.run([emacs, "--batch", "-q", "--eval", "(require 'eglot)"],
-                           capture_output=True, text=True, timeout=60)
+    probe = subprocess.run(
+        [emacs, "--batch", "-q", "--eval", "(require 'eglot)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if probe.returncode != 0:
         pytest.skip("eglot is not installed")
-    script = write_script(tmp_path / "script.json", [
-        tool_reply("edit", {"path": "a.py", "edits": [{"oldText": "return 1",
-                                                        "newText": "return 2"}]},
-                   text="Changing it."),
-        {"content": [{"type": "text", "text": "Done: f returns 2."}]},
-    ])
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            tool_reply(
+                "edit",
+                {"path": "a.py", "edits": [{"oldText": "return 1", "newText": "return 2"}]},
+                text="Changing it.",
+            ),
+            {"content": [{"type": "text", "text": "Done: f returns 2."}]},
+        ],
+    )
     config = local_server(snippet(name), script)
     root = tmp_path / "ws"
     root.mkdir()
     (root / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
     test_el = tmp_path / "test.el"
     test_el.write_text("(require 'eglot)\n(require 'cl-lib)\n" + config + elisp_driver)
-    env = {**os.environ, "PI_TEST_ROOT": str(root), "PI_LSP_DATA_DIR": str(tmp_path / "data"),
-           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    proc = subprocess.run([emacs, "--batch", "-q", "-l", str(test_el)], cwd=root, env=env,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=90)
+    env = {
+        **os.environ,
+        "PI_TEST_ROOT": str(root),
+        "PI_LSP_DATA_DIR": str(tmp_path / "data"),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    proc = subprocess.run(
+        [emacs, "--batch", "-q", "-l", str(test_el)],
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     return root, proc.stdout + proc.stderr
 
 
 @pytest.mark.editor
 def test_docs_eglot_setup(tmp_path: Path) -> None:
     root, out = run_docs_setup(
-        tmp_path, "eglot", driver('(get-buffer-create "*pi*")', "-- done --", "PI"))
+        tmp_path, "eglot", driver('(get-buffer-create "*pi*")', "-- done --", "PI")
+    )
     assert "PI:[Changing it.Done: f returns 2.\n-- done --\n]" in out, out
     assert "BUF:[def f():\n    return 2\n]" in out, out
     assert (root / "a.py").read_text() == "def f():\n    return 2\n"
@@ -101,7 +126,8 @@ def test_docs_eglot_setup(tmp_path: Path) -> None:
 def test_docs_eglot_plain_setup_shows_the_answer(tmp_path: Path) -> None:
     """No ``pi/event`` handler: the answer arrives as a message naming the transcript."""
     _, out = run_docs_setup(
-        tmp_path, "eglot-plain", driver("(messages-buffer)", "Transcript: ", "MESSAGES"))
+        tmp_path, "eglot-plain", driver("(messages-buffer)", "Transcript: ", "MESSAGES")
+    )
     assert "pi: Done: f returns 2." in out, out
     transcript = Path(out.split("Transcript: ", 1)[1].split()[0])
     assert "**edit**" in transcript.read_text(encoding="utf-8")

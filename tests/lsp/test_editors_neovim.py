@@ -43,7 +43,9 @@ local buf = vim.fn.bufnr(root .. "/a.py")
 """
 """Open a.py, wait for the server, send ``:Pi change it`` (shared by the drivers)."""
 
-DRIVER = PREAMBLE + r"""
+DRIVER = (
+    PREAMBLE
+    + r"""
 local chat = require("pi_chat")
 local done = vim.wait(30000, function()
   if chat.buf == nil then return false end
@@ -57,6 +59,7 @@ finish({
   modified = vim.bo[buf].modified,
 })
 """
+)
 
 
 def snippet(name: str) -> str:
@@ -79,12 +82,17 @@ def nvim_binary(version: str) -> str | None:
 
 def scenario(tmp_path: Path) -> tuple[Path, Path]:
     """A faux script (edit a.py, then answer) and a workspace holding a.py."""
-    script = write_script(tmp_path / "script.json", [
-        tool_reply("edit", {"path": "a.py", "edits": [{"oldText": "return 1",
-                                                        "newText": "return 2"}]},
-                   text="Changing it."),
-        {"content": [{"type": "text", "text": "Done: f returns 2."}]},
-    ])
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            tool_reply(
+                "edit",
+                {"path": "a.py", "edits": [{"oldText": "return 1", "newText": "return 2"}]},
+                text="Changing it.",
+            ),
+            {"content": [{"type": "text", "text": "Done: f returns 2."}]},
+        ],
+    )
     root = tmp_path / "ws"
     (root / ".git").mkdir(parents=True)
     (root / "a.py").write_text("def f():\n    return 1\n", encoding="utf-8")
@@ -92,29 +100,43 @@ def scenario(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def run_nvim(
-    binary: str, tmp_path: Path, root: Path, config: str, script: Path, driver: str,
+    binary: str,
+    tmp_path: Path,
+    root: Path,
+    config: str,
+    script: Path,
+    driver: str,
     lua_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Run a docs config (the server command and model swapped for this checkout and a faux
     script) plus ``driver`` in headless Neovim; the driver's JSON result."""
     for original, replacement in (
         ('cmd = { "pi-lsp" },', f'cmd = {{ "{sys.executable}", "-m", "pi_lsp" }},'),
-        ('provider = "anthropic", model = "claude-sonnet-4-5"',
-         f'provider = "faux", fauxScript = "{script}"'),
+        (
+            'provider = "anthropic", model = "claude-sonnet-4-5"',
+            f'provider = "faux", fauxScript = "{script}"',
+        ),
     ):
         assert original in config
         config = config.replace(original, replacement)
     test_lua = tmp_path / "test.lua"
     prefix = f'package.path = "{lua_dir}/?.lua;" .. package.path\n' if lua_dir else ""
-    test_lua.write_text(prefix + 'vim.cmd("filetype on")\n' + config + driver,
-                        encoding="utf-8")
+    test_lua.write_text(prefix + 'vim.cmd("filetype on")\n' + config + driver, encoding="utf-8")
     out = tmp_path / "out.json"
-    env = {**os.environ, "PI_TEST_ROOT": str(root), "PI_TEST_OUT": str(out),
-           "PI_LSP_DATA_DIR": str(tmp_path / "data"),
-           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env = {
+        **os.environ,
+        "PI_TEST_ROOT": str(root),
+        "PI_TEST_OUT": str(out),
+        "PI_LSP_DATA_DIR": str(tmp_path / "data"),
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
     proc = subprocess.run(
         [binary, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {test_lua}"],
-        cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        cwd=root,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
         timeout=90,
     )
     assert out.exists(), proc.stdout + proc.stderr
@@ -143,7 +165,9 @@ def test_docs_neovim_setup(tmp_path: Path, version: str, setup: str) -> None:
     assert (root / "a.py").read_text() == "def f():\n    return 2\n"  # disk follows
 
 
-PLAIN_DRIVER = PREAMBLE + r"""
+PLAIN_DRIVER = (
+    PREAMBLE
+    + r"""
 local done = vim.wait(30000, function()
   return vim.fn.execute("messages"):find("Transcript: ", 1, true) ~= nil
 end, 20)
@@ -172,14 +196,14 @@ finish({
   buffer = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), "\n"),
 })
 """
+)
 
 
 @pytest.mark.editor
-@pytest.mark.parametrize(("version", "setup"),
-                         [("0.7", "nvim-0.7-plain"), ("0.11", "nvim-0.11-plain")])
-def test_docs_neovim_plain_setup_shows_the_answer(
-    tmp_path: Path, version: str, setup: str
-) -> None:
+@pytest.mark.parametrize(
+    ("version", "setup"), [("0.7", "nvim-0.7-plain"), ("0.11", "nvim-0.11-plain")]
+)
+def test_docs_neovim_plain_setup_shows_the_answer(tmp_path: Path, version: str, setup: str) -> None:
     """No chat view, no handlers: the answer reaches the user as an LSP message (in
     ``:messages``), with the transcript path; 0.11 also opens the transcript, cursor kept."""
     binary = nvim_binary(version)

@@ -83,15 +83,24 @@ async def test_initialize_advertises_commands_and_code_actions(
     tmp_path: Path, workspace: Path, data_dir: Path
 ) -> None:
     client = make_client()
-    await client.start_io(sys.executable, "-m", "pi_lsp",
-                          env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir)})
+    await client.start_io(
+        sys.executable, "-m", "pi_lsp", env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir)}
+    )
     try:
-        result = await client.initialize_session(types.InitializeParams(
-            capabilities=client_capabilities(VSCODE), root_uri=uri_of(workspace)))
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities(VSCODE), root_uri=uri_of(workspace)
+            )
+        )
         caps = result.capabilities
         assert caps.execute_command_provider is not None
         assert set(caps.execute_command_provider.commands) == {
-            "pi.prompt", "pi.steer", "pi.followUp", "pi.abort", "pi.newSession"}
+            "pi.prompt",
+            "pi.steer",
+            "pi.followUp",
+            "pi.abort",
+            "pi.newSession",
+        }
         assert caps.code_action_provider
         assert caps.text_document_sync is not None
         await client.shutdown_session()
@@ -107,25 +116,35 @@ async def test_code_actions_start_a_prompt_with_the_selection(
     sel = {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 12}}
     empty = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
     doc = {"uri": uri}
-    actions = await h.raw_call("textDocument/codeAction", {
-        "textDocument": doc, "range": sel, "context": {"diagnostics": []}})
+    actions = await h.raw_call(
+        "textDocument/codeAction",
+        {"textDocument": doc, "range": sel, "context": {"diagnostics": []}},
+    )
     assert [a["title"] for a in actions] == ["Ask pi to fix this", "Explain this"]
     command = actions[1]["command"]
     result = await h.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=command["command"], arguments=command["arguments"]))
+        types.ExecuteCommandParams(command=command["command"], arguments=command["arguments"])
+    )
     end = await h.wait_event(result["sessionId"], "agent_end")
     prompt = end["messages"][0]["content"][0]["text"]
     assert prompt.startswith("Explain the selected code.")
     assert "`a.py` (line 2)" in prompt
     assert "return 1" in prompt
     assert "def f" not in prompt
-    none = await h.raw_call("textDocument/codeAction", {
-        "textDocument": doc, "range": empty, "context": {"diagnostics": []}})
+    none = await h.raw_call(
+        "textDocument/codeAction",
+        {"textDocument": doc, "range": empty, "context": {"diagnostics": []}},
+    )
     assert not none
     diag = {"range": sel, "message": "undefined name 'x'", "source": "pyflakes"}
-    fixes = await h.raw_call("textDocument/codeAction", {
-        "textDocument": doc, "range": empty,
-        "context": {"diagnostics": [diag], "only": ["quickfix"]}})
+    fixes = await h.raw_call(
+        "textDocument/codeAction",
+        {
+            "textDocument": doc,
+            "range": empty,
+            "context": {"diagnostics": [diag], "only": ["quickfix"]},
+        },
+    )
     (fix,) = fixes
     assert fix["kind"] == "quickfix"
     assert fix["diagnostics"][0]["message"] == "undefined name 'x'"
@@ -150,16 +169,25 @@ async def test_prompt_with_whole_file_context(
 async def test_bad_settings_are_reported_and_defaults_kept(
     pi_in_process: Start, tmp_path: Path
 ) -> None:
-    settings = faux(tmp_path, text_reply("ok"), thinkingLevel="ludicrous", colour="blue",
-                    permissions={"bash": "sometimes"})
+    settings = faux(
+        tmp_path,
+        text_reply("ok"),
+        thinkingLevel="ludicrous",
+        colour="blue",
+        permissions={"bash": "sometimes"},
+    )
     h = await pi_in_process(pi=settings)
-    errors = await h.wait_for(lambda: len([m for m in h.client.messages
-                                           if m.type == types.MessageType.Error]) >= 2 and
-                              [m.message for m in h.client.messages])
+    errors = await h.wait_for(
+        lambda: (
+            len([m for m in h.client.messages if m.type == types.MessageType.Error]) >= 2
+            and [m.message for m in h.client.messages]
+        )
+    )
     assert any("pi.thinkingLevel" in m for m in errors)
     assert any("pi.permissions.bash" in m for m in errors)
-    logs = await h.wait_for(lambda: [m.message for m in h.client.log_messages
-                                     if "unknown settings" in m.message])
+    logs = await h.wait_for(
+        lambda: [m.message for m in h.client.log_messages if "unknown settings" in m.message]
+    )
     assert "pi.colour" in logs[0]
     sid = await h.run("still works")
     state = await h.call("pi/state", {"sessionId": sid})
@@ -169,18 +197,17 @@ async def test_bad_settings_are_reported_and_defaults_kept(
 async def test_configuration_is_read_and_re_read(pi_in_process: Start, tmp_path: Path) -> None:
     first = write_script(tmp_path / "one.json", [text_reply("script one")])
     second = write_script(tmp_path / "two.json", [text_reply("script two")])
-    h = await pi_in_process(pi={"provider": "faux"},
-                 configuration={"pi": {"fauxScript": str(first)}})
+    h = await pi_in_process(
+        pi={"provider": "faux"}, configuration={"pi": {"fauxScript": str(first)}}
+    )
     sid = await h.run("a")
     assert h.session_events(sid)[-1]["event"]["messages"][-1]["content"][0]["text"] == "script one"
     h.client.set_configuration({"pi": {"fauxScript": str(second), "thinkingLevel": "bogus"}})
-    h.client.workspace_did_change_configuration(
-        types.DidChangeConfigurationParams(settings=None))
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     await h.wait_for(lambda: any("pi.thinkingLevel" in m.message for m in h.client.messages))
     sid2 = (await h.call("pi/newSession"))["sessionId"]
     await h.run("b", sessionId=sid2)
-    assert h.session_events(sid2)[-1]["event"]["messages"][-1]["content"][0]["text"] == \
-        "script two"
+    assert h.session_events(sid2)[-1]["event"]["messages"][-1]["content"][0]["text"] == "script two"
 
 
 async def test_settings_pushed_without_workspace_configuration(
@@ -188,29 +215,36 @@ async def test_settings_pushed_without_workspace_configuration(
 ) -> None:
     script = write_script(tmp_path / "pushed.json", [text_reply("pushed")])
     h = await pi_in_process(capabilities=NVIM_07, pi={"provider": "faux"})
-    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"pi": {"provider": "faux", "fauxScript": str(script)}}))
+    h.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"pi": {"provider": "faux", "fauxScript": str(script)}}
+        )
+    )
     await h.call("pi/sessions")  # processed after the notification
     sid = await h.run("x")
     assert h.session_events(sid)[-1]["event"]["messages"][-1]["content"][0]["text"] == "pushed"
 
 
 async def test_missing_provider_is_a_clear_error(pi_in_process: Start) -> None:
-    h = await pi_in_process(pi={}, env={"OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": "",
-                             "ANTHROPIC_OAUTH_TOKEN": ""})
+    h = await pi_in_process(
+        pi={}, env={"OPENAI_API_KEY": "", "ANTHROPIC_API_KEY": "", "ANTHROPIC_OAUTH_TOKEN": ""}
+    )
     err = await error_of(h, "pi/prompt", {"text": "hi"})
     assert err.code == -32803
     assert "pi.provider" in err.message
-    shown = await h.wait_for(lambda: [m for m in h.client.messages
-                                      if m.type == types.MessageType.Error])
+    shown = await h.wait_for(
+        lambda: [m for m in h.client.messages if m.type == types.MessageType.Error]
+    )
     assert "pi.provider" in shown[0].message
 
 
 async def test_work_done_progress(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "s.json",
-        [{"content": [{"type": "toolCall", "name": "read", "arguments": {"path": "a.py"}}]},
-         text_reply("done")],
+        [
+            {"content": [{"type": "toolCall", "name": "read", "arguments": {"path": "a.py"}}]},
+            text_reply("done"),
+        ],
     )
     h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     await h.run("go")

@@ -63,8 +63,10 @@ async def test_idle_sessions_are_unloaded_and_reload_from_their_files(
     last_seq = max(e["seq"] for e in h.session_events(ids[0]))
     resumed = await h.call("pi/resumeSession", {"sessionId": ids[0]})
     assert resumed["sessionId"] == ids[0]  # not a fork: nobody holds it any more
-    texts = [m["content"][0]["text"] if isinstance(m["content"], list) else m["content"]
-             for m in resumed["messages"]]
+    texts = [
+        m["content"][0]["text"] if isinstance(m["content"], list) else m["content"]
+        for m in resumed["messages"]
+    ]
     assert texts == ["question 0", "answer 0"]
     replay = await h.call("pi/replay", {"sessionId": ids[0], "afterSeq": last_seq})
     # nothing from before the unload comes back (the client had it); what resuming sent

@@ -71,8 +71,9 @@ def test_effective_recomputes_from_base_but_keeps_previous_for_bad_keys() -> Non
 
 
 def test_client_features_are_read_and_a_bad_update_budget_falls_back() -> None:
-    f, report = client_features({"clientCapabilities": {"saveDocuments": True,
-                                                          "maxUpdatesPerSecond": 30}})
+    f, report = client_features(
+        {"clientCapabilities": {"saveDocuments": True, "maxUpdatesPerSecond": 30}}
+    )
     assert f.save_documents
     assert f.max_updates_per_second == 30
     assert abs(f.update_interval - 1 / 30) < 1e-9

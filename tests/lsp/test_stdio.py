@@ -52,10 +52,7 @@ def test_position_encoding_follows_the_client_preference() -> None:
 
 
 def test_read_frame_skips_a_frame_without_length_and_ends_with_none() -> None:
-    data = (
-        b"Content-Length: 2\r\nContent-Type: x\r\n\r\n{}"
-        b"junk\r\n\r\nContent-Length: 1\r\n\r\n1"
-    )
+    data = b"Content-Length: 2\r\nContent-Type: x\r\n\r\n{}junk\r\n\r\nContent-Length: 1\r\n\r\n1"
     stream = io.BytesIO(data)
     reader = BlockingFrameReader(stream)
     assert read_frame(reader) == b"{}"

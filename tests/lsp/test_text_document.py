@@ -34,8 +34,7 @@ def test_random_edits_follow_the_lsp_position_rules(encoding: str) -> None:
     rng = random.Random(7)
     alphabet = ["a", "b", " ", "\n", "\r\n", "\r", "é", "😀", "中", "\u2028", "\f"]
     text = "line one\nsecond 😀 line\r\nthird\rlast"
-    ours = PiTextDocument("file:///t.txt", text, position_codec=PositionCodec(),
-                          encoding=encoding)  # type: ignore[arg-type]
+    ours = PiTextDocument("file:///t.txt", text, position_codec=PositionCodec(), encoding=encoding)  # type: ignore[arg-type]
     for _ in range(800):
         count = len(TextIndex(text).starts)
         sl = rng.randrange(count + 1)
@@ -63,8 +62,12 @@ def test_same_text_as_pygls_for_ordinary_edits() -> None:
 def test_keystrokes_into_one_long_line_never_rebuild_the_whole_text() -> None:
     """10,000 one-character changes appended to one long line: the whole document is never
     joined or re-split per change (pygls did both on every change)."""
-    doc = PiTextDocument("file:///t.txt", "x" * 5000 + "\n" + "tail\n" * 2000,
-                         position_codec=PositionCodec(), encoding="utf-16")
+    doc = PiTextDocument(
+        "file:///t.txt",
+        "x" * 5000 + "\n" + "tail\n" * 2000,
+        position_codec=PositionCodec(),
+        encoding="utf-16",
+    )
     for i in range(10_000):
         doc.apply_change(change(0, 5000 + i, 0, 5000 + i, "y"))
     assert doc.full_joins == 0

@@ -37,9 +37,7 @@ def llama_python() -> Path:
     if sys.platform != "linux":
         pytest.skip("real-server tier: the xllamacpp wheel is only installed on Linux here")
     try:
-        done = subprocess.run(
-            ["bash", str(INSTALLER)], capture_output=True, text=True, timeout=900
-        )
+        done = subprocess.run(["bash", str(INSTALLER)], capture_output=True, text=True, timeout=900)
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.skip(f"real-server tier: cannot run {INSTALLER.name}: {exc}")
     if done.returncode != 0:
@@ -79,10 +77,22 @@ def start_server(log_dir: Path, *, n_predict: int = 24, ctx: int = 2048) -> Llam
     log = log_dir / f"llama-{port}.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [str(python), str(HERE / "llama_serve.py"), str(port),
-             "--template", str(HERE / "tools.jinja"), "--threads", "1",
-             "--ctx", str(ctx), "--n-predict", str(n_predict)],
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [
+                str(python),
+                str(HERE / "llama_serve.py"),
+                str(port),
+                "--template",
+                str(HERE / "tools.jinja"),
+                "--threads",
+                "1",
+                "--ctx",
+                str(ctx),
+                "--n-predict",
+                str(n_predict),
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     server = LlamaServer(process, port, log)
     deadline = time.monotonic() + STARTUP_S

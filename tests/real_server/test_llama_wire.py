@@ -62,9 +62,9 @@ def ask(text: str, tools: list[Tool] | None = None, history: list[Any] | None = 
     )
 
 
-async def run(model: Model, context: Context, opts: StreamOptions | None = None) -> tuple[
-    list[Any], AssistantMessage
-]:
+async def run(
+    model: Model, context: Context, opts: StreamOptions | None = None
+) -> tuple[list[Any], AssistantMessage]:
     s = stream(model, context, opts or options())
     events = [event async for event in s]
     return events, await s.result()
@@ -104,13 +104,25 @@ def few_shot() -> list[Any]:
         call = ToolCall(id=f"call_{name}", name="read", arguments={"path": f"{name}.py"})
         history += [
             UserMessage(content=f"Read the file {name}.py"),
-            AssistantMessage(content=[call], api="openai-completions", provider="x",
-                             model="smollm2", stop_reason="toolUse"),
-            ToolResultMessage(tool_call_id=call.id, tool_name="read",
-                              content=[TextContent(text=f"print('{name}')")]),
-            AssistantMessage(content=[TextContent(text=f"{name}.py prints {name}.")],
-                             api="openai-completions", provider="x", model="smollm2",
-                             stop_reason="stop"),
+            AssistantMessage(
+                content=[call],
+                api="openai-completions",
+                provider="x",
+                model="smollm2",
+                stop_reason="toolUse",
+            ),
+            ToolResultMessage(
+                tool_call_id=call.id,
+                tool_name="read",
+                content=[TextContent(text=f"print('{name}')")],
+            ),
+            AssistantMessage(
+                content=[TextContent(text=f"{name}.py prints {name}.")],
+                api="openai-completions",
+                provider="x",
+                model="smollm2",
+                stop_reason="stop",
+            ),
         ]
     return history
 
@@ -127,10 +139,14 @@ async def test_a_tool_call_is_parsed_and_its_result_accepted(
     assert first.stop_reason == "toolUse", (first.stop_reason, first.error_message, text(first))
     assert calls[0].name == "read"
     assert calls[0].arguments.get("path") == "hello.py"
-    result = ToolResultMessage(tool_call_id=calls[0].id, tool_name="read",
-                               content=[TextContent(text="print('hello')")])
-    follow = Context(system_prompt=context.system_prompt,
-                     messages=[*context.messages, first, result], tools=[READ])
+    result = ToolResultMessage(
+        tool_call_id=calls[0].id, tool_name="read", content=[TextContent(text="print('hello')")]
+    )
+    follow = Context(
+        system_prompt=context.system_prompt,
+        messages=[*context.messages, first, result],
+        tools=[READ],
+    )
     _, second = await run(model, follow, options(max_tokens=24))
     assert second.stop_reason in ("stop", "length", "toolUse"), second.error_message
 
@@ -138,8 +154,9 @@ async def test_a_tool_call_is_parsed_and_its_result_accepted(
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
 async def test_abort_stops_the_stream(llama: LlamaServer, endpoint: str) -> None:
     signal = AbortSignal()
-    s = stream(model_for(llama, endpoint), ask("Count from one to one hundred."),
-               options(signal=signal))
+    s = stream(
+        model_for(llama, endpoint), ask("Count from one to one hundred."), options(signal=signal)
+    )
     async for event in s:
         if isinstance(event, TextDeltaEvent):
             signal.abort()
@@ -172,13 +189,10 @@ async def test_unreachable_url_names_it(llama: LlamaServer, endpoint: str) -> No
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
-async def test_server_killed_mid_stream_ends_with_an_error(
-    tmp_path: Path, endpoint: str
-) -> None:
+async def test_server_killed_mid_stream_ends_with_an_error(tmp_path: Path, endpoint: str) -> None:
     server = start_server(tmp_path, n_predict=400)
     try:
-        s = stream(model_for(server, endpoint), ask("Count from one to one hundred."),
-                   options())
+        s = stream(model_for(server, endpoint), ask("Count from one to one hundred."), options())
         async for event in s:
             if isinstance(event, TextDeltaEvent) and server.process.poll() is None:
                 server.process.kill()
@@ -201,13 +215,29 @@ async def test_pi_lsp_run_fails_clearly_on_overflow(
     provider = ["--provider", "openai-compatible", "--base-url", llama.url + "/v1"]
     if endpoint == "anthropic":
         provider = ["--provider", "anthropic", "--base-url", llama.url]
-    env = {**os.environ, "PI_LSP_DATA_DIR": str(tmp_path / "data"),
-           "ANTHROPIC_API_KEY": "local", "OPENAI_API_KEY": "local"}
+    env = {
+        **os.environ,
+        "PI_LSP_DATA_DIR": str(tmp_path / "data"),
+        "ANTHROPIC_API_KEY": "local",
+        "OPENAI_API_KEY": "local",
+    }
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pi_lsp", "run", "word " * 3000, "--cwd", str(tmp_path),
-        *provider, "--model", "smollm2", "--context-window", "2048",
-        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE, env=env,
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "run",
+        "word " * 3000,
+        "--cwd",
+        str(tmp_path),
+        *provider,
+        "--model",
+        "smollm2",
+        "--context-window",
+        "2048",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
     )
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     output = out.decode() + err.decode()

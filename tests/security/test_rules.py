@@ -104,12 +104,18 @@ def test_a_corrupt_or_hand_edited_file_never_allows_more(tmp_path: Path) -> None
     path = tmp_path / "rules.json"
     path.write_text("{not json")
     assert RuleStore(path).rules() == []
-    path.write_text(json.dumps({"rules": [
-        {"id": "1", "tool": "bash", "pattern": "pytest; rm -rf ~", "createdAt": "t"},
-        {"id": "2", "tool": "bash", "pattern": "", "createdAt": "t"},
-        {"id": "3", "tool": "bash", "pattern": "make", "createdAt": "t"},
-        "junk",
-    ]}))
+    path.write_text(
+        json.dumps(
+            {
+                "rules": [
+                    {"id": "1", "tool": "bash", "pattern": "pytest; rm -rf ~", "createdAt": "t"},
+                    {"id": "2", "tool": "bash", "pattern": "", "createdAt": "t"},
+                    {"id": "3", "tool": "bash", "pattern": "make", "createdAt": "t"},
+                    "junk",
+                ]
+            }
+        )
+    )
     store = RuleStore(path)
     assert [r.id for r in store.rules()] == ["3"]
     assert not store.allows("bash", "rm -rf ~")

@@ -15,8 +15,7 @@ WORKING = Bubblewrap().problem() is None
 
 def test_argv_policy() -> None:
     root = Path("/work/project")
-    argv = sandbox_argv("bwrap", ["/bin/bash", "-c", "ls"], cwd=root,
-                        policy=SandboxPolicy((root,)))
+    argv = sandbox_argv("bwrap", ["/bin/bash", "-c", "ls"], cwd=root, policy=SandboxPolicy((root,)))
     joined = " ".join(argv)
     assert argv[0] == "bwrap"
     assert "--ro-bind / /" in joined
@@ -51,9 +50,16 @@ async def test_sandboxed_bash_writes_only_the_workspace(tmp_path: Path) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     tool = BashTool(DiskWorkspace([root]), BashOptions(sandbox=BashSandbox(Bubblewrap())))
-    out = text(await call(tool, {
-        "command": f"echo in > in.txt; echo out > {Path.home()}/.pi-sbx-x 2>&1 || echo refused"
-    }))
+    out = text(
+        await call(
+            tool,
+            {
+                "command": (
+                    f"echo in > in.txt; echo out > {Path.home()}/.pi-sbx-x 2>&1 || echo refused"
+                )
+            },
+        )
+    )
     assert (root / "in.txt").read_text() == "in\n"
     assert "refused" in out
     assert not (Path.home() / ".pi-sbx-x").exists()

@@ -28,7 +28,7 @@ def words(command: str) -> list[tuple[str, ...]] | None:
         ("a && b || c | d |& e & f", [("a",), ("b",), ("c",), ("d",), ("e",), ("f",)]),
         ("a\nb", [("a",), ("b",)]),
         ("echo 'a;b' \"c&&d\" e\\;f", [("echo", "a;b", "c&&d", "e;f")]),
-        ("git commit -m \"it's done\"", [("git", "commit", "-m", "it's done")]),
+        ('git commit -m "it\'s done"', [("git", "commit", "-m", "it's done")]),
         ("make \\\n  all", [("make", "all")]),
         ("ls 2>&1 >/dev/null", [("ls",)]),
         ("cmd>out", [("cmd",)]),
@@ -73,7 +73,9 @@ def test_assignments_and_redirects_are_kept_apart() -> None:
     assert part.words == ("pytest", "-q")
     assert part.assignments == ("FOO=1", "BAR+=x")
     assert part.redirects == (
-        Redirect(">&", "1"), Redirect(">", "log.txt"), Redirect("<", "/dev/null")
+        Redirect(">&", "1"),
+        Redirect(">", "log.txt"),
+        Redirect("<", "/dev/null"),
     )
     assert not part.plain  # a write to a file
     (quiet,) = split_command("pytest 2>/dev/null >&2") or []
@@ -88,15 +90,59 @@ def test_never_raises(command: str) -> None:
 # ------------------------------------------------------------- soundness against real bash
 
 TOKENS = [
-    "a", "b", "x", " ", " ", ";", "&", "|", '"', "'", "\\", "$", "(", ")", "`", "\n",
-    "#", ">", "<", "=", "{", "}", "!", "*", "a ", "b ", "a=",
+    "a",
+    "b",
+    "x",
+    " ",
+    " ",
+    ";",
+    "&",
+    "|",
+    '"',
+    "'",
+    "\\",
+    "$",
+    "(",
+    ")",
+    "`",
+    "\n",
+    "#",
+    ">",
+    "<",
+    "=",
+    "{",
+    "}",
+    "!",
+    "*",
+    "a ",
+    "b ",
+    "a=",
 ]
 
 
 SEGMENTS = [
-    "a", "a x", "a 'x;b'", 'a "x|b"', "a \\;b", "a 2>&1", "a >/dev/null", "a -b", "b",
-    "a $(b)", "a `b`", "a#b", "a \\\nb", "cd .", "echo b", "a=b a", "a {b,c}", "a !",
-    "'a' x", 'a "$b"', "a \\\n; b", "a ${x:-b}",
+    "a",
+    "a x",
+    "a 'x;b'",
+    'a "x|b"',
+    "a \\;b",
+    "a 2>&1",
+    "a >/dev/null",
+    "a -b",
+    "b",
+    "a $(b)",
+    "a `b`",
+    "a#b",
+    "a \\\nb",
+    "cd .",
+    "echo b",
+    "a=b a",
+    "a {b,c}",
+    "a !",
+    "'a' x",
+    'a "$b"',
+    "a \\\n; b",
+    "a ${x:-b}",
 ]
 SEPARATORS = [";", "&&", "||", "|", "&", "\n", " ", "|&", ";;", " # "]
 
@@ -144,8 +190,13 @@ def test_allowed_means_bash_runs_only_the_allowed_program(
     work.mkdir(exist_ok=True)
     env = {"PATH": str(programs), "RUN_LOG": str(log)}
     subprocess.run(
-        ["/bin/bash", "-c", command], cwd=work, env=env, capture_output=True, timeout=10,
-        stdin=subprocess.DEVNULL, check=False,
+        ["/bin/bash", "-c", command],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        timeout=10,
+        stdin=subprocess.DEVNULL,
+        check=False,
     )
     ran = log.read_text().split() if log.exists() else []
     assert set(ran) <= {"a"}, (command, ran)

@@ -22,9 +22,7 @@ def test_env_secrets_and_headers_never_reach_the_file(
     monkeypatch.setenv("GITHUB_TOKEN", FAKE_TOKEN)
     monkeypatch.setenv("MY_LLM_KEY", CUSTOM)  # not secret-looking: named by apiKeyEnv
     monkeypatch.setenv("HARMLESS", "visible-value-1234")
-    store = SessionStore(
-        tmp_path / "s", tmp_path, redactor=Redactor(extra_names={"MY_LLM_KEY"})
-    )
+    store = SessionStore(tmp_path / "s", tmp_path, redactor=Redactor(extra_names={"MY_LLM_KEY"}))
     f = store.create()
     f.append_message(user(f"my key is {FAKE_KEY}, please use it"))
     call = assistant("", calls=[("read", {"path": f"{tmp_path}/.env"})])

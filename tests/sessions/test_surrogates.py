@@ -69,6 +69,10 @@ def test_one_unreadable_line_does_not_cut_off_the_branch(tmp_path: Path) -> None
     session.path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     loaded = SessionFile.load(session.path)
     texts = [m.content[0].text for m in loaded.build_context().messages]  # type: ignore[union-attr]
-    assert texts == ["one", "two", "\ufffd".join(LONE.split("\ud83d")).replace(
-        "\udce9", "\ufffd"), "six"]
+    assert texts == [
+        "one",
+        "two",
+        "\ufffd".join(LONE.split("\ud83d")).replace("\udce9", "\ufffd"),
+        "six",
+    ]
     assert len(loaded.load_warnings) == 4  # two skipped lines, two re-attached entries

@@ -70,8 +70,9 @@ async def test_sse_split_everywhere_decodes_including_split_utf8(framing: str) -
 
 
 async def test_named_events_and_verbatim_strings() -> None:
-    body = sse_bytes([{"type": "message_start"}, ("ping", "raw{"), "not json"], done=False,
-                     named=True).decode()
+    body = sse_bytes(
+        [{"type": "message_start"}, ("ping", "raw{"), "not json"], done=False, named=True
+    ).decode()
     assert body == (
         'event: message_start\ndata: {"type": "message_start"}\n\n'
         "event: ping\ndata: raw{\n\n"

@@ -30,17 +30,24 @@ async def test_read_edit_bash_end_to_end(root: Path) -> None:
         assert isinstance(last, ToolResultMessage)
         seen_by_model.append(_text(last))
         return FauxResponse.tool_calls(
-            ("edit", {"path": "app.py",
-                      "edits": [{"oldText": "return a - b", "newText": "return a + b"}]}),
+            (
+                "edit",
+                {
+                    "path": "app.py",
+                    "edits": [{"oldText": "return a - b", "newText": "return a + b"}],
+                },
+            ),
             text="Found it: subtraction instead of addition.",
         )
 
-    faux = FauxProvider([
-        FauxResponse.tool_calls(("read", {"path": "app.py"})),
-        after_read,
-        FauxResponse.tool_calls(("bash", {"command": "python3 app.py"})),
-        FauxResponse.text("Fixed: add() now returns 5 for add(2, 3)."),
-    ])
+    faux = FauxProvider(
+        [
+            FauxResponse.tool_calls(("read", {"path": "app.py"})),
+            after_read,
+            FauxResponse.tool_calls(("bash", {"command": "python3 app.py"})),
+            FauxResponse.text("Fixed: add() now returns 5 for add(2, 3)."),
+        ]
+    )
     agent = Agent(
         system_prompt=build_system_prompt(ws, tools),
         model=FAUX_MODEL,
@@ -70,7 +77,13 @@ async def test_read_edit_bash_end_to_end(root: Path) -> None:
     assert faux.calls[0].system_prompt is not None
     assert "Current working directory:" in faux.calls[0].system_prompt
     assert [t.name for t in faux.calls[0].tools or []] == [
-        "read", "bash", "edit", "write", "grep", "find", "ls",
+        "read",
+        "bash",
+        "edit",
+        "write",
+        "grep",
+        "find",
+        "ls",
     ]
 
 
@@ -79,8 +92,10 @@ async def test_parallel_batch_of_edits_to_one_file(root: Path) -> None:
     ws = DiskWorkspace([root])
     calls: list[tuple[str, dict[str, Any]]] = [
         ("edit", {"path": "v.txt", "oldText": "version = 1", "newText": "version = 2"}),
-        ("edit", {"path": "v.txt", "edits": [{"oldText": "version = 2",
-                                             "newText": "version = 3"}]}),
+        (
+            "edit",
+            {"path": "v.txt", "edits": [{"oldText": "version = 2", "newText": "version = 3"}]},
+        ),
         ("read", {"path": "v.txt"}),
     ]
     faux = FauxProvider([FauxResponse.tool_calls(*calls), FauxResponse.text("ok")])
@@ -94,14 +109,16 @@ async def test_parallel_batch_of_edits_to_one_file(root: Path) -> None:
 
 async def test_errors_reach_the_model_as_error_results(root: Path) -> None:
     ws = DiskWorkspace([root])
-    faux = FauxProvider([
-        FauxResponse.tool_calls(
-            ("read", {"path": "../../etc/passwd"}),
-            ("bash", {"command": "exit 2"}),
-            ("edit", {"path": "missing.py", "oldText": "a", "newText": "b"}),
-        ),
-        FauxResponse.text("I could not do that."),
-    ])
+    faux = FauxProvider(
+        [
+            FauxResponse.tool_calls(
+                ("read", {"path": "../../etc/passwd"}),
+                ("bash", {"command": "exit 2"}),
+                ("edit", {"path": "missing.py", "oldText": "a", "newText": "b"}),
+            ),
+            FauxResponse.text("I could not do that."),
+        ]
+    )
     agent = Agent(model=FAUX_MODEL, tools=create_coding_tools(ws), stream_fn=faux.stream)
     await agent.prompt("try things")
     await agent.wait_for_idle()

@@ -33,8 +33,12 @@ async def test_abort_kills_the_shell_and_its_children(ws: DiskWorkspace) -> None
                 started.set()
 
     task = asyncio.create_task(
-        call(tool, {"command": "echo pgid=$$; sleep 30 & sleep 30; wait"},
-             signal=signal, on_update=on_update)
+        call(
+            tool,
+            {"command": "echo pgid=$$; sleep 30 & sleep 30; wait"},
+            signal=signal,
+            on_update=on_update,
+        )
     )
     await started.wait()
     assert registry.live_count() == 1
@@ -52,8 +56,7 @@ async def test_abort_kills_the_shell_and_its_children(ws: DiskWorkspace) -> None
 async def test_timeout_kills_children_too(ws: DiskWorkspace) -> None:
     tool, registry = _tool(ws)
     with pytest.raises(ToolError) as err:
-        await call(tool, {"command": "echo pgid=$$; (sleep 30; echo never) & wait",
-                          "timeout": 0.5})
+        await call(tool, {"command": "echo pgid=$$; (sleep 30; echo never) & wait", "timeout": 0.5})
     message = str(err.value)
     assert message.endswith("\n\nCommand timed out after 0.5 seconds")
     await wait_group_gone(int(message.split("pgid=")[1].split()[0]))
@@ -182,9 +185,7 @@ async def test_single_huge_line_keeps_its_tail(ws: DiskWorkspace) -> None:
     body, footer = out.rsplit("\n\n", 1)
     assert body == "x" * 51200
     path = result.details["fullOutputPath"]
-    assert footer == (
-        f"[Showing last 50.0KB of line 1 (line is 100.0KB). Full output: {path}]"
-    )
+    assert footer == (f"[Showing last 50.0KB of line 1 (line is 100.0KB). Full output: {path}]")
     os.unlink(path)
 
 

@@ -126,9 +126,13 @@ async def test_70_edit_duplicates_in_a_multi_edit_name_the_edit(
     with pytest.raises(ToolError) as err:
         await call(
             EditTool(ws),
-            {"path": "f.py", "edits": [
-                {"oldText": "a", "newText": "b"}, {"oldText": "x", "newText": "y"},
-            ]},
+            {
+                "path": "f.py",
+                "edits": [
+                    {"oldText": "a", "newText": "b"},
+                    {"oldText": "x", "newText": "y"},
+                ],
+            },
         )
     assert str(err.value) == (
         "Found 2 occurrences of edits[1] in f.py. Each oldText must be unique. "
@@ -159,9 +163,7 @@ async def test_71_fuzzy_match_keeps_untouched_lines_byte_identical(
     assert lines[3] == "last \u201cquoted\u201d line  "
 
 
-async def test_71_fuzzy_match_on_dashes_and_unicode_spaces(
-    ws: DiskWorkspace, root: Path
-) -> None:
+async def test_71_fuzzy_match_on_dashes_and_unicode_spaces(ws: DiskWorkspace, root: Path) -> None:
     (root / "f.txt").write_text("keep\u00a0me\na \u2013 b\u00a0c\n")
     await call(
         EditTool(ws), {"path": "f.txt", "edits": [{"oldText": "a - b c", "newText": "done"}]}
@@ -184,9 +186,13 @@ async def test_73_overlapping_edits_are_refused(ws: DiskWorkspace, root: Path) -
     with pytest.raises(ToolError) as err:
         await call(
             EditTool(ws),
-            {"path": "f.txt", "edits": [
-                {"oldText": "bcd", "newText": "X"}, {"oldText": "abc", "newText": "Y"},
-            ]},
+            {
+                "path": "f.txt",
+                "edits": [
+                    {"oldText": "bcd", "newText": "X"},
+                    {"oldText": "abc", "newText": "Y"},
+                ],
+            },
         )
     assert str(err.value) == (
         "edits[1] and edits[0] overlap in f.txt. Merge them into one edit or target "
@@ -202,9 +208,13 @@ async def test_73_empty_old_text_is_refused(ws: DiskWorkspace, root: Path) -> No
     with pytest.raises(ToolError) as err:
         await call(
             EditTool(ws),
-            {"path": "f.txt", "edits": [
-                {"oldText": "a", "newText": "b"}, {"oldText": "", "newText": "x"},
-            ]},
+            {
+                "path": "f.txt",
+                "edits": [
+                    {"oldText": "a", "newText": "b"},
+                    {"oldText": "", "newText": "x"},
+                ],
+            },
         )
     assert str(err.value) == "edits[1].oldText must not be empty in f.txt."
 
@@ -220,9 +230,13 @@ async def test_73_identical_result_is_refused(ws: DiskWorkspace, root: Path) -> 
     with pytest.raises(ToolError) as err:
         await call(
             EditTool(ws),
-            {"path": "f.txt", "edits": [
-                {"oldText": "a", "newText": "a"}, {"oldText": "c", "newText": "c"},
-            ]},
+            {
+                "path": "f.txt",
+                "edits": [
+                    {"oldText": "a", "newText": "a"},
+                    {"oldText": "c", "newText": "c"},
+                ],
+            },
         )
     assert str(err.value) == (
         "No changes made to f.txt. The replacements produced identical content."
@@ -247,8 +261,12 @@ async def test_74_legacy_old_text_new_text_and_edits_as_json_string(
     await call(tool, {"path": "f.txt", "edits": '[{"oldText": "beta", "newText": "BETA"}]'})
     await call(
         tool,
-        {"path": "f.txt", "edits": '[{"oldText": "BETA", "newText": "b"}]',
-         "oldText": "gamma", "newText": "g"},
+        {
+            "path": "f.txt",
+            "edits": '[{"oldText": "BETA", "newText": "b"}]',
+            "oldText": "gamma",
+            "newText": "g",
+        },
     )
     assert (root / "f.txt").read_text() == "ALPHA\nb\ng\n"
     prepared = tool.prepare_arguments({"path": "p", "oldText": "a", "newText": "b"})
@@ -329,7 +347,8 @@ async def test_78_bash_timeout_kills_the_process_group(ws: DiskWorkspace) -> Non
     updates: list[AgentToolResult] = []
     with pytest.raises(ToolError) as err:
         await call(
-            tool, {"command": "echo pgid=$$; sleep 5 & sleep 5", "timeout": 1},
+            tool,
+            {"command": "echo pgid=$$; sleep 5 & sleep 5", "timeout": 1},
             on_update=updates.append,
         )
     message = str(err.value)
@@ -337,7 +356,6 @@ async def test_78_bash_timeout_kills_the_process_group(ws: DiskWorkspace) -> Non
     pgid = int(message.split("pgid=")[1].split("\n")[0])
     await wait_group_gone(pgid)
     assert registry.live_count() == 0
-
 
 
 async def test_79_bash_keeps_last_2000_lines_and_saves_full_output(ws: DiskWorkspace) -> None:
@@ -427,8 +445,15 @@ async def test_84_relative_paths_tilde_and_at_prefix(
     (root / "notes.txt").write_text("hello")
     monkeypatch.setenv("HOME", str(root))
     read = ReadTool(ws)
-    for spelling in ("notes.txt", "./notes.txt", "@notes.txt", "~/notes.txt",
-                     str(root / "notes.txt"), f"file://{root}/notes.txt", "sub/../notes.txt"):
+    for spelling in (
+        "notes.txt",
+        "./notes.txt",
+        "@notes.txt",
+        "~/notes.txt",
+        str(root / "notes.txt"),
+        f"file://{root}/notes.txt",
+        "sub/../notes.txt",
+    ):
         assert text(await call(read, {"path": spelling})) == "hello", spelling
     (root / "my notes.txt").write_text("spaced")
     assert text(await call(read, {"path": "my\u202fnotes.txt"})) == "spaced"

@@ -95,15 +95,13 @@ def test_display_diff_context_between_close_and_distant_changes() -> None:
 
 async def test_miss_shows_the_closest_candidate(ws: DiskWorkspace, root: Path) -> None:
     source = (
-        "def helper():\n    return 1\n\n\n"
-        "def compute(a, b):\n    total = a + b\n    return total\n"
+        "def helper():\n    return 1\n\n\ndef compute(a, b):\n    total = a + b\n    return total\n"
     )
     (root / "m.py").write_text(source)
     with pytest.raises(ToolError) as err:
         await call(
             EditTool(ws),
-            {"path": "m.py", "oldText": "def compute(a, b):\n    total = a * b\n",
-             "newText": "x"},
+            {"path": "m.py", "oldText": "def compute(a, b):\n    total = a * b\n", "newText": "x"},
         )
     first, rest = str(err.value).split("\n", 1)
     assert first == (
@@ -122,9 +120,13 @@ async def test_miss_with_nothing_similar_has_no_hint(ws: DiskWorkspace, root: Pa
     with pytest.raises(ToolError) as err:
         await call(
             EditTool(ws),
-            {"path": "m.py", "edits": [
-                {"oldText": "alpha", "newText": "a"}, {"oldText": "gamma!!", "newText": "g"},
-            ]},
+            {
+                "path": "m.py",
+                "edits": [
+                    {"oldText": "alpha", "newText": "a"},
+                    {"oldText": "gamma!!", "newText": "g"},
+                ],
+            },
         )
     assert str(err.value).startswith("Could not find edits[1] in m.py. The old text must match")
 
@@ -226,7 +228,12 @@ _LINE = st.text(alphabet=st.sampled_from(list("ab x=\u201c\u2014\t\x0c\u2028")),
     replacement=st.lists(_LINE, max_size=4),
 )
 def test_plan_round_trips(
-    lines: list[str], crlf: bool, bom: bool, final_newline: bool, start: int, span: int,
+    lines: list[str],
+    crlf: bool,
+    bom: bool,
+    final_newline: bool,
+    start: int,
+    span: int,
     replacement: list[str],
 ) -> None:
     start = min(start, len(lines) - 1)

@@ -52,10 +52,17 @@ def test_schemas_are_pi_shaped(ws: DiskWorkspace) -> None:
     assert "title" not in text
     assert schemas["read"]["required"] == ["path"]
     assert schemas["read"]["properties"]["offset"] == {
-        "description": "Line number to start reading from (1-indexed)", "type": "integer",
+        "description": "Line number to start reading from (1-indexed)",
+        "type": "integer",
     }
     assert set(schemas["grep"]["properties"]) == {
-        "pattern", "path", "glob", "ignoreCase", "literal", "context", "limit",
+        "pattern",
+        "path",
+        "glob",
+        "ignoreCase",
+        "literal",
+        "context",
+        "limit",
     }
     edit = schemas["edit"]
     assert edit["additionalProperties"] is False

@@ -86,14 +86,13 @@ async def test_backtracking_glob_does_not_freeze_find(ws: DiskWorkspace, root: P
     (root / "ab").write_text("")
     out = text(await call(FindTool(ws), {"pattern": "*a*a*a*a*a*a*a*a*a*a*a*b"}))
     assert out == "No files found matching pattern"
-    glob = text(await call(_grep(ws, "python"),
-                           {"pattern": "x", "glob": "*a*a*a*a*a*a*a*a*a*a*a*b"}))
+    glob = text(
+        await call(_grep(ws, "python"), {"pattern": "x", "glob": "*a*a*a*a*a*a*a*a*a*a*a*b"})
+    )
     assert glob == "No matches found"
 
 
-async def test_unsupported_regex_syntax_is_a_clear_error(
-    ws: DiskWorkspace, root: Path
-) -> None:
+async def test_unsupported_regex_syntax_is_a_clear_error(ws: DiskWorkspace, root: Path) -> None:
     (root / "a.txt").write_text("ab\n")
     with pytest.raises(ToolError, match="regex parse error"):
         await call(_grep(ws, "python"), {"pattern": "(?<=a)b"})

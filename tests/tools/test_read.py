@@ -23,7 +23,9 @@ def _png(width: int = 2, height: int = 1) -> bytes:
     raw = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
         + chunk(b"IEND", b"")
     )
 
@@ -35,9 +37,7 @@ async def test_byte_limit_hint(ws: DiskWorkspace, root: Path) -> None:
     body, hint = text(result).split("\n\n")
     shown = body.split("\n")
     assert len(shown) == 512  # 512 * 100 - 1 <= 51200 < 513 * 100 - 1
-    assert hint == (
-        "[Showing lines 1-512 of 1001 (50.0KB limit). Use offset=513 to continue.]"
-    )
+    assert hint == ("[Showing lines 1-512 of 1001 (50.0KB limit). Use offset=513 to continue.]")
     assert result.details["truncation"]["truncatedBy"] == "bytes"
 
 
@@ -45,8 +45,7 @@ async def test_first_line_over_the_limit(ws: DiskWorkspace, root: Path) -> None:
     (root / "min.js").write_text("a" * 60 * 1024 + "\nsecond\n")
     out = text(await call(ReadTool(ws), {"path": "min.js"}))
     assert out == (
-        "[Line 1 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' min.js | "
-        "head -c 51200]"
+        "[Line 1 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' min.js | head -c 51200]"
     )
     assert text(await call(ReadTool(ws), {"path": "min.js", "offset": 2})) == "second\n"
 

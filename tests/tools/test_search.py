@@ -81,11 +81,16 @@ async def test_grep_glob_case_literal_and_context(
     tool = _grep(ws, grep_backend)
     py = text(await call(tool, {"pattern": "needle", "glob": "*.py"}))
     assert [line.split(":")[0] for line in py.split("\n")] == [
-        ".hidden/conf.py", "app.py", "pkg/generated.py", "pkg/mod.py",
+        ".hidden/conf.py",
+        "app.py",
+        "pkg/generated.py",
+        "pkg/mod.py",
     ]  # as with rg, a matching --glob brings back ignored files (not ignored directories)
     no_py = text(await call(tool, {"pattern": "needle", "glob": "!*.py"}))
     assert [line.split(":")[0] for line in no_py.split("\n")] == [
-        "pkg/keep.log", "pkg/sub/deep.ts", "pkg/sub/secret.txt",
+        "pkg/keep.log",
+        "pkg/sub/deep.ts",
+        "pkg/sub/secret.txt",
     ]
     deep = text(await call(tool, {"pattern": "needle", "glob": "**/sub/*.ts"}))
     assert deep == "pkg/sub/deep.ts:1: const needle = 2"
@@ -143,9 +148,7 @@ async def test_grep_does_not_follow_symlinks_out(
     assert out == "in.txt:1: needle inside"
 
 
-async def test_find_respects_gitignore_and_marks_directories(
-    ws: DiskWorkspace, tree: Path
-) -> None:
+async def test_find_respects_gitignore_and_marks_directories(ws: DiskWorkspace, tree: Path) -> None:
     everything = text(await call(FindTool(ws), {"pattern": "*"}))
     assert everything.split("\n") == [
         ".gitignore",
@@ -170,7 +173,8 @@ async def test_find_patterns(ws: DiskWorkspace, tree: Path) -> None:
     assert text(await call(tool, {"pattern": "pkg/**/*.ts"})) == "pkg/sub/deep.ts"
     assert text(await call(tool, {"pattern": "sub/*.ts"})) == "pkg/sub/deep.ts"
     assert text(await call(tool, {"pattern": "*.{ts,py}", "path": "pkg"})).split("\n") == [
-        "mod.py", "sub/deep.ts",
+        "mod.py",
+        "sub/deep.ts",
     ]
     (tree / "README.md").write_text("")
     assert text(await call(tool, {"pattern": "readme*"})) == "README.md"  # smart case

@@ -143,9 +143,7 @@ async def test_apply_edits_refuses_a_stale_document(ws: DiskWorkspace, root: Pat
     assert path.read_text() == "one\nTWO\n"
 
 
-async def test_apply_edits_applies_offsets_into_the_original(
-    ws: DiskWorkspace, root: Path
-) -> None:
+async def test_apply_edits_applies_offsets_into_the_original(ws: DiskWorkspace, root: Path) -> None:
     path = root / "f.txt"
     path.write_bytes(b"\xef\xbb\xbfab\r\ncd\r\n")
     document = await ws.read_document(path)

@@ -52,9 +52,9 @@ def resolve_api_key(model: Model, options: StreamOptions) -> str | None:
     return get_env_api_key(model.provider, options.env, options.api_key_env)
 
 
-
 DRAIN_TIMEOUT_S = 1.0
 """How long to keep reading after the final event so the connection can be reused."""
+
 
 class SSEProviderRun(ABC):
     """One request. Call ``start()`` once; it returns the event stream at once."""
@@ -100,15 +100,17 @@ class SSEProviderRun(ABC):
         self.out.push(TextStartEvent(index, self.output))
         return index
 
-    def open_thinking(self, signature: str | None = None, *, text: str = "",
-                      redacted: bool | None = None) -> int:
+    def open_thinking(
+        self, signature: str | None = None, *, text: str = "", redacted: bool | None = None
+    ) -> int:
         block = ThinkingContent(thinking=text, thinking_signature=signature, redacted=redacted)
         index = self._append(block)
         self.out.push(ThinkingStartEvent(index, self.output))
         return index
 
-    def open_tool_call(self, call_id: str, name: str,
-                       arguments: dict[str, Any] | None = None) -> int:
+    def open_tool_call(
+        self, call_id: str, name: str, arguments: dict[str, Any] | None = None
+    ) -> int:
         index = self._append(ToolCall(id=call_id, name=name, arguments=arguments or {}))
         self._partial_json[index] = StreamingJsonParser()
         self.out.push(ToolCallStartEvent(index, self.output))

@@ -207,15 +207,13 @@ def _without_status(detail: str, status: int) -> str:
     code = str(status)
     stripped = detail.lstrip()
     if stripped.startswith(code):
-        rest = stripped[len(code):]
+        rest = stripped[len(code) :]
         if not rest or rest[0] in " :-":
             return rest.lstrip(" :-") or detail
     return detail
 
 
-def error_from_response(
-    status: int, headers: Mapping[str, str], body: bytes
-) -> ProviderError:
+def error_from_response(status: int, headers: Mapping[str, str], body: bytes) -> ProviderError:
     """An HTTP error status turned into ``"<status> <provider's error text>"``."""
     text = body.decode("utf-8", errors="replace").strip()
     detail: str | None = None
@@ -248,8 +246,15 @@ def error_from_stream_payload(payload: Any) -> ProviderError:
     lowered = detail.lower()
     transient = any(
         word in lowered
-        for word in ("overloaded", "rate_limit", "rate limit", "api_error", "server_error",
-                     "internal server error", "timeout")
+        for word in (
+            "overloaded",
+            "rate_limit",
+            "rate limit",
+            "api_error",
+            "server_error",
+            "internal server error",
+            "timeout",
+        )
     )
     return ProviderError(detail, retryable=transient and not is_quota_error(detail))
 
@@ -270,9 +275,7 @@ def error_from_exception(exc: Exception, options: StreamOptions, url: str = "") 
     local = is_loopback(url)
     if isinstance(exc, httpx.ConnectTimeout):
         read = options.timeout_ms / 1000 if options.timeout_ms else DEFAULT_READ_TIMEOUT_S
-        message = (
-            f"Connecting to {where} timed out after {connect_timeout_s(url, read):g} s"
-        )
+        message = f"Connecting to {where} timed out after {connect_timeout_s(url, read):g} s"
         if url.startswith("https://"):
             message += (
                 "; if that server speaks plain HTTP (llama.cpp, Ollama and most local servers "
@@ -378,8 +381,9 @@ async def _attempt(
             progress[0] = True
             yield event
     if not progress[0]:
-        raise ProviderError("The provider ended the stream without sending any event",
-                            retryable=True)
+        raise ProviderError(
+            "The provider ended the stream without sending any event", retryable=True
+        )
 
 
 async def iter_sse(

@@ -35,9 +35,23 @@ from ..types import (
 CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
 IMAGE_ONLY_RESULT_TEXT = "(see attached image)"
 _CLAUDE_CODE_TOOLS = (
-    "Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "EnterPlanMode",
-    "ExitPlanMode", "KillShell", "NotebookEdit", "Skill", "Task", "TaskOutput", "TodoWrite",
-    "WebFetch", "WebSearch",
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "Grep",
+    "Glob",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "KillShell",
+    "NotebookEdit",
+    "Skill",
+    "Task",
+    "TaskOutput",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
 )
 _CC_LOOKUP = {name.lower(): name for name in _CLAUDE_CODE_TOOLS}
 _ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -142,12 +156,14 @@ def _assistant(message: AssistantMessage, oauth: bool) -> dict[str, Any] | None:
             elif block.thinking.strip():
                 blocks.append({"type": "text", "text": block.thinking})  # unsigned: plain text
         else:
-            blocks.append({
-                "type": "tool_use",
-                "id": block.id,
-                "name": to_claude_code_name(block.name) if oauth else block.name,
-                "input": block.arguments,
-            })
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": block.id,
+                    "name": to_claude_code_name(block.name) if oauth else block.name,
+                    "input": block.arguments,
+                }
+            )
     return {"role": "assistant", "content": blocks} if blocks else None
 
 
@@ -172,12 +188,14 @@ def convert_messages(
             while i < len(messages) and isinstance(messages[i], ToolResultMessage):
                 result = messages[i]
                 assert isinstance(result, ToolResultMessage)
-                results.append({
-                    "type": "tool_result",
-                    "tool_use_id": result.tool_call_id,
-                    "content": _result_content(result.content),
-                    "is_error": result.is_error,
-                })
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": result.tool_call_id,
+                        "content": _result_content(result.content),
+                        "is_error": result.is_error,
+                    }
+                )
                 i += 1
             converted = {"role": "user", "content": results}
         if converted is not None:
@@ -199,11 +217,13 @@ def convert_tools(
         schema = dict(tool.parameters)
         schema["type"] = "object"
         schema.setdefault("properties", {})
-        converted.append({
-            "name": to_claude_code_name(tool.name) if oauth else tool.name,
-            "description": tool.description,
-            "input_schema": schema,
-        })
+        converted.append(
+            {
+                "name": to_claude_code_name(tool.name) if oauth else tool.name,
+                "description": tool.description,
+                "input_schema": schema,
+            }
+        )
     if cache is not None and converted and compat.supports_cache_control_on_tools:
         converted[-1]["cache_control"] = cache
     return converted

@@ -99,9 +99,7 @@ class AnthropicMessagesRun(SSEProviderRun):
             f"pi-lsp appends /v1/messages to `baseUrl` ({model.base_url}), or /messages when "
             "it ends in /v1; it is the server's root (e.g. http://127.0.0.1:8080)"
         )
-        return HttpRequest(
-            messages_url(model.base_url), headers, body, (key,), not_found_hint=hint
-        )
+        return HttpRequest(messages_url(model.base_url), headers, body, (key,), not_found_hint=hint)
 
     # ---------------------------------------------------------------- events
 

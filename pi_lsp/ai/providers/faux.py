@@ -95,8 +95,9 @@ class FauxResponse(WireModel):
         return cls(content=[FauxBlock(type="text", text=text)], **kw)
 
     @classmethod
-    def tool_calls(cls, *calls: tuple[str, dict[str, Any]], text: str | None = None,
-                   **kw: Any) -> FauxResponse:
+    def tool_calls(
+        cls, *calls: tuple[str, dict[str, Any]], text: str | None = None, **kw: Any
+    ) -> FauxResponse:
         blocks = [FauxBlock(type="text", text=text)] if text else []
         blocks += [FauxBlock(type="toolCall", name=n, arguments=a) for n, a in calls]
         return cls(content=blocks, **kw)

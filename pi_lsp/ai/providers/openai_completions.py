@@ -140,8 +140,10 @@ class OpenAICompletionsRun(SSEProviderRun):
             if isinstance(value, str) and value:
                 current = self._current
                 block = self.output.content[current] if current is not None else None
-                if current is None or self._is_text(current) or (
-                    block is not None and getattr(block, "thinking_signature", None) != field
+                if (
+                    current is None
+                    or self._is_text(current)
+                    or (block is not None and getattr(block, "thinking_signature", None) != field)
                 ):
                     self._switch_block("thinking", signature=field)
                 assert self._current is not None

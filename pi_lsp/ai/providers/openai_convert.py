@@ -75,9 +75,7 @@ def _assistant(message: AssistantMessage, compat: OpenAICompat) -> dict[str, Any
     out: dict[str, Any] = {"role": "assistant", "content": None}
     texts = [b.text for b in message.content if isinstance(b, TextContent) and b.text.strip()]
     text: str | None = "".join(texts) if texts else None
-    thinking = [
-        b for b in message.content if isinstance(b, ThinkingContent) and b.thinking.strip()
-    ]
+    thinking = [b for b in message.content if isinstance(b, ThinkingContent) and b.thinking.strip()]
     if thinking:
         joined = "\n\n".join(b.thinking for b in thinking)
         if compat.requires_thinking_as_text:
@@ -100,8 +98,8 @@ def _assistant(message: AssistantMessage, compat: OpenAICompat) -> dict[str, Any
         ]
     if text is None and not calls:
         return None  # empty (e.g. aborted before any content): providers reject it
-    out["content"] = text if text is not None else (
-        "" if compat.requires_assistant_after_tool_result else None
+    out["content"] = (
+        text if text is not None else ("" if compat.requires_assistant_after_tool_result else None)
     )
     return out
 
@@ -160,8 +158,10 @@ def convert_messages(model: Model, context: Context, compat: OpenAICompat) -> li
                 if compat.requires_assistant_after_tool_result:
                     out.append({"role": "assistant", "content": ASSISTANT_BRIDGE_TEXT})
                 out.append(
-                    {"role": "user",
-                     "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *images]}
+                    {
+                        "role": "user",
+                        "content": [{"type": "text", "text": TOOL_RESULT_IMAGES_TEXT}, *images],
+                    }
                 )
                 last_role = "user"
     return out

@@ -107,9 +107,7 @@ class FileOps:
             path = block.arguments.get("path")
             if not isinstance(path, str) or not path:
                 continue
-            target = {"read": self.read, "write": self.written, "edit": self.edited}.get(
-                block.name
-            )
+            target = {"read": self.read, "write": self.written, "edit": self.edited}.get(block.name)
             if target is not None:
                 target.add(path)
 
@@ -124,9 +122,7 @@ def format_file_operations(read_files: Sequence[str], modified_files: Sequence[s
     if read_files:
         sections.append("<read-files>\n" + "\n".join(read_files) + "\n</read-files>")
     if modified_files:
-        sections.append(
-            "<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>"
-        )
+        sections.append("<modified-files>\n" + "\n".join(modified_files) + "\n</modified-files>")
     return "\n\n" + "\n\n".join(sections) if sections else ""
 
 

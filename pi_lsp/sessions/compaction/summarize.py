@@ -83,13 +83,13 @@ SUMMARIZATION_PROMPT = (
     "another model will use to carry on the work.\n\nUse EXACTLY this format:\n\n"
     + _FORMAT.format(
         goal="What the user wants done; several items if the session covers several tasks",
-        constraints="Requirements and preferences the user stated, or \"(none)\"",
+        constraints='Requirements and preferences the user stated, or "(none)"',
         done="Tasks and changes that are finished",
         in_progress="What was being worked on",
         blocked="What stops progress, if anything",
         decisions="The reason, in a few words",
         next_steps="What should happen next, in order",
-        critical="Data, examples or references needed to continue, or \"(none)\"",
+        critical='Data, examples or references needed to continue, or "(none)"',
     )
 )
 
@@ -98,8 +98,8 @@ UPDATE_SUMMARIZATION_PROMPT = (
     "the <previous-summary> tags.\n\nRules:\n"
     "- KEEP everything the previous summary says unless it is clearly obsolete\n"
     "- ADD the new progress, decisions and context\n"
-    "- MOVE finished items from \"In Progress\" to \"Done\"\n"
-    "- REWRITE \"Next Steps\" for the current state\n"
+    '- MOVE finished items from "In Progress" to "Done"\n'
+    '- REWRITE "Next Steps" for the current state\n'
     "- KEEP file paths, function names and error messages exact\n\n"
     "Use EXACTLY this format:\n\n"
     + _FORMAT.format(
@@ -187,9 +187,7 @@ def serialize_conversation(messages: Sequence[Message]) -> str:
             texts = [b.text for b in message.content if isinstance(b, TextContent)]
             thinking = [b.thinking for b in message.content if isinstance(b, ThinkingContent)]
             calls = [
-                f"{b.name}("
-                + ", ".join(f"{k}={js_json(v)}" for k, v in b.arguments.items())
-                + ")"
+                f"{b.name}(" + ", ".join(f"{k}={js_json(v)}" for k, v in b.arguments.items()) + ")"
                 for b in message.content
                 if isinstance(b, ToolCall)
             ]
@@ -244,9 +242,7 @@ async def _complete(request: SummaryRequest, prompt: str, max_tokens: int) -> st
     if response.stop_reason == "aborted" or (request.signal and request.signal.aborted):
         raise CompactionAbortedError("Compaction cancelled")
     if response.stop_reason == "error":
-        raise CompactionError(
-            f"Summarization failed: {response.error_message or 'Unknown error'}"
-        )
+        raise CompactionError(f"Summarization failed: {response.error_message or 'Unknown error'}")
     return "\n".join(b.text for b in response.content if isinstance(b, TextContent))
 
 
@@ -302,9 +298,7 @@ async def compact(
             async with asyncio.TaskGroup() as group:
                 history_task = group.create_task(history())
                 prefix_task = group.create_task(
-                    generate_turn_prefix_summary(
-                        preparation.turn_prefix_messages, request, reserve
-                    )
+                    generate_turn_prefix_summary(preparation.turn_prefix_messages, request, reserve)
                 )
         except BaseExceptionGroup as failures:
             raise failures.exceptions[0] from None

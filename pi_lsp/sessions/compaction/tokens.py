@@ -94,9 +94,7 @@ def estimate_messages_tokens(messages: Sequence[AgentMessage]) -> int:
 
 def calculate_context_tokens(usage: Usage) -> int:
     """``totalTokens``, or the sum of its parts when that is 0."""
-    return usage.total_tokens or (
-        usage.input + usage.output + usage.cache_read + usage.cache_write
-    )
+    return usage.total_tokens or (usage.input + usage.output + usage.cache_read + usage.cache_write)
 
 
 def valid_usage(message: AgentMessage) -> Usage | None:
@@ -131,8 +129,6 @@ def estimate_context_tokens(messages: Sequence[AgentMessage]) -> ContextUsageEst
     return ContextUsageEstimate(estimated, 0, estimated, None)
 
 
-def should_compact(
-    context_tokens: int, context_window: int, settings: CompactionSettings
-) -> bool:
+def should_compact(context_tokens: int, context_window: int, settings: CompactionSettings) -> bool:
     """``tokens > contextWindow − reserveTokens`` (when enabled)."""
     return settings.enabled and context_tokens > context_window - settings.reserve_tokens

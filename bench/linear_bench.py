@@ -31,7 +31,7 @@ from lsprotocol import types  # noqa: E402
 
 from pi_lsp.ai import Context, StreamOptions, UserMessage, resolve_model  # noqa: E402
 from pi_lsp.ai.providers.faux import FauxProvider, FauxResponse  # noqa: E402
-from pi_lsp.lsp.text_document import PiTextDocument  # noqa: E402
+from pi_lsp.lsp.editor.text_document import PiTextDocument  # noqa: E402
 
 
 def slope(sizes: list[int], seconds: list[float]) -> float:

@@ -77,13 +77,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _server_parser().parse_args(args_list)
     setup_logging(args.log_file, args.log_level)
     if args.tcp:
-        from .lsp.tcp import serve_tcp
+        from .lsp.connection.tcp import serve_tcp
 
         host, port = _parse_tcp(args.tcp)
         log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
         code = serve_tcp(host, port)
     else:
-        from .lsp.stdio import serve_stdio  # answers initialize before the heavy imports
+        from .lsp.connection.stdio import serve_stdio  # answers initialize before the heavy imports
 
         log.info("pi-lsp %s serving on stdio", __version__)
         code = serve_stdio()

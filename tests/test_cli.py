@@ -10,7 +10,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from pi_lsp import __version__
-from pi_lsp.lsp.converter import dict_converter
+from pi_lsp.lsp.connection.converter import dict_converter
 
 
 def test_version_flag() -> None:

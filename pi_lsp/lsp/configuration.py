@@ -14,7 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from .client import ClientBridge
+from .bridge import ClientBridge
 from .settings import (
     ClientFeatures,
     MergeResult,

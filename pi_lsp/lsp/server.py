@@ -20,25 +20,25 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from .api import PiApi
-from .client import ClientBridge
-from .code_actions import code_actions
+from .api.models import COMMANDS, DIAGNOSTICS
+from .api.requests import PiApi
+from .bridge import ClientBridge
 from .configuration import SECTION, Configuration
-from .converter import dict_converter
-from .documents import DocumentTracker
-from .framing import BlockingFrameReader
-from .outbox import Outbox
-from .protocol import COMMANDS, DIAGNOSTICS
-from .transport import (
+from .connection.converter import dict_converter
+from .connection.framing import BlockingFrameReader
+from .connection.outbox import Outbox
+from .connection.transport import (
     NullWriter,
     PiProtocol,
     dispatch,
     run_loop,
     thread_frames,
 )
+from .editor.code_actions import code_actions
+from .editor.documents import DocumentTracker
 
 if TYPE_CHECKING:
-    from .review_book import ReviewBook
+    from .editor.review_book import ReviewBook
 
 log = logging.getLogger(__name__)
 
@@ -80,13 +80,13 @@ class PiLanguageServer(LanguageServer):
         from ..security.sandbox import default_sandbox
         from ..sessions import SessionStore
         from ..sessions.fsync_worker import background_fsync
-        from .checkpoint_api import CheckpointApi
-        from .editor_workspace import EditorWorkspace, EditPolicy
-        from .permissions import SecurityContext, rules_file
-        from .review_api import ReviewApi
-        from .review_book import ReviewBook
-        from .session_manager import SessionManager
-        from .text_document import install
+        from .api.checkpoints import CheckpointApi
+        from .api.review import ReviewApi
+        from .editor.editor_workspace import EditorWorkspace, EditPolicy
+        from .editor.review_book import ReviewBook
+        from .editor.text_document import install
+        from .host.permissions import SecurityContext, rules_file
+        from .host.session_manager import SessionManager
 
         install(self.workspace)  # didChange in time proportional to the change
         self.tracker.forget_all(self.workspace)

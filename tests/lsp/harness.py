@@ -23,7 +23,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
-from pi_lsp.lsp.converter import dict_converter
+from pi_lsp.lsp.connection.converter import dict_converter
 from tests.support.inprocess import InProcessServer, serve_in_process
 
 VSCODE = "visual-studio-code@v1.65.2"
@@ -240,7 +240,7 @@ class Harness:
 
 def apply_lsp_edits(text: str, edits: list[Any]) -> str:
     """Apply LSP TextEdits (UTF-16 positions) to ``text``."""
-    from pi_lsp.lsp.positions import TextIndex
+    from pi_lsp.lsp.editor.positions import TextIndex
 
     index = TextIndex(text, "utf-16")
     spans = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pi_lsp.lsp.channel import EventChannel
+from pi_lsp.lsp.host.channel import EventChannel
 
 
 class FakeTimers:

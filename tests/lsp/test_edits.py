@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from pi_lsp.lsp.edits import (
+from pi_lsp.lsp.editor.edits import (
     ANNOTATION_ID,
     EditOptions,
     EditTarget,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_lsp.lsp.framing import FrameError, FrameParser
+from pi_lsp.lsp.connection.framing import FrameError, FrameParser
 
 from .raw import RawClient
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import threading
 
-from pi_lsp.lsp.outbox import Outbox
-from pi_lsp.lsp.transport import encode_body, frame
+from pi_lsp.lsp.connection.outbox import Outbox
+from pi_lsp.lsp.connection.transport import encode_body, frame
 
 
 def test_write_does_not_block_on_a_full_pipe_and_keeps_order() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.lsp import session_manager
+from pi_lsp.lsp.host import session_manager
 
 from .conftest import Start
 from .harness import text_reply, write_script

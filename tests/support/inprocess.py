@@ -26,8 +26,8 @@ from typing import Any
 from pygls.client import JsonRPCClient
 from pygls.io_ import run_async
 
+from pi_lsp.lsp.connection.transport import PiProtocol, StreamWriterAdapter, run_loop, stream_frames
 from pi_lsp.lsp.server import PiLanguageServer, create_server
-from pi_lsp.lsp.transport import PiProtocol, StreamWriterAdapter, run_loop, stream_frames
 
 log = logging.getLogger(__name__)
 

@@ -15,16 +15,16 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..ai.thinking import THINKING_LEVELS
-from ..sessions import SessionFile, SessionNotFoundError, SessionStore
-from ..sessions.agent_session import AgentSession
+from ...ai.thinking import THINKING_LEVELS
+from ...sessions import SessionFile, SessionNotFoundError, SessionStore
+from ...sessions.agent_session import AgentSession
+from ..api.models import SessionSummary
+from ..bridge import ClientBridge
+from ..editor.review_book import ReviewBook
+from ..settings import ClientFeatures, Settings
 from .agent_setup import AgentSetup, SetupError
-from .client import ClientBridge
 from .hosted import HostedSession
 from .permissions import BashPermissions, SecurityContext
-from .protocol import SessionSummary
-from .review_book import ReviewBook
-from .settings import ClientFeatures, Settings
 
 log = logging.getLogger(__name__)
 

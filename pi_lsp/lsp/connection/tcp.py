@@ -22,8 +22,8 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 
+from ..server import PiLanguageServer, create_server
 from .framing import FrameError, frame
-from .server import PiLanguageServer, create_server
 from .transport import (
     PiProtocol,
     StreamWriterAdapter,

@@ -27,21 +27,21 @@ from typing import Any, Literal
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from ..agent.types import BeforeToolCallContext, BeforeToolCallResult
-from ..ai.abort import AbortSignal
-from ..security.prompt_text import shown_command
-from ..security.rules import RuleStore, command_allowed, suggest_patterns
-from ..security.sandbox import SANDBOX_NAME, Bubblewrap
-from ..sessions.paths import data_dir, workspace_key
-from ..tools import BashTool
-from .client import ClientBridge, RequestAborted
-from .protocol import (
+from ...agent.types import BeforeToolCallContext, BeforeToolCallResult
+from ...ai.abort import AbortSignal
+from ...security.prompt_text import shown_command
+from ...security.rules import RuleStore, command_allowed, suggest_patterns
+from ...security.sandbox import SANDBOX_NAME, Bubblewrap
+from ...sessions.paths import data_dir, workspace_key
+from ...tools import BashTool
+from ..api.models import (
     REQUEST_PERMISSION,
     PermissionOption,
     RequestPermissionParams,
     RequestPermissionResult,
 )
-from .settings import BashPermission, ClientFeatures, Settings
+from ..bridge import ClientBridge, RequestAborted
+from ..settings import BashPermission, ClientFeatures, Settings
 
 log = logging.getLogger(__name__)
 

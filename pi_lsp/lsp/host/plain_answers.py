@@ -17,10 +17,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..ai import AssistantMessage
-from ..sessions.agent_session import AgentSession
-from ..sessions.transcript import answer_text, cut_answer, transcript_markdown, transcript_path
-from .client import ClientBridge
+from ...ai import AssistantMessage
+from ...sessions.agent_session import AgentSession
+from ...sessions.transcript import answer_text, cut_answer, transcript_markdown, transcript_path
+from ..bridge import ClientBridge
 
 log = logging.getLogger(__name__)
 

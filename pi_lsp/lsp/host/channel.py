@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ..wire import DELTA_TYPES
+from ...wire import DELTA_TYPES
 
 DEFAULT_BUFFER = 2048
 MAX_WINDOW = 0.1

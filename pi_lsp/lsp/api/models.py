@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..ai.thinking import AgentThinkingLevel
+from ...ai.thinking import AgentThinkingLevel
 from .methods import (  # re-exported: the names live with their models
     ABORT as ABORT,
 )

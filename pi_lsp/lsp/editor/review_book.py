@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..review import Hunk, HunkTracker, UndoConflict, split_hunks
+from ...review import Hunk, HunkTracker, UndoConflict, split_hunks
 from .positions import Encoding, TextIndex
 
 log = logging.getLogger(__name__)

@@ -27,7 +27,7 @@ from pygls.exceptions import (
 )
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
-from ..ai.surrogates import replace_lone_surrogates
+from ...ai.surrogates import replace_lone_surrogates
 from .framing import READ_CHUNK, BlockingFrameReader, FrameError, FrameParser, frame
 
 log = logging.getLogger(__name__)

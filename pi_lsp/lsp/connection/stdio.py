@@ -15,9 +15,9 @@ import os
 import sys
 from typing import Any, BinaryIO
 
-from .. import __version__
+from ... import __version__
+from ..api.methods import CODE_ACTION_KINDS, COMMANDS
 from .framing import BlockingFrameReader, frame
-from .methods import CODE_ACTION_KINDS, COMMANDS
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ def serve_stdio() -> int:
     reader = BlockingFrameReader(stdin)  # keeps what it read past the first frame
     first = read_frame(reader)
     answered = answer_initialize(first, outbox) if first is not None else None
-    from .server import run_stdio  # the heavy part
+    from ..server import run_stdio  # the heavy part
 
     try:
         return run_stdio(reader, outbox, first, answered)

@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..agent.messages import user_message
-from ..ai import ImageContent
-from ..sessions import CompactionError
-from .agent_setup import SetupError, model_for, offered_models
-from .attachments import AttachmentError, Attachments
-from .client import ClientBridge
-from .configuration import Configuration
-from .documents import DocumentTracker
-from .hosted import HostedSession
+from ...agent.messages import user_message
+from ...ai import ImageContent
+from ...sessions import CompactionError
+from ..bridge import ClientBridge
+from ..configuration import Configuration
+from ..editor.attachments import AttachmentError, Attachments
+from ..editor.documents import DocumentTracker
+from ..host.agent_setup import SetupError, model_for, offered_models
+from ..host.hosted import HostedSession
+from ..host.session_manager import SessionManager, UnknownSessionError
 from .methods import (
     CHECKPOINTS,
     RESTORE,
@@ -31,7 +32,7 @@ from .methods import (
     REVIEW_DECISION,
     UNDO_RESTORE,
 )
-from .protocol import (
+from .models import (
     ABORT,
     COMPACT,
     FOLLOW_UP,
@@ -72,11 +73,10 @@ from .protocol import (
     SetModelParams,
     parse_params,
 )
-from .session_manager import SessionManager, UnknownSessionError
 
 if TYPE_CHECKING:
-    from .checkpoint_api import CheckpointApi
-    from .review_api import ReviewApi
+    from .checkpoints import CheckpointApi
+    from .review import ReviewApi
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from .client import ClientBridge
+from ..bridge import ClientBridge
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,13 @@ from pathlib import Path
 
 from pygls.uris import from_fs_path
 
-from ..ai import ImageContent, Model
-from ..tools.disk_workspace import DiskWorkspace
-from ..tools.workspace import WorkspaceError
+from ...ai import ImageContent, Model
+from ...tools.disk_workspace import DiskWorkspace
+from ...tools.workspace import WorkspaceError
+from ..api.models import Attachment, DiagnosticsAttachment, FileAttachment, ImageAttachment
 from .documents import DocumentTracker, real_path
 from .positions import Encoding
 from .prompt_context import diagnostics_section, file_section, lines_section
-from .protocol import Attachment, DiagnosticsAttachment, FileAttachment, ImageAttachment
 
 MENTION = re.compile(r"(?<![\w@/])@([\w./~+-][^\s@#`'\"]*)(?:#L(\d+)(?:-L?(\d+))?)?")
 """``@path`` or ``@path#L10`` / ``@path#L10-20`` (GitHub's form); a path has no spaces."""

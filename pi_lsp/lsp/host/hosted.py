@@ -15,33 +15,33 @@ from typing import Any, Literal
 
 from lsprotocol import types
 
-from ..agent import Agent
-from ..agent.messages import AgentMessage, user_message
-from ..agent.types import (
+from ...agent import Agent
+from ...agent.messages import AgentMessage, user_message
+from ...agent.types import (
     AgentEndEvent,
     AgentLoopTurnUpdate,
     MessageEndEvent,
     ToolExecutionEndEvent,
     TurnEndEvent,
 )
-from ..ai import AssistantMessage, TextContent, UserMessage
-from ..ai.events import RetryInfo
-from ..ai.thinking import THINKING_LEVELS
-from ..ai.types import now_ms
-from ..review import CheckpointStore
-from ..sessions.agent_session import AgentSession
-from ..sessions.compaction.tokens import estimate_messages_tokens
-from ..wire import event_wire, message_wire, queue_wire
+from ...ai import AssistantMessage, TextContent, UserMessage
+from ...ai.events import RetryInfo
+from ...ai.thinking import THINKING_LEVELS
+from ...ai.types import now_ms
+from ...review import CheckpointStore
+from ...sessions.agent_session import AgentSession
+from ...sessions.compaction.tokens import estimate_messages_tokens
+from ...wire import event_wire, message_wire, queue_wire
+from ..api.models import EVENT, DeliverAs, Delivered
+from ..bridge import ClientBridge
+from ..editor.editor_workspace import CURRENT_SIGNAL
+from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
+from ..settings import ClientFeatures
 from .agent_setup import AgentSetup, choose_model
 from .channel import MAX_WINDOW, EventChannel
-from .client import ClientBridge
-from .editor_workspace import CURRENT_SIGNAL
 from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
-from .protocol import EVENT, DeliverAs, Delivered
-from .review_book import CURRENT_SESSION, ReviewBook, undo_note
-from .settings import ClientFeatures
 
 log = logging.getLogger(__name__)
 

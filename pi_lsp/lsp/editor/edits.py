@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from lsprotocol import types
 
-from ..tools.workspace import TextEdit
+from ...tools.workspace import TextEdit
 from .positions import Encoding, TextIndex
 
 ANNOTATION_ID = "pi"

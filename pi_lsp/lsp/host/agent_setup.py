@@ -15,22 +15,22 @@ from typing import Any, Protocol
 
 import httpx
 
-from ..agent import Agent
-from ..ai import Model, ModelCost, StreamOptions
-from ..ai.events import RetryInfo
-from ..ai.http import new_http_client
-from ..ai.models import default_model_id, is_catalog_model, list_models, resolve_model
-from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
-from ..runtime import build_agent, default_provider
-from ..security import vault
-from ..security.sandbox import Bubblewrap
-from ..tools import (
+from ...agent import Agent
+from ...ai import Model, ModelCost, StreamOptions
+from ...ai.events import RetryInfo
+from ...ai.http import new_http_client
+from ...ai.models import default_model_id, is_catalog_model, list_models, resolve_model
+from ...ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
+from ...runtime import build_agent, default_provider
+from ...security import vault
+from ...security.sandbox import Bubblewrap
+from ...tools import (
     BashSandbox,
     BashTool,
     ProcessRegistry,
     Workspace,
 )
-from .settings import BashPermission, CustomModel, Settings, ThinkingSetting
+from ..settings import BashPermission, CustomModel, Settings, ThinkingSetting
 
 NO_PROVIDER = (
     "pi has no provider configured: set the `pi.provider` setting (openai, anthropic, "

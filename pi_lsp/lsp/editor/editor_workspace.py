@@ -27,10 +27,10 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 
-from ..ai.abort import AbortSignal
-from ..review import MergeResult, merge3, split_hunks
-from ..tools import DiskWorkspace
-from ..tools.workspace import (
+from ...ai.abort import AbortSignal
+from ...review import MergeResult, merge3, split_hunks
+from ...tools import DiskWorkspace
+from ...tools.workspace import (
     CURRENT_TOOL_CALL,
     Document,
     EditRejectedError,
@@ -38,7 +38,9 @@ from ..tools.workspace import (
     TextEdit,
     apply_text_edits,
 )
-from .client import ClientBridge, RequestAborted
+from ..api.models import SAVE_DOCUMENTS, SaveDocumentsParams
+from ..bridge import ClientBridge, RequestAborted
+from ..settings import ClientFeatures, Settings
 from .diagnostics import DiagnosticsStore, describe
 from .documents import DocumentTracker, real_path
 from .edits import (
@@ -49,9 +51,7 @@ from .edits import (
     first_changed_range,
     workspace_edit,
 )
-from .protocol import SAVE_DOCUMENTS, SaveDocumentsParams
 from .review_book import ReviewBook
-from .settings import ClientFeatures, Settings
 
 log = logging.getLogger(__name__)
 

@@ -21,20 +21,20 @@ from typing import Any, Literal
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from ..review import (
+from ...review import (
     ChangeRecord,
     CheckpointStore,
     MergeResult,
     RestoredFile,
     RestoreLog,
 )
-from ..review.merge import merge3_partial
-from ..tools.workspace import WorkspaceError
-from .editor_workspace import EditorWorkspace
-from .hosted import HostedSession
+from ...review.merge import merge3_partial
+from ...tools.workspace import WorkspaceError
+from ..editor.editor_workspace import EditorWorkspace
+from ..editor.review_book import UNDO_NOTE_HEAD, ReviewBook
+from ..host.hosted import HostedSession
 from .methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
-from .protocol import RequiredSessionParams, WireParams, parse_params
-from .review_book import UNDO_NOTE_HEAD, ReviewBook
+from .models import RequiredSessionParams, WireParams, parse_params
 
 REQUEST_FAILED = -32803
 BASH_NOTE = (

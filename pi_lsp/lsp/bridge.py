@@ -19,8 +19,8 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from ..ai.abort import AbortSignal
-from .positions import Encoding, normalize_encoding
-from .transport import PiProtocol
+from .connection.transport import PiProtocol
+from .editor.positions import Encoding, normalize_encoding
 
 log = logging.getLogger(__name__)
 

@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from ..review import UndoConflict
-from ..tools.workspace import WorkspaceError
-from .editor_workspace import EditorWorkspace
+from ...review import UndoConflict
+from ...tools.workspace import WorkspaceError
+from ..editor.editor_workspace import EditorWorkspace
+from ..editor.review_book import ReviewBook, Undone
 from .methods import REVIEW, REVIEW_DECISION
-from .protocol import RequiredSessionParams, WireParams, parse_params
-from .review_book import ReviewBook, Undone
+from .models import RequiredSessionParams, WireParams, parse_params
 
 
 class Decision(WireParams):

@@ -1,0 +1,1 @@
+"""The ``pi/*`` requests: their names, params/result models and handlers."""

@@ -1,0 +1,1 @@
+"""The connection to one editor: framing, the JSON-RPC dispatch loop, the outbox, stdio and TCP."""

@@ -12,9 +12,8 @@ Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from inspect import isawaitable
-from typing import Any
 
 from ..agent import Agent
 from ..agent.messages import AgentMessage
@@ -56,14 +55,10 @@ class CompactionMixin:
     _compaction_signal: AbortSignal | None
     _overflow_recovery_attempted: bool
 
-    async def _emit(self, event: SessionEvent) -> None:
-        raise NotImplementedError
-
-    def _record(self, append: Callable[..., str | None], *args: Any) -> str | None:
-        raise NotImplementedError
-
-    def _drop_trailing_assistant(self, *, only_errors: bool = False) -> None:
-        raise NotImplementedError
+    # provided by AgentSession (declared here for the type checker, not stubbed)
+    _emit: Callable[[SessionEvent], Awaitable[None]]
+    _record: Callable[..., str | None]
+    _drop_trailing_assistant: Callable[..., None]
 
     def _fitted_settings(self) -> CompactionSettings:
         """The compaction settings for the current model's window (see ``fitted_to_window``)."""

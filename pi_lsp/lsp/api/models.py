@@ -281,16 +281,40 @@ class ResumeResult(WireParams):
     copy of it (the requested id), so the two never write one file."""
 
 
+class PendingPermission(WireParams):
+    tool_call_id: str
+    tool: str
+    title: str
+
+
+class UsageTotals(WireParams):
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+
 class StateResult(WireParams):
+    """``pi/state``. Every field is always sent (``null`` when unknown): ``to_state_wire``."""
+
     session_id: str
     is_streaming: bool
     model: dict[str, Any] | None
+    thinking_level: AgentThinkingLevel
     message_count: int
     pending_steering: int
     pending_follow_up: int
+    pending_permissions: list[PendingPermission] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    context_tokens: int | None = None
+    context_window: int | None = None
     save_error: str | None = None
-    """Why the session file cannot be written now (absent while saving works)."""
+    """Why the session file cannot be written now (``null`` while saving works)."""
     forked_from: str | None = None
+
+    def to_state_wire(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, mode="json")
 
 
 class PermissionsParams(WireParams):

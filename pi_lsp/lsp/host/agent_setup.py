@@ -173,14 +173,14 @@ class AgentSetup:
         self,
         workspace: Workspace,
         settings: Callable[[], Settings],
-        on_retry: Callable[[RetryInfo], object],
         *,
         sandbox: SandboxSource | None = None,
     ) -> None:
         self.workspace = workspace
         self._sandbox = sandbox
         self._settings = settings
-        self._on_retry = on_retry
+        self.retry_listener: Callable[[RetryInfo], object] | None = None
+        """Told about each provider retry (the hosted session that owns this setup)."""
         self.registry = ProcessRegistry()
         self._faux: _Faux | None = None
         self._http: httpx.AsyncClient | None = None
@@ -195,6 +195,10 @@ class AgentSetup:
         if self._http is None or self._http.is_closed:
             self._http = new_http_client()
         return self._http
+
+    def _on_retry(self, info: RetryInfo) -> None:
+        if self.retry_listener is not None:
+            self.retry_listener(info)
 
     async def aclose(self) -> None:
         """Close the provider client (its pooled connections); a later run opens a new one."""

@@ -32,7 +32,14 @@ from ...review import CheckpointStore
 from ...sessions.agent_session import AgentSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ...wire import event_wire, message_wire, queue_wire
-from ..api.models import EVENT, DeliverAs, Delivered
+from ..api.models import (
+    EVENT,
+    DeliverAs,
+    Delivered,
+    PendingPermission,
+    StateResult,
+    UsageTotals,
+)
 from ..bridge import ClientBridge
 from ..editor.editor_workspace import CURRENT_SIGNAL
 from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
@@ -361,27 +368,29 @@ class HostedSession:
         agent = self.agent
         model = agent.state.model
         usage = self.session.usage_totals()
-        return {
-            "sessionId": self.id,
-            "isStreaming": self.running,
-            "model": message_wire(model) if model is not None else None,
-            "thinkingLevel": agent.state.thinking_level,
-            "messageCount": len(agent.state.messages),
-            "pendingSteering": len(agent.queued_steering),
-            "pendingFollowUp": len(agent.queued_follow_ups),
-            "pendingPermissions": self.permissions.pending_list(),
-            "usage": {
-                "input": usage.input,
-                "output": usage.output,
-                "cacheRead": usage.cache_read,
-                "cacheWrite": usage.cache_write,
-                "cost": usage.cost,
-            },
-            "contextTokens": self.session.context_tokens(),
-            "contextWindow": model.context_window if model is not None else None,
-            "saveError": self.session.persist_error,
-            "forkedFrom": self.forked_from,
-        }
+        return StateResult(
+            session_id=self.id,
+            is_streaming=self.running,
+            model=message_wire(model) if model is not None else None,
+            thinking_level=agent.state.thinking_level,
+            message_count=len(agent.state.messages),
+            pending_steering=len(agent.queued_steering),
+            pending_follow_up=len(agent.queued_follow_ups),
+            pending_permissions=[
+                PendingPermission.model_validate(p) for p in self.permissions.pending_list()
+            ],
+            usage=UsageTotals(
+                input=usage.input,
+                output=usage.output,
+                cache_read=usage.cache_read,
+                cache_write=usage.cache_write,
+                cost=usage.cost,
+            ),
+            context_tokens=self.session.context_tokens(),
+            context_window=model.context_window if model is not None else None,
+            save_error=self.session.persist_error,
+            forked_from=self.forked_from,
+        ).to_state_wire()
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:
         """The transcript in wire form, with each message's session-file entry id."""

@@ -68,13 +68,7 @@ class SessionManager:
     # ------------------------------------------------------------------------ create
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
-        holder: list[HostedSession] = []
-        setup = AgentSetup(
-            self.workspace,
-            self.settings,
-            lambda info: holder[0].on_retry(info) if holder else None,
-            sandbox=self.security,
-        )
+        setup = AgentSetup(self.workspace, self.settings, sandbox=self.security)
         permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
         agent = setup.new_agent(permissions.before_tool_call)
         session = AgentSession.resume(agent, file) if resume else AgentSession(agent, file)
@@ -85,7 +79,7 @@ class SessionManager:
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
-        holder.append(hosted)
+        setup.retry_listener = hosted.on_retry
         permissions.session_id = hosted.id
         saved = session.saved_model_choice() if resume else None
         if saved is not None:  # the session chose its own model: it keeps it

@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -47,23 +49,70 @@ FORBIDDEN: dict[str, set[str]] = {
 FORBIDDEN["review"] = FORBIDDEN["ai"]  # pure text algorithms: nothing of ours either
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    rel_pkg = ".".join(("pi_lsp", *path.relative_to(PKG).parent.parts))
-    found: set[str] = set()
+_RAW_IMPORTS = """
+import ast, json, sys
+out = []
+for node in ast.walk(ast.parse(sys.stdin.read())):
+    if isinstance(node, ast.Import):
+        out.append([-1, None, [a.name for a in node.names]])
+    elif isinstance(node, ast.ImportFrom):
+        out.append([node.level, node.module, [a.name for a in node.names]])
+print(json.dumps(out))
+"""
+
+
+def _raw_imports(source: str) -> list[tuple[int, str | None, list[str]]]:
+    """``(level, module, names)`` of every import statement (``level`` -1: ``import x``)."""
+    try:
+        tree = ast.parse(source)
+    except SystemError:
+        # CPython 3.11 can fail ast.parse with "AST constructor recursion depth mismatch"
+        # after other code in the process ran deep (seen once in CI): parse in a fresh one
+        res = subprocess.run(
+            [sys.executable, "-c", _RAW_IMPORTS],
+            input=source,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return [(level, module, names) for level, module, names in json.loads(res.stdout)]
+    out: list[tuple[int, str | None, list[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            out.append((-1, None, [alias.name for alias in node.names]))
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = rel_pkg.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                module = ".".join([*base, node.module] if node.module else base)
-            else:
-                module = node.module or ""
-            found.add(module)
-            found.update(f"{module}.{alias.name}" for alias in node.names)
+            out.append((node.level, node.module, [alias.name for alias in node.names]))
+    return out
+
+
+def _imports(path: Path) -> set[str]:
+    rel_pkg = ".".join(("pi_lsp", *path.relative_to(PKG).parent.parts))
+    found: set[str] = set()
+    for level, module, names in _raw_imports(path.read_text(encoding="utf-8")):
+        if level == -1:
+            found.update(names)
+            continue
+        if level:
+            base = rel_pkg.split(".")
+            base = base[: len(base) - (level - 1)]
+            module = ".".join([*base, module] if module else base)
+        else:
+            module = module or ""
+        found.add(module)
+        found.update(f"{module}.{name}" for name in names)
     return found
+
+
+def test_the_import_reader_works_in_a_fresh_interpreter_too() -> None:
+    # the fallback path of _raw_imports, used when ast.parse fails in this process
+    res = subprocess.run(
+        [sys.executable, "-c", _RAW_IMPORTS],
+        input="import os\nfrom ..a import b, c\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(res.stdout) == [[-1, None, ["os"]], [2, "a", ["b", "c"]]]
 
 
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))

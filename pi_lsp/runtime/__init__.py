@@ -14,7 +14,21 @@ The runtime imports the layers below it (``agent``, ``ai``, ``tools``, ``session
 
 from __future__ import annotations
 
-from .assemble import build_agent
+from typing import TYPE_CHECKING, Any
+
 from .providers import api_key_variable, default_provider
 
+if TYPE_CHECKING:
+    from .assemble import build_agent
+
 __all__ = ["api_key_variable", "build_agent", "default_provider"]
+
+
+def __getattr__(name: str) -> Any:
+    # ``build_agent`` pulls in the tools: loaded on first use, so ``pi-lsp run --help`` and a
+    # usage error stay fast
+    if name == "build_agent":
+        from .assemble import build_agent
+
+        return build_agent
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

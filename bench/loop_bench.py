@@ -118,6 +118,7 @@ class Workload:
             Usage,
             now_ms,
         )
+        from pi_lsp.ai.grow import append_to_field as append
         from pi_lsp.ai.types import ModelCost
 
         self.params = params
@@ -192,7 +193,7 @@ class Workload:
                 for i in range(deltas):
                     offset = (4 * i) % 64
                     delta = PATTERN[offset : offset + 4]
-                    block.text += delta  # as the port's providers accumulate text
+                    append(block, "text", delta)  # as the providers accumulate text (_base.py)
                     yield TextDeltaEvent(index, delta, output)
                 yield TextEndEvent(index, block.text, output)
             if turn < params["tool_turns"]:
@@ -454,8 +455,8 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
         "loadavg_1m": os.getloadavg()[0],
         "events_by_type": sink.by_type,
         "updates_by_type": sink.updates,
-        "text_accumulation": "block.text += delta (as pi_lsp's providers do; O(length) per "
-        "append in CPython)",
+        "text_accumulation": "pi_lsp.ai.grow.append_to_field (as pi_lsp's providers do; "
+        "amortised O(len(delta)) per append)",
         "event_loop": args.event_loop,
     }
     print(json.dumps(result))

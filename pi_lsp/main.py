@@ -93,6 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .sessions.fsync_worker import drain_background_fsync
 
     drain_background_fsync()
+    if "pi_lsp.security.sandbox" in sys.modules:  # a bubblewrap probe may still be running
+        from .security.sandbox import settle_probe
+
+        settle_probe()
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()

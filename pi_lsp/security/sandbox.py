@@ -103,6 +103,12 @@ class Bubblewrap:
     def available(self) -> bool:
         return self.problem() is None
 
+    def settle(self, timeout: float) -> None:
+        """Wait (at most ``timeout`` s) for a started probe, so a process that exits without
+        its interpreter's teardown (``os._exit``) does not leave the probe's temp dir behind."""
+        if self._started:
+            self._done.wait(timeout)
+
     def _probe(self) -> None:
         try:
             self._problem = self._run_probe()
@@ -151,3 +157,9 @@ def default_sandbox() -> Bubblewrap:
         if _DEFAULT is None:
             _DEFAULT = Bubblewrap()
         return _DEFAULT
+
+
+def settle_probe(timeout: float = 5.0) -> None:
+    """``settle`` the process-wide sandbox's probe, if one was started (before ``os._exit``)."""
+    if _DEFAULT is not None:
+        _DEFAULT.settle(timeout)

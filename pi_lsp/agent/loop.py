@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from inspect import isawaitable
 from types import CoroutineType
-from typing import Any
+from typing import Any, cast
 
 from ..ai import (
     AbortSignal,
@@ -24,6 +24,7 @@ from ..ai import (
     ToolResultMessage,
 )
 from ..ai import stream as default_stream
+from ..ai.event_stream import Handover
 from ._copy import COPY_PARTS as _COPY_PARTS
 from ._copy import shallow_copy
 from ._hooks import Emit, Emitter, resolve
@@ -222,40 +223,57 @@ async def stream_assistant_response(
     started: Any = (stream_fn or default_stream)(config.model, llm_context, options)
     response: AssistantMessageEventStream = await started if isawaitable(started) else started
 
-    # Hot path: one iteration per streamed chunk. The sink is called inline (no wrapper
+    # Hot path: one call per streamed chunk. The sink is called inline (no wrapper
     # coroutine; the semantics are Emitter's) and the partial is copied inline (see _copy).
+    # While the loop waits, the stream runs ``content`` at push time (``direct``), so a
+    # chunk costs the producer's hand-off only; what suspends or raises comes back as a
+    # Handover, awaited here in order.
     sink = emit.sink
     history = context.messages
-    content_events = _CONTENT_EVENTS
     new, set_dict, set_fields, set_extra, set_private = _COPY_PARTS
     partial: AssistantMessage | None = None
-    async for event in response:
-        kind = event.type
-        if kind in content_events:
-            if partial is not None:
-                current = event.partial  # type: ignore[union-attr]
-                if current is not partial:  # providers mutate one object: usually the same
-                    partial = current
-                    history[-1] = current
-                snapshot: Any = new(partial.__class__)  # == shallow_copy(partial), inlined
-                set_dict(snapshot, partial.__dict__.copy())
-                set_fields(snapshot, partial.__pydantic_fields_set__.copy())
-                extra = partial.__pydantic_extra__
-                set_extra(snapshot, None if extra is None else extra.copy())
-                private = partial.__pydantic_private__
-                set_private(snapshot, None if private is None else private.copy())
-                result = sink(MessageUpdateEvent(snapshot, event))
+
+    def content(event: Any) -> object:
+        nonlocal partial
+        if partial is None:
+            return None
+        current = event.partial
+        if current is not partial:  # providers mutate one object: usually the same
+            partial = current
+            history[-1] = current
+        snapshot: Any = new(current.__class__)  # == shallow_copy(partial), inlined
+        set_dict(snapshot, current.__dict__.copy())
+        set_fields(snapshot, current.__pydantic_fields_set__.copy())
+        extra = current.__pydantic_extra__
+        set_extra(snapshot, None if extra is None else extra.copy())
+        private = current.__pydantic_private__
+        set_private(snapshot, None if private is None else private.copy())
+        return sink(MessageUpdateEvent(snapshot, event))
+
+    direct = response.__class__ is AssistantMessageEventStream
+    if direct:
+        response.direct = content
+    try:
+        async for event in response:
+            kind: str = event.type
+            if kind in _CONTENT_EVENTS:
+                result = content(event)
                 if result is not None and (
                     result.__class__ is CoroutineType or isawaitable(result)
                 ):
                     await result
-        elif kind == "start":
-            partial = event.partial  # type: ignore[union-attr]
-            history.append(partial)
-            # a deep copy: message_start describes this moment, never content added later
-            await emit(MessageStartEvent(partial.model_copy(deep=True)))
-        elif kind == "done" or kind == "error":
-            break
+            elif kind == "handover":  # only a direct consumer receives one
+                await cast(Handover, event)
+            elif kind == "start":
+                partial = event.partial  # type: ignore[union-attr]
+                history.append(partial)
+                # a deep copy: message_start describes this moment, never content added later
+                await emit(MessageStartEvent(partial.model_copy(deep=True)))
+            elif kind == "done" or kind == "error":
+                break
+    finally:
+        if direct:
+            response.release_direct()
     final = await response.result()
     if partial is not None:
         history[-1] = final

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from inspect import isawaitable
+from types import CoroutineType
 from typing import Any
 
 from .events import AssistantMessageEvent
@@ -18,6 +21,95 @@ from .types import AssistantMessage
 
 _Future = asyncio.Future  # direct construction: one Python frame less than loop.create_future()
 _running_loop = asyncio.get_running_loop
+
+DirectHandler = Callable[[AssistantMessageEvent], object]
+"""See ``AssistantMessageEventStream.direct``: handles one content event, returns ``None`` or
+an awaitable the consumer must await before its next event."""
+
+
+class Handover:
+    """What a ``direct`` handler left for the consumer: an awaitable to finish (a coroutine
+    that suspended, with what it yielded) or an exception it raised. The consumer awaits it,
+    in order, before its next event. Only consumers that set ``direct`` ever receive one."""
+
+    __slots__ = ("awaitable", "coro", "error", "finished", "yielded")
+    type = "handover"
+
+    def __init__(
+        self,
+        *,
+        coro: Coroutine[Any, Any, Any] | None = None,
+        yielded: Any = None,
+        awaitable: Awaitable[Any] | None = None,
+        error: BaseException | None = None,
+    ) -> None:
+        self.coro = coro
+        self.yielded = yielded
+        self.awaitable = awaitable
+        self.error = error
+        self.finished = False
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        try:
+            if self.error is not None:
+                error, self.error = self.error, None
+                raise error
+            if self.awaitable is not None:
+                yield from self.awaitable.__await__()
+                return
+            coro, value = self.coro, self.yielded
+            assert coro is not None
+            while True:  # the rest of ``await coro``, in the consumer's task
+                try:
+                    sent = yield value
+                except BaseException as exc:  # the consumer's cancellation reaches the coroutine
+                    try:
+                        value = coro.throw(exc)
+                    except StopIteration:
+                        return
+                    continue
+                try:
+                    value = coro.send(sent)
+                except StopIteration:
+                    return
+        finally:
+            self.finished = True
+
+    def abandon(self) -> None:
+        """The consumer stopped (cancelled) before awaiting this: cancel what was started,
+        as if the consumer had been cancelled while awaiting it."""
+        if self.finished:
+            return
+        self.finished = True
+        self.error = None
+        if self.coro is not None:
+            try:
+                self.coro.throw(asyncio.CancelledError())
+            except BaseException:
+                return
+            self.coro.close()  # it awaited again while cancelled: stop it there
+        elif isinstance(self.awaitable, asyncio.Future):
+            self.awaitable.cancel()
+
+
+def _run_direct(direct: DirectHandler, event: AssistantMessageEvent) -> Handover | None:
+    """Run ``direct`` on ``event`` now; ``None`` when it finished without suspending."""
+    try:
+        result = direct(event)
+        if result is None:
+            return None
+        if result.__class__ is CoroutineType:
+            coro: Any = result
+            try:
+                yielded = coro.send(None)
+            except StopIteration:
+                return None
+            return Handover(coro=coro, yielded=yielded)
+        if isawaitable(result):
+            return Handover(awaitable=result)
+        return None
+    except BaseException as exc:  # delivered to the consumer, never to the producer
+        return Handover(error=exc)
 
 
 class AssistantMessageEventStream:
@@ -32,11 +124,13 @@ class AssistantMessageEventStream:
         "_done",
         "_ended",
         "_finished",
+        "_handover",
         "_queue",
         "_result",
         "_result_future",
         "_task",
         "_waiter",
+        "direct",
         "max_backlog",
     )
 
@@ -51,6 +145,14 @@ class AssistantMessageEventStream:
         self._task: asyncio.Task[Any] | None = None
         self.max_backlog = 0
         """Most events pushed and not yet taken by the consumer (a benchmark statistic)."""
+        self._handover: Handover | None = None
+        self.direct: DirectHandler | None = None
+        """Set by a consumer (the agent loop) that handles content events (everything but
+        ``start`` / ``done`` / ``error``) with a plain function: while it waits for the next
+        event, ``push`` runs the handler at once, in order, instead of waking the consumer's
+        task for each chunk (half the event-loop hand-offs per chunk). If the handler's
+        awaitable suspends or it raises, the consumer receives a ``Handover`` to await, and
+        events pushed meanwhile queue as usual. The producer never sees the handler's errors."""
 
     # ------------------------------------------------------------------ producer side
 
@@ -70,6 +172,14 @@ class AssistantMessageEventStream:
             if not waiter.done():  # not cancelled: hand the event over directly
                 if kind == "done" or kind == "error":
                     self._finished = True
+                elif kind != "start" and self.direct is not None:
+                    handover = _run_direct(self.direct, event)
+                    if handover is None:  # handled: the consumer keeps waiting
+                        self._waiter = waiter
+                        return
+                    self._handover = handover
+                    waiter.set_result(handover)  # type: ignore[arg-type]  # direct consumers
+                    return
                 waiter.set_result(event)
                 if self.max_backlog < 1:
                     self.max_backlog = 1
@@ -90,6 +200,14 @@ class AssistantMessageEventStream:
             self._waiter = None
             if not waiter.done():
                 waiter.set_exception(StopAsyncIteration())
+
+    def release_direct(self) -> None:
+        """The direct consumer is done: no more ``direct`` calls; a ``Handover`` it never
+        awaited (it was cancelled first) is abandoned."""
+        self.direct = None
+        handover, self._handover = self._handover, None
+        if handover is not None:
+            handover.abandon()
 
     def attach_task(self, task: asyncio.Task[Any]) -> None:
         """Keep a reference to the producer task for the stream's lifetime."""

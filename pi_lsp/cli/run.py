@@ -30,6 +30,7 @@ from ..ai.http import new_http_client
 from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
 from ..ai.thinking import THINKING_LEVELS
 from ..runtime import api_key_variable, default_provider
+from ..runtime.event_loop import run as run_event_loop
 from ..security import vault
 from ..sessions import SessionNotFoundError, SessionStore
 from ..sessions.agent_session import AgentSession
@@ -289,6 +290,6 @@ def main(argv: Sequence[str]) -> int:
         print(f"pi-lsp run: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return asyncio.run(execute(plan))
+        return run_event_loop(execute(plan))
     except KeyboardInterrupt:  # Ctrl-C before the handler was installed
         return EXIT_INTERRUPTED

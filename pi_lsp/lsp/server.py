@@ -7,7 +7,6 @@ outbox live in their own modules and are wired together here.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 from collections.abc import Iterable
@@ -20,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..runtime.event_loop import run as run_event_loop
 from .api.models import COMMANDS, DIAGNOSTICS
 from .api.requests import PiApi
 from .bridge import ClientBridge
@@ -377,4 +377,4 @@ def run_stdio(
         dispatch(protocol, first)
         return await run_loop(protocol, thread_frames(stdin), server.stop)
 
-    return asyncio.run(main())
+    return run_event_loop(main())

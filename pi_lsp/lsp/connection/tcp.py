@@ -22,6 +22,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 
+from ...runtime.event_loop import run as run_event_loop
 from ..server import PiLanguageServer, create_server
 from .framing import FrameError, frame
 from .transport import (
@@ -89,7 +90,7 @@ def serve_tcp(host: str, port: int) -> int:
         await server.stop()
         return 0
 
-    return asyncio.run(main())
+    return run_event_loop(main())
 
 
 async def _nothing() -> None:

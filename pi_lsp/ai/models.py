@@ -11,8 +11,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .providers.faux import FAUX_MODEL
 from .types import InputKind, Model, ModelCost
+
+#: The scripted offline model (``ai/providers/faux.py``), here so the catalogue needs no
+#: import of the faux provider.
+FAUX_MODEL = Model(
+    id="faux-1",
+    name="Faux (scripted)",
+    api="faux",
+    provider="faux",
+    context_window=200_000,
+    max_tokens=16_384,
+    input=["text", "image"],
+)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"

@@ -27,7 +27,6 @@ from typing import Any
 from ..ai import AssistantMessage, Model, StreamOptions
 from ..ai.env_keys import get_env_api_key
 from ..ai.http import new_http_client
-from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
 from ..ai.thinking import THINKING_LEVELS
 from ..runtime import api_key_variable, default_provider
 from ..runtime.event_loop import run as run_event_loop
@@ -116,6 +115,8 @@ def plan_run(args: argparse.Namespace) -> Plan:
         "read_timeout": args.read_timeout,
     }
     if args.demo or (args.provider == "faux" and not args.faux_script):
+        from ..ai.providers.faux import FAUX_MODEL, FauxProvider
+
         project = copy_project()
         return Plan(
             prompt=args.prompt or DEMO_PROMPT,
@@ -136,6 +137,8 @@ def plan_run(args: argparse.Namespace) -> Plan:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {args.cwd}: not a directory")
     if args.faux_script:
+        from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
+
         try:
             script = FauxScript.load(args.faux_script)
         except (OSError, ValueError) as exc:

@@ -12,10 +12,11 @@ import json
 import re
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import Field, ValidationError
 
 from ..agent.messages import AgentMessage
 from ..ai import UserContent, WireModel
+from ..ai.lazy_adapter import LazyTypeAdapter
 from ..ai.surrogates import clean_surrogates
 
 CURRENT_SESSION_VERSION = 3
@@ -112,7 +113,7 @@ SessionEntry: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-entry_adapter: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
+entry_adapter: LazyTypeAdapter[SessionEntry] = LazyTypeAdapter(SessionEntry)
 
 
 class MalformedLineError(ValueError):

@@ -11,9 +11,9 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-from ..agent.messages import AgentMessage
+from ..agent.messages import agent_message_adapter
 from ..agent.queue import QueuedMessage
 from .entries import CustomEntry, SessionEntry
 
@@ -21,7 +21,7 @@ log = logging.getLogger("pi_lsp.sessions")
 
 QUEUE_ENTRY_TYPE = "pi-lsp.queue"
 
-_message_adapter: TypeAdapter[AgentMessage] = TypeAdapter(AgentMessage)
+_message_adapter = agent_message_adapter
 
 
 def queue_data(

@@ -56,6 +56,7 @@ function workload(params, producer) {
       size: Type.Optional(Type.Integer({ description: "Exact output length in characters" })),
     }),
     async execute(id, args) {
+      work.toolCalls++;
       if (params.tool_sleep_ms > 0) {
         const turn = Number(id.split("_")[1]);
         const start = performance.now();
@@ -73,7 +74,7 @@ function workload(params, producer) {
       return { content: [{ type: "text", text }], details: {} };
     },
   };
-  const work = { model, tool, sleeps, llmCalls: 0, maxBacklog: 0, serializedChars: 0, argChunks: [] };
+  const work = { model, tool, sleeps, llmCalls: 0, toolCalls: 0, maxBacklog: 0, serializedChars: 0, argChunks: [] };
 
   function* events(turn, output) {
     yield { type: "start", partial: output };
@@ -231,7 +232,7 @@ async function main() {
     llm_version: `@earendil-works/pi-ai@${pkg("@earendil-works/pi-ai")}`,
     runtime: `node ${process.version}`, api: args.api, producer: args.producer, workload: args.workload,
     params, warmup: args.warmup,
-    llm_calls: work.llmCalls, tool_calls: work.sleeps.size ? [...work.sleeps.keys()].length * params.tool_calls_per_turn : exp.tools,
+    llm_calls: work.llmCalls, tool_calls: work.toolCalls,
     messages: messages.length, events: sink.events, text_deltas: sink.textDeltas,
     wall_s: wall, cpu_s: cpu, events_per_s: sink.events / wall, deltas_per_s: sink.textDeltas / wall,
     scripted_sleep_s: scripted,
@@ -247,7 +248,7 @@ async function main() {
     events_by_type: sink.byType, updates_by_type: sink.updates,
   };
   console.log(JSON.stringify(result));
-  const ok = work.llmCalls === exp.llm && messages.length === exp.messages && sink.events === exp.events
+  const ok = work.llmCalls === exp.llm && work.toolCalls === exp.tools && messages.length === exp.messages && sink.events === exp.events
     && sink.byType.turn_start === exp.llm && (sink.byType.message_update ?? 0) === exp.updates;
   if (!ok) { console.error("event counts differ from the contract", exp); process.exit(1); }
 }

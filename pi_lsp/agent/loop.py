@@ -26,7 +26,7 @@ from ..ai import (
 from ..ai import stream as default_stream
 from ..ai.event_stream import Handover
 from ._copy import COPY_PARTS as _COPY_PARTS
-from ._copy import shallow_copy
+from ._copy import deep_copy, shallow_copy
 from ._hooks import Emit, Emitter, resolve
 from .messages import AgentMessage
 from .tool_execution import emit_message, execute_tool_calls
@@ -268,7 +268,7 @@ async def stream_assistant_response(
                 partial = event.partial  # type: ignore[union-attr]
                 history.append(partial)
                 # a deep copy: message_start describes this moment, never content added later
-                await emit(MessageStartEvent(partial.model_copy(deep=True)))
+                await emit(MessageStartEvent(deep_copy(partial)))
             elif kind == "done" or kind == "error":
                 break
     finally:

@@ -10,6 +10,8 @@ garbage-collected mid-run. Must not import anything of ours above ``ai/``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from asyncio.tasks import _enter_task, _leave_task  # how eager tasks switch tasks
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from inspect import isawaitable
@@ -21,6 +23,7 @@ from .types import AssistantMessage
 
 _Future = asyncio.Future  # direct construction: one Python frame less than loop.create_future()
 _running_loop = asyncio.get_running_loop
+_current_task = asyncio.current_task
 
 DirectHandler = Callable[[AssistantMessageEvent], object]
 """See ``AssistantMessageEventStream.direct``: handles one content event, returns ``None`` or
@@ -92,7 +95,7 @@ class Handover:
             self.awaitable.cancel()
 
 
-def _run_direct(direct: DirectHandler, event: AssistantMessageEvent) -> Handover | None:
+def _call_direct(direct: DirectHandler, event: AssistantMessageEvent) -> Handover | None:
     """Run ``direct`` on ``event`` now; ``None`` when it finished without suspending."""
     try:
         result = direct(event)
@@ -112,6 +115,29 @@ def _run_direct(direct: DirectHandler, event: AssistantMessageEvent) -> Handover
         return Handover(error=exc)
 
 
+def _run_direct(
+    direct: DirectHandler, event: AssistantMessageEvent, owner: asyncio.Task[Any] | None
+) -> Handover | None:
+    """``_call_direct`` as the consumer's task: while the handler runs, ``current_task()`` is
+    the consumer's (as for an eager task), so a timeout, task group or cancel scope the
+    handler opens belongs to the task that resumes it if it suspends, never to the producer."""
+    if owner is None:
+        return _call_direct(direct, event)
+    loop = owner.get_loop()
+    running = _current_task(loop)
+    if running is owner:
+        return _call_direct(direct, event)
+    if running is not None:
+        _leave_task(loop, running)
+    _enter_task(loop, owner)
+    try:
+        return _call_direct(direct, event)
+    finally:
+        _leave_task(loop, owner)
+        if running is not None:
+            _enter_task(loop, running)
+
+
 class AssistantMessageEventStream:
     """One assistant response as an async-iterable queue (a single consumer).
 
@@ -121,6 +147,8 @@ class AssistantMessageEventStream:
     """
 
     __slots__ = (
+        "_direct",
+        "_direct_task",
         "_done",
         "_ended",
         "_finished",
@@ -130,7 +158,6 @@ class AssistantMessageEventStream:
         "_result_future",
         "_task",
         "_waiter",
-        "direct",
         "max_backlog",
     )
 
@@ -146,13 +173,8 @@ class AssistantMessageEventStream:
         self.max_backlog = 0
         """Most events pushed and not yet taken by the consumer (a benchmark statistic)."""
         self._handover: Handover | None = None
-        self.direct: DirectHandler | None = None
-        """Set by a consumer (the agent loop) that handles content events (everything but
-        ``start`` / ``done`` / ``error``) with a plain function: while it waits for the next
-        event, ``push`` runs the handler at once, in order, instead of waking the consumer's
-        task for each chunk (half the event-loop hand-offs per chunk). If the handler's
-        awaitable suspends or it raises, the consumer receives a ``Handover`` to await, and
-        events pushed meanwhile queue as usual. The producer never sees the handler's errors."""
+        self._direct: DirectHandler | None = None
+        self._direct_task: asyncio.Task[Any] | None = None
 
     # ------------------------------------------------------------------ producer side
 
@@ -172,8 +194,8 @@ class AssistantMessageEventStream:
             if not waiter.done():  # not cancelled: hand the event over directly
                 if kind == "done" or kind == "error":
                     self._finished = True
-                elif kind != "start" and self.direct is not None:
-                    handover = _run_direct(self.direct, event)
+                elif kind != "start" and self._direct is not None:
+                    handover = _run_direct(self._direct, event, self._direct_task)
                     if handover is None:  # handled: the consumer keeps waiting
                         self._waiter = waiter
                         return
@@ -200,6 +222,26 @@ class AssistantMessageEventStream:
             self._waiter = None
             if not waiter.done():
                 waiter.set_exception(StopAsyncIteration())
+
+    @property
+    def direct(self) -> DirectHandler | None:
+        """A consumer's handler for content events (everything but ``start`` / ``done`` /
+        ``error``), set from the consumer's own task (the agent loop sets it). While that task
+        waits for the next event, ``push`` runs the handler at once, in order, as that task
+        (``current_task()`` is the consumer's meanwhile), instead of waking the task for each
+        chunk: half the event-loop hand-offs per chunk. If the handler's awaitable suspends
+        or it raises, the consumer receives a ``Handover`` to await, and events pushed
+        meanwhile queue as usual. The producer never sees the handler's errors."""
+        return self._direct
+
+    @direct.setter
+    def direct(self, handler: DirectHandler | None) -> None:
+        """Set by the consumer, from its own task (see the class docstring)."""
+        self._direct = handler
+        self._direct_task = None
+        if handler is not None:
+            with contextlib.suppress(RuntimeError):  # no running loop: no task to act as
+                self._direct_task = _current_task()
 
     def release_direct(self) -> None:
         """The direct consumer is done: no more ``direct`` calls; a ``Handover`` it never

@@ -197,3 +197,30 @@ async def test_a_consumer_that_does_not_set_direct_never_sees_a_handover() -> No
     assert [e.type for e in events] == [
         "start", "text_start", *["text_delta"] * len(DELTAS), "text_end", "done",
     ]  # fmt: skip
+
+
+async def test_a_sink_runs_as_the_loops_task_so_its_timeouts_and_task_groups_are_the_loops() -> (
+    None
+):
+    tasks: set[asyncio.Task[Any] | None] = set()
+    finished: list[str] = []
+
+    async def sink(event: Any) -> None:
+        if event.type != "message_update":
+            return
+        tasks.add(asyncio.current_task())
+        async with asyncio.timeout(30):  # entered at push time, left after a suspension
+            async with asyncio.TaskGroup() as group:
+                group.create_task(asyncio.sleep(0))
+            await asyncio.sleep(0)
+            tasks.add(asyncio.current_task())
+        finished.append(event.assistant_message_event.type)
+
+    producer = TaskProducer()
+    run = asyncio.ensure_future(
+        run_agent_loop([user("hi")], context(), config(), sink, None, producer)
+    )
+    await run
+    assert tasks == {run}  # never the producer's task
+    assert len(finished) == len(DELTAS) + 2
+    assert producer.push_errors == []

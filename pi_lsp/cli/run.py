@@ -27,7 +27,6 @@ from typing import Any
 from ..ai import AssistantMessage, Model, StreamOptions
 from ..ai.env_keys import get_env_api_key
 from ..ai.http import new_http_client
-from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
 from ..ai.thinking import THINKING_LEVELS
 from ..runtime import api_key_variable, default_provider
 from ..security import vault
@@ -104,8 +103,6 @@ class Plan:
 
 def plan_run(args: argparse.Namespace) -> Plan:
     """Resolve the mode, directory, model and key (``UsageError`` says what to fix)."""
-    from ..demo import DEMO_PROMPT, copy_project, demo_script
-
     common: dict[str, Any] = {
         "thinking": args.thinking,
         "json": args.json,
@@ -115,6 +112,9 @@ def plan_run(args: argparse.Namespace) -> Plan:
         "read_timeout": args.read_timeout,
     }
     if args.demo or (args.provider == "faux" and not args.faux_script):
+        from ..ai.providers.faux import FAUX_MODEL, FauxProvider
+        from ..demo import DEMO_PROMPT, copy_project, demo_script
+
         project = copy_project()
         return Plan(
             prompt=args.prompt or DEMO_PROMPT,
@@ -134,7 +134,9 @@ def plan_run(args: argparse.Namespace) -> Plan:
     cwd = Path(args.cwd).expanduser().resolve()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {args.cwd}: not a directory")
-    if args.faux_script:
+    if args.faux_script:  # the scripted model is loaded only when it is used
+        from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
+
         try:
             script = FauxScript.load(args.faux_script)
         except (OSError, ValueError) as exc:

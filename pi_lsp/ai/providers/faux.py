@@ -48,6 +48,7 @@ from ..events import (
 )
 from ..grow import append_to_field
 from ..json_parse import StreamingJsonParser
+from ..models import FAUX_MODEL as FAUX_MODEL  # re-exported: where the scripted model was
 from ..options import StreamOptions
 from ..registry import register_provider
 from ..types import (
@@ -327,13 +328,3 @@ def _stream(model: Model, context: Context, options: StreamOptions) -> Assistant
 
 
 register_provider("faux", _stream)
-
-FAUX_MODEL = Model(
-    id="faux-1",
-    name="Faux (scripted)",
-    api="faux",
-    provider="faux",
-    context_window=200_000,
-    max_tokens=16_384,
-    input=["text", "image"],
-)

@@ -70,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     protect_secrets()
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "run":
+        from .ai.tls import warm_up
+
+        warm_up()  # the providers' SSL context loads on another core while the CLI imports
         from .cli.run import main as run_main
 
         return run_main(args_list[1:])

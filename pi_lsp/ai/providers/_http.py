@@ -13,7 +13,6 @@ Must not import anything of ours above ``ai/``.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import re
 import ssl
@@ -28,6 +27,7 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 from ..events import RetryInfo
 from ..options import StreamOptions
 from ..retry import is_quota_error, is_retryable_status, parse_retry_after_ms, retry_delay_ms
+from ..tls import ssl_context
 
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
 LOOPBACK_CONNECT_TIMEOUT_S = 5.0
@@ -95,11 +95,6 @@ def encode_json(body: Mapping[str, Any]) -> bytes:
         return _SURROGATES.sub("", text).encode("utf-8")
 
 
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    return httpx.create_ssl_context()  # certifi's bundle (or SSL_CERT_FILE), built once
-
-
 def new_client() -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` with the shared SSL context.
 
@@ -107,7 +102,7 @@ def new_client() -> httpx.AsyncClient:
     language server, ``pi-lsp run``) create one and pass it as ``StreamOptions.http_client``
     so every turn reuses the provider connection instead of a new TLS handshake.
     """
-    return httpx.AsyncClient(verify=_ssl_context())
+    return httpx.AsyncClient(verify=ssl_context())
 
 
 def is_loopback(url: str) -> bool:

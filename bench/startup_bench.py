@@ -112,8 +112,12 @@ class ModelServer:
 
 
 def child_env(data_dir: Path) -> dict[str, str]:
-    env = {**os.environ, "PI_LSP_DATA_DIR": str(data_dir)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # the children read (and on warm-up write) .pyc
+    """The children's environment: ``HOME`` is a scratch directory, so the sessions go where
+    they go for a user (``platformdirs``: ``~/.local/share/pi-lsp`` on Linux) but not into
+    the real one."""
+    env = {**os.environ, "HOME": str(data_dir)}
+    for name in ("PI_LSP_DATA_DIR", "XDG_DATA_HOME", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)  # the children read (and on warm-up write) bytecode caches
     return env
 
 
@@ -175,7 +179,21 @@ async def lsp_first_prompt(server: ModelServer, ws: Path, data_dir: Path) -> dic
     """Spawn of the server → ``initialize`` answered, → first ``pi/prompt`` answered, → that
     prompt's model request arriving (ms); the three requests are written at once."""
     before = len(server.arrivals)
-    client, started = await Client.spawn(data_dir)
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "--log-level",
+        "WARNING",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=ws,
+        env=child_env(data_dir),
+        limit=1 << 24,
+    )
+    client = Client(proc)  # the raw JSON-RPC client of bench/lsp_bench.py
     try:
         answers = {
             msg_id: client.wait(lambda m, i=msg_id: m.get("id") == i and "method" not in m)

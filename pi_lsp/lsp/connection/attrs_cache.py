@@ -18,19 +18,16 @@ Clever, so careful:
   turns it off;
 - the file is trusted like ``__pycache__``: whoever can write the user's cache directory can
   already change what the user's Python runs.
-Standard library only at import time.
+Standard library only, and only what answering ``initialize`` already loads, at import time.
 """
 
 from __future__ import annotations
 import __future__
 
 import contextlib
-import hashlib
 import logging
-import marshal
 import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from types import CodeType
@@ -57,10 +54,14 @@ def _future_flags(module: Any) -> int:
 
 
 def _key(script: str, filename: str) -> str:
+    import hashlib
+
     return hashlib.blake2b(f"{filename}\0{script}".encode(), digest_size=16).hexdigest()
 
 
 def _load(path: Path) -> dict[str, CodeType]:
+    import marshal
+
     try:
         with path.open("rb") as fh:
             data = marshal.load(fh)
@@ -72,6 +73,9 @@ def _load(path: Path) -> dict[str, CodeType]:
 
 
 def _store(path: Path, codes: dict[str, CodeType]) -> None:
+    import marshal
+    import tempfile
+
     with contextlib.suppress(OSError, ValueError):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")

@@ -1,20 +1,24 @@
-"""Start-up: how long after spawn the first provider request leaves ``pi-lsp run``, and how
-long after spawn the language server answers ``initialize`` and the first ``pi/prompt``.
+"""The start-up benchmark: how long a fresh process takes before it does useful work.
 
-Each figure is the median (and minimum) over ``--runs`` fresh processes, with bytecode
-already cached (one unmeasured run first). Prints one JSON line (``pi-startup-bench/1``):
+Prints one JSON line (schema ``pi-startup-bench/1``) with the median and minimum over
+``--runs`` fresh processes (default 7) of:
 
-- ``python_bare_ms``: ``python -c pass``, spawn → exit (the interpreter's own floor);
+- ``python_bare_ms``: ``python -c pass``, spawn → exit: the interpreter's own floor;
 - ``cli_import_ms``: ``python -c "import pi_lsp.cli.run"``, spawn → exit;
-- ``cli_first_request_ms``: ``python -m pi_lsp run hi --provider openai-compatible`` pointed at
-  a scripted OpenAI-compatible server on 127.0.0.1 in this process: spawn → the request
-  received there (target ≤ 150 ms);
-- ``lsp_initialize_ms`` / ``lsp_first_prompt_ms``: ``python -m pi_lsp`` over stdio; the client
-  sends ``initialize``, ``initialized`` and ``pi/prompt`` at once, as an editor does: spawn →
-  each answer received (target for the prompt ≤ 300 ms), and ``lsp_prompt_request_ms``:
-  spawn → that prompt's model request received.
+- ``cli_first_request_ms``: ``pi-lsp run "hi"`` against a scripted OpenAI-compatible server
+  on 127.0.0.1 (a small threaded ``http.server`` in this process, which notes
+  ``time.perf_counter()`` when the POST arrives and answers a short SSE stream): spawn →
+  the first provider request's arrival (issue target ≤ 150 ms);
+- ``lsp_initialize_ms`` / ``lsp_first_prompt_ms``: ``python -m pi_lsp`` over stdio, driven by
+  the raw JSON-RPC client of ``bench/lsp_bench.py``; ``initialize``, ``initialized`` and a first
+  ``pi/prompt`` are written at once right after spawn (as an editor does), and the figures are
+  spawn → the ``initialize`` answer and spawn → the ``pi/prompt`` answer (target ≤ 300 ms);
+  ``lsp_first_model_request_ms`` is spawn → that prompt's request reaching the model server.
 
-``python bench/startup_bench.py [--runs 7]``. Not a test; see docs/performance.md#start-up.
+Bytecode is cached: one unmeasured warm-up process of each kind runs first (with
+``PYTHONDONTWRITEBYTECODE`` removed from the children's environment), so every measured
+process reads ``__pycache__`` instead of compiling. The kinds are interleaved run by run so a
+burst of load on the machine spreads over all figures. ``python bench/startup_bench.py``.
 """
 
 from __future__ import annotations
@@ -24,133 +28,274 @@ import asyncio
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.lsp_bench import Client  # noqa: E402
-from tests.support.http_server import ScriptedHTTPServer, sse_response  # noqa: E402
+from bench.lsp_bench import Client, chunk, is_event  # noqa: E402
+
+SCHEMA = "pi-startup-bench/1"
+TARGETS_MS = {"cli_first_request_ms": 150, "lsp_first_prompt_ms": 300}
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+# ------------------------------------------------------------------- scripted model server
 
 
-def answer() -> Any:
-    return sse_response([chunk({"role": "assistant", "content": "Hi"}), chunk({}, "stop")])
+class ModelServer:
+    """A threaded OpenAI-compatible endpoint: every POST is answered with a short SSE stream
+    ("Hello", then stop); ``arrivals`` holds ``time.perf_counter()`` of each POST's arrival."""
+
+    def __init__(self) -> None:
+        self.arrivals: list[float] = []
+        self._arrived = threading.Condition()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                arrived = time.perf_counter()
+                length = int(self.headers.get("content-length") or 0)
+                self.rfile.read(length)
+                body = b"".join(
+                    b"data: %s\n\n" % json.dumps(event).encode()
+                    for event in (
+                        chunk({"role": "assistant", "content": ""}),
+                        chunk({"content": "Hello"}),
+                        chunk({}, "stop"),
+                    )
+                )
+                body += b"data: [DONE]\n\n"
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                self.wfile.flush()
+                with owner._arrived:
+                    owner.arrivals.append(arrived)
+                    owner._arrived.notify_all()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+
+    def wait_for(self, count: int, timeout: float) -> float:
+        """The arrival time of request number ``count`` (1-based), waiting for it."""
+        with self._arrived:
+            if not self._arrived.wait_for(lambda: len(self.arrivals) >= count, timeout):
+                raise TimeoutError(f"no model request #{count} within {timeout} s")
+            return self.arrivals[count - 1]
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
 
 
-def spawn_to_exit(args: list[str]) -> float:
+# ---------------------------------------------------------------------------- processes
+
+
+def child_env(data_dir: Path) -> dict[str, str]:
+    """The children's environment: ``HOME`` is a scratch directory, so the sessions go where
+    they go for a user (``platformdirs``: ``~/.local/share/pi-lsp`` on Linux) but not into
+    the real one."""
+    env = {**os.environ, "HOME": str(data_dir)}
+    for name in ("PI_LSP_DATA_DIR", "XDG_DATA_HOME", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)  # the children read (and on warm-up write) bytecode caches
+    return env
+
+
+def time_process(argv: list[str], env: dict[str, str]) -> float:
+    """Spawn → exit of a process, in ms."""
     started = time.perf_counter()
-    subprocess.run(args, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, env=env, stdin=subprocess.DEVNULL, cwd=ROOT)
     return (time.perf_counter() - started) * 1000
 
 
-async def cli_first_request(srv: ScriptedHTTPServer, ws: Path, data: Path) -> float:
-    srv.enqueue(answer())
-    before = len(srv.requests)
+def pi_lsp_command() -> list[str]:
+    """The installed console script next to this interpreter (what a user runs), else
+    ``python -m pi_lsp``."""
+    script = Path(sys.executable).with_name("pi-lsp")
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("pi-lsp")
+    return [found] if found else [sys.executable, "-m", "pi_lsp"]
+
+
+def cli_first_request(server: ModelServer, ws: Path, data_dir: Path) -> float:
+    """Spawn of ``pi-lsp run "hi"`` → its first provider request arriving, in ms."""
+    argv = [
+        *pi_lsp_command(),
+        "run",
+        "hi",
+        "--cwd",
+        str(ws),
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.url,
+        "--model",
+        "m",
+    ]
+    before = len(server.arrivals)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        env=child_env(data_dir),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ws,
+    )
+    try:
+        arrived = server.wait_for(before + 1, timeout=60)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    if proc.returncode != 0 or b"Hello" not in out:
+        raise RuntimeError(f"pi-lsp run failed ({proc.returncode}): {out!r} {err!r}")
+    return (arrived - started) * 1000
+
+
+async def lsp_first_prompt(server: ModelServer, ws: Path, data_dir: Path) -> dict[str, float]:
+    """Spawn of the server → ``initialize`` answered, → first ``pi/prompt`` answered, → that
+    prompt's model request arriving (ms); the three requests are written at once."""
+    before = len(server.arrivals)
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "pi_lsp", "run", "hi", "--provider", "openai-compatible",
-        "--base-url", srv.url + "/v1", "--model", "m", "--no-save", "--cwd", str(ws),
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL, cwd=ROOT,
-        env={**os.environ, "PI_LSP_DATA_DIR": str(data)},
-    )  # fmt: skip
-    await srv.wait_for_requests(before + 1)
-    elapsed = (time.perf_counter() - started) * 1000
-    await proc.wait()
-    return elapsed
-
-
-async def lsp_first_prompt(srv: ScriptedHTTPServer, ws: Path, data: Path) -> dict[str, float]:
-    srv.enqueue(answer())
-    before = len(srv.requests)
-    client, started = await Client.spawn(data)
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "--log-level",
+        "WARNING",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=ws,
+        env=child_env(data_dir),
+        limit=1 << 24,
+    )
+    client = Client(proc)  # the raw JSON-RPC client of bench/lsp_bench.py
     try:
-        init = client.wait(lambda m: m.get("id") == 1 and "method" not in m)
-        prompt = client.wait(lambda m: m.get("id") == 2 and "method" not in m)
-        pi = {"provider": "openai-compatible", "baseUrl": srv.url + "/v1", "model": "m"}
-        client.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "processId": os.getpid(), "rootUri": ws.as_uri(), "capabilities": {},
-            "initializationOptions": {"pi": pi}}})  # fmt: skip
+        answers = {
+            msg_id: client.wait(lambda m, i=msg_id: m.get("id") == i and "method" not in m)
+            for msg_id in (1, 2)
+        }
+        ended = client.wait(is_event("agent_end"))
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "processId": os.getpid(),
+                    "rootUri": ws.as_uri(),
+                    "capabilities": {"window": {"workDoneProgress": False}},
+                    "initializationOptions": {
+                        "pi": {"provider": "openai-compatible", "baseUrl": server.url, "model": "m"}
+                    },
+                },
+            }
+        )
         client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         client.send({"jsonrpc": "2.0", "id": 2, "method": "pi/prompt", "params": {"text": "hi"}})
-        client._next = 2
-        await init
-        init_ms = (time.perf_counter() - started) * 1000
-        answered = await prompt
-        prompt_ms = (time.perf_counter() - started) * 1000
-        if "error" in answered:
-            raise RuntimeError(f"pi/prompt failed: {answered['error']}")
-        await srv.wait_for_requests(before + 1)
-        request_ms = (time.perf_counter() - started) * 1000
+        times: dict[str, float] = {}
+        for msg_id, name in ((1, "lsp_initialize_ms"), (2, "lsp_first_prompt_ms")):
+            answer = await asyncio.wait_for(answers[msg_id], 60)
+            if "result" not in answer:
+                raise RuntimeError(f"request {msg_id} failed: {answer}")
+            times[name] = (arrival(client, msg_id) - started) * 1000
+        await asyncio.wait_for(ended, 60)
+        model = await asyncio.to_thread(server.wait_for, before + 1, 60)
+        times["lsp_first_model_request_ms"] = (model - started) * 1000
+        return times
     finally:
         await client.close()
-    return {"init": init_ms, "prompt": prompt_ms, "request": request_ms}
 
 
-def summary(values: list[float]) -> dict[str, float]:
-    return {"median": round(statistics.median(values), 1), "min": round(min(values), 1)}
+def arrival(client: Client, msg_id: int) -> float:
+    return next(t for t, _, m in client.messages if m.get("id") == msg_id and "method" not in m)
 
 
-async def main_async(runs: int) -> dict[str, Any]:
-    bare = [spawn_to_exit([sys.executable, "-c", "pass"]) for _ in range(runs + 1)][1:]
-    imports = [
-        spawn_to_exit([sys.executable, "-c", "import pi_lsp.cli.run"]) for _ in range(runs + 1)
-    ][1:]
-    cli: list[float] = []
-    init: list[float] = []
-    prompt: list[float] = []
-    request: list[float] = []
-    with tempfile.TemporaryDirectory(prefix="pi-startup-bench-") as tmp:
-        ws = Path(tmp) / "ws"
+# ---------------------------------------------------------------------------------- main
+
+
+def summarise(samples: dict[str, list[float]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, values in samples.items():
+        out[name] = {
+            "median": round(statistics.median(values), 1),
+            "min": round(min(values), 1),
+        }
+        if name in TARGETS_MS:
+            out[name]["target"] = TARGETS_MS[name]
+    return out
+
+
+def run(runs: int, only: str | None) -> dict[str, Any]:
+    samples: dict[str, list[float]] = {}
+    server = ModelServer()
+    with tempfile.TemporaryDirectory(prefix="pi-startup-bench-") as raw:
+        tmp = Path(raw)
+        ws = tmp / "ws"
         ws.mkdir()
-        (ws / "README.md").write_text("a project\n")
-        async with ScriptedHTTPServer() as srv:
-            for i in range(runs + 1):
-                ms = await cli_first_request(srv, ws, Path(tmp) / f"cli-{i}")
-                if i:
-                    cli.append(ms)
-            for i in range(runs + 1):
-                got = await lsp_first_prompt(srv, ws, Path(tmp) / f"lsp-{i}")
-                if i:
-                    init.append(got["init"])
-                    prompt.append(got["prompt"])
-                    request.append(got["request"])
+        env = child_env(tmp / "data")
+        kinds: dict[str, Callable[[], dict[str, float]]] = {
+            "python": lambda: {"python_bare_ms": time_process([sys.executable, "-c", "pass"], env)},
+            "cli_import": lambda: {
+                "cli_import_ms": time_process([sys.executable, "-c", "import pi_lsp.cli.run"], env)
+            },
+            "cli": lambda: {"cli_first_request_ms": cli_first_request(server, ws, tmp / "data")},
+            "lsp": lambda: asyncio.run(lsp_first_prompt(server, ws, tmp / "data")),
+        }
+        if only:
+            kinds = {only: kinds[only]}
+        for measure in kinds.values():  # warm-up: writes the bytecode caches
+            measure()
+        for _ in range(runs):
+            for measure in kinds.values():
+                for name, value in measure().items():
+                    samples.setdefault(name, []).append(value)
+    server.close()
     return {
-        "schema": "pi-startup-bench/1",
-        "runtime": f"{platform.python_implementation().lower()} {platform.python_version()}",
-        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs",
+        "schema": SCHEMA,
+        "python": platform.python_version(),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cpus",
+        "load_avg_1m": round(os.getloadavg()[0], 2),
         "runs": runs,
-        "bytecode": "cached (one unmeasured run first)",
-        "python_bare_ms": summary(bare),
-        "cli_import_ms": summary(imports),
-        "cli_first_request_ms": summary(cli),
-        "lsp_initialize_ms": summary(init),
-        "lsp_first_prompt_ms": summary(prompt),
-        "lsp_prompt_request_ms": summary(request),
-        "targets_ms": {"cli_first_request": 150, "lsp_first_prompt": 300},
-        "loadavg_1m": os.getloadavg()[0],
+        "bytecode": "cached (one unmeasured warm-up process of each kind first)",
+        **summarise(samples),
     }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="fresh processes per figure")
+    parser.add_argument(
+        "--only", choices=["python", "cli_import", "cli", "lsp"], help="measure one kind"
+    )
     args = parser.parse_args(argv)
-    # Measure what an installed copy does: bytecode written by the first (unmeasured) run and
-    # read by the others, even where the environment says not to write it.
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    print(json.dumps(asyncio.run(main_async(args.runs))))
+    print(json.dumps(run(args.runs, args.only)))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -70,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     protect_secrets()
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "run":
+        from .ai.tls import warm_up
+
+        warm_up()  # the providers' SSL context loads on another core while the CLI imports
         from .cli.run import main as run_main
 
         return run_main(args_list[1:])
@@ -77,7 +80,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _server_parser().parse_args(args_list)
     setup_logging(args.log_file, args.log_level)
     if args.tcp:
-        from .lsp.connection.tcp import serve_tcp
+        from .lsp.connection.attrs_cache import attrs_code_cache
+
+        with attrs_code_cache():  # lsprotocol's generated methods, compiled once per machine
+            from .lsp.connection.tcp import serve_tcp
 
         host, port = _parse_tcp(args.tcp)
         log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)

@@ -3,89 +3,178 @@
 The bottom layer: knows nothing of agents, tools or editors (it imports nothing of ours above
 it). ``stream(model, context, options)`` returns an event stream whose last event is ``done``
 or ``error``; provider failures are encoded in the final message, never raised.
+
+The names below are loaded on first use (PEP 562): importing one module of the package (the
+SSL warm-up in ``tls``, the message ``types``) does not load the others.
 """
 
-from .abort import AbortSignal
-from .cost import calculate_cost, estimate_tokens
-from .env_keys import (
-    get_env_api_key,
-    is_secret_env_name,
-    missing_key_message,
-    requires_api_key,
-    scrub_env,
-)
-from .event_stream import AssistantMessageEventStream
-from .events import (
-    AssistantMessageEvent,
-    ContentEvent,
-    DoneEvent,
-    ErrorEvent,
-    RetryInfo,
-    StartEvent,
-    TextDeltaEvent,
-    TextEndEvent,
-    TextStartEvent,
-    ThinkingDeltaEvent,
-    ThinkingEndEvent,
-    ThinkingStartEvent,
-    ToolCallDeltaEvent,
-    ToolCallEndEvent,
-    ToolCallStartEvent,
-)
-from .json_parse import StreamingJsonParser, parse_streaming_json, repair_json
-from .models import PROVIDERS, default_model_id, list_models, resolve_model
-from .options import CacheRetention, StreamOptions
-from .overflow import is_context_overflow, is_request_too_large
-from .registry import (
-    ProviderStreamFn,
-    UnknownApiError,
-    complete,
-    get_provider,
-    register_provider,
-    registered_apis,
-    stream,
-)
-from .retry import (
-    abortable_sleep,
-    backoff_delay_ms,
-    is_quota_error,
-    is_retryable_error_message,
-    is_retryable_status,
-    parse_retry_after_ms,
-)
-from .thinking import (
-    DEFAULT_THINKING_BUDGETS,
-    clamp_thinking_level,
-    supported_thinking_levels,
-    thinking_budget,
-)
-from .transform import transform_messages
-from .types import (
-    AnthropicCompat,
-    AssistantContent,
-    AssistantMessage,
-    Context,
-    ImageContent,
-    InputKind,
-    Message,
-    Model,
-    ModelCost,
-    OpenAICompat,
-    StopReason,
-    TextContent,
-    ThinkingContent,
-    ThinkingLevel,
-    Tool,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UsageCost,
-    UserContent,
-    UserMessage,
-    WireModel,
-    now_ms,
-    text_of,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .abort import AbortSignal
+    from .cost import calculate_cost, estimate_tokens
+    from .env_keys import (
+        get_env_api_key,
+        is_secret_env_name,
+        missing_key_message,
+        requires_api_key,
+        scrub_env,
+    )
+    from .event_stream import AssistantMessageEventStream
+    from .events import (
+        AssistantMessageEvent,
+        ContentEvent,
+        DoneEvent,
+        ErrorEvent,
+        RetryInfo,
+        StartEvent,
+        TextDeltaEvent,
+        TextEndEvent,
+        TextStartEvent,
+        ThinkingDeltaEvent,
+        ThinkingEndEvent,
+        ThinkingStartEvent,
+        ToolCallDeltaEvent,
+        ToolCallEndEvent,
+        ToolCallStartEvent,
+    )
+    from .json_parse import StreamingJsonParser, parse_streaming_json, repair_json
+    from .models import PROVIDERS, default_model_id, list_models, resolve_model
+    from .options import CacheRetention, StreamOptions
+    from .overflow import is_context_overflow, is_request_too_large
+    from .registry import (
+        ProviderStreamFn,
+        UnknownApiError,
+        complete,
+        get_provider,
+        register_provider,
+        registered_apis,
+        stream,
+    )
+    from .retry import (
+        abortable_sleep,
+        backoff_delay_ms,
+        is_quota_error,
+        is_retryable_error_message,
+        is_retryable_status,
+        parse_retry_after_ms,
+    )
+    from .thinking import (
+        DEFAULT_THINKING_BUDGETS,
+        clamp_thinking_level,
+        supported_thinking_levels,
+        thinking_budget,
+    )
+    from .transform import transform_messages
+    from .types import (
+        AnthropicCompat,
+        AssistantContent,
+        AssistantMessage,
+        Context,
+        ImageContent,
+        InputKind,
+        Message,
+        Model,
+        ModelCost,
+        OpenAICompat,
+        StopReason,
+        TextContent,
+        ThinkingContent,
+        ThinkingLevel,
+        Tool,
+        ToolCall,
+        ToolResultMessage,
+        Usage,
+        UsageCost,
+        UserContent,
+        UserMessage,
+        WireModel,
+        now_ms,
+        text_of,
+    )
+
+_SOURCES = {
+    "AbortSignal": ".abort",
+    "calculate_cost": ".cost",
+    "estimate_tokens": ".cost",
+    "get_env_api_key": ".env_keys",
+    "is_secret_env_name": ".env_keys",
+    "missing_key_message": ".env_keys",
+    "requires_api_key": ".env_keys",
+    "scrub_env": ".env_keys",
+    "AssistantMessageEventStream": ".event_stream",
+    "AssistantMessageEvent": ".events",
+    "ContentEvent": ".events",
+    "DoneEvent": ".events",
+    "ErrorEvent": ".events",
+    "RetryInfo": ".events",
+    "StartEvent": ".events",
+    "TextDeltaEvent": ".events",
+    "TextEndEvent": ".events",
+    "TextStartEvent": ".events",
+    "ThinkingDeltaEvent": ".events",
+    "ThinkingEndEvent": ".events",
+    "ThinkingStartEvent": ".events",
+    "ToolCallDeltaEvent": ".events",
+    "ToolCallEndEvent": ".events",
+    "ToolCallStartEvent": ".events",
+    "StreamingJsonParser": ".json_parse",
+    "parse_streaming_json": ".json_parse",
+    "repair_json": ".json_parse",
+    "PROVIDERS": ".models",
+    "default_model_id": ".models",
+    "list_models": ".models",
+    "resolve_model": ".models",
+    "CacheRetention": ".options",
+    "StreamOptions": ".options",
+    "is_context_overflow": ".overflow",
+    "is_request_too_large": ".overflow",
+    "ProviderStreamFn": ".registry",
+    "UnknownApiError": ".registry",
+    "complete": ".registry",
+    "get_provider": ".registry",
+    "register_provider": ".registry",
+    "registered_apis": ".registry",
+    "stream": ".registry",
+    "abortable_sleep": ".retry",
+    "backoff_delay_ms": ".retry",
+    "is_quota_error": ".retry",
+    "is_retryable_error_message": ".retry",
+    "is_retryable_status": ".retry",
+    "parse_retry_after_ms": ".retry",
+    "DEFAULT_THINKING_BUDGETS": ".thinking",
+    "clamp_thinking_level": ".thinking",
+    "supported_thinking_levels": ".thinking",
+    "thinking_budget": ".thinking",
+    "transform_messages": ".transform",
+    "AnthropicCompat": ".types",
+    "AssistantContent": ".types",
+    "AssistantMessage": ".types",
+    "Context": ".types",
+    "ImageContent": ".types",
+    "InputKind": ".types",
+    "Message": ".types",
+    "Model": ".types",
+    "ModelCost": ".types",
+    "OpenAICompat": ".types",
+    "StopReason": ".types",
+    "TextContent": ".types",
+    "ThinkingContent": ".types",
+    "ThinkingLevel": ".types",
+    "Tool": ".types",
+    "ToolCall": ".types",
+    "ToolResultMessage": ".types",
+    "Usage": ".types",
+    "UsageCost": ".types",
+    "UserContent": ".types",
+    "UserMessage": ".types",
+    "WireModel": ".types",
+    "now_ms": ".types",
+    "text_of": ".types",
+}
 
 __all__ = [
     "DEFAULT_THINKING_BUDGETS",
@@ -166,3 +255,12 @@ __all__ = [
     "thinking_budget",
     "transform_messages",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(source, __name__), name)
+    globals()[name] = value
+    return value

@@ -104,8 +104,6 @@ class Plan:
 
 def plan_run(args: argparse.Namespace) -> Plan:
     """Resolve the mode, directory, model and key (``UsageError`` says what to fix)."""
-    from ..demo import DEMO_PROMPT, copy_project, demo_script
-
     common: dict[str, Any] = {
         "thinking": args.thinking,
         "json": args.json,
@@ -116,6 +114,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
     }
     if args.demo or (args.provider == "faux" and not args.faux_script):
         from ..ai.providers.faux import FAUX_MODEL, FauxProvider
+        from ..demo import DEMO_PROMPT, copy_project, demo_script
 
         project = copy_project()
         return Plan(

@@ -21,7 +21,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from inspect import isawaitable
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 
@@ -36,7 +36,7 @@ from ..agent.messages import (
 from ..agent.types import AgentEvent, MaybeAwaitable
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
 from ..ai.thinking import THINKING_LEVELS
-from .compaction import CompactionResult, CompactionSettings
+from .compaction.tokens import CompactionSettings
 from .entries import CustomEntry
 from .events import (
     AutoRetryEndEvent,
@@ -50,6 +50,9 @@ from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
 from .usage import UsageTotals, context_tokens, usage_totals
+
+if TYPE_CHECKING:
+    from .compaction.summarize import CompactionResult
 
 log = logging.getLogger("pi_lsp.sessions")
 

@@ -11,11 +11,13 @@ Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from ..agent.queue import QueuedMessage
 from ..agent.types import AgentEvent
-from .compaction import CompactionResult
+
+if TYPE_CHECKING:
+    from .compaction.summarize import CompactionResult
 
 CompactionReason: TypeAlias = Literal["manual", "threshold", "overflow"]
 

@@ -63,7 +63,7 @@ def explain_overflow(message: AssistantMessage, context_window: int, prompt_esti
 
 
 def estimate_prompt(messages: Sequence[AgentMessage]) -> int:
-    from .compaction import estimate_messages_tokens
+    from .compaction.tokens import estimate_messages_tokens
 
     return estimate_messages_tokens(list(messages))
 

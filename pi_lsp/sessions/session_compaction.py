@@ -14,22 +14,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 from inspect import isawaitable
+from typing import TYPE_CHECKING
 
 from ..agent import Agent
 from ..agent.messages import AgentMessage
 from ..ai import AbortSignal, AssistantMessage, StreamOptions
-from .compaction import (
-    CompactionAbortedError,
-    CompactionError,
-    CompactionResult,
+from .compaction.tokens import (
     CompactionSettings,
-    SummaryRequest,
     calculate_context_tokens,
-    compact,
     estimate_context_tokens,
     estimate_messages_tokens,
     fitted_to_window,
-    prepare_compaction,
     should_compact,
 )
 from .entries import CompactionEntry
@@ -43,6 +38,12 @@ from .events import (
 from .overflow import estimate_prompt, explain_overflow, is_context_overflow
 from .paths import iso_to_ms
 from .session_file import SessionFile
+
+if TYPE_CHECKING:
+    from .compaction.summarize import CompactionResult, SummaryRequest
+
+# What decides *whether* to compact (``compaction.tokens``) runs after every reply; what
+# compacts (``cut_point``, ``summarize``) is loaded when a compaction is prepared.
 
 
 class CompactionMixin:
@@ -95,6 +96,8 @@ class CompactionMixin:
                 )
                 return False
             self._overflow_recovery_attempted = True
+            from .compaction.cut_point import prepare_compaction
+
             if prepare_compaction(self._tree.get_branch(), settings) is None:
                 # Nothing to cut (the first turn): the failure stays in the history and in
                 # the state, and says what to change. Never a silent success.
@@ -134,6 +137,8 @@ class CompactionMixin:
         return message.timestamp <= latest_compaction_ms
 
     async def _auto_compact(self, reason: CompactionReason, *, will_retry: bool) -> bool:
+        from .compaction.summarize import CompactionError
+
         try:
             result = await self._compact(reason, will_retry=will_retry, custom_instructions=None)
         except CompactionError:
@@ -152,6 +157,9 @@ class CompactionMixin:
         will_retry: bool,
         custom_instructions: str | None,
     ) -> CompactionResult | None:
+        from .compaction.cut_point import prepare_compaction
+        from .compaction.summarize import CompactionAbortedError, CompactionError, compact
+
         preparation = prepare_compaction(self._tree.get_branch(), self._fitted_settings())
         if preparation is None:
             return None
@@ -208,6 +216,8 @@ class CompactionMixin:
         return result
 
     async def _summary_request(self, signal: AbortSignal) -> SummaryRequest:
+        from .compaction.summarize import SummaryRequest
+
         agent = self.agent
         model = agent.state.model
         options = agent.stream_options or StreamOptions()

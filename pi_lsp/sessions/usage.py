@@ -17,7 +17,7 @@ from ..agent.messages import AgentMessage
 from ..agent.types import AgentTool, tool_definitions
 from ..ai import AssistantMessage
 from ..ai.cost import estimate_tokens
-from .compaction import estimate_context_tokens
+from .compaction.tokens import estimate_context_tokens
 from .entries import MessageEntry, SessionEntry
 
 

@@ -11,14 +11,10 @@ unbounded. Must not import anything above tools/.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Protocol
 
 from ..agent.types import ToolFailure
-
-try:  # pragma: no cover - the import is environment-dependent
-    import re2 as _re2
-except ImportError:  # pragma: no cover
-    _re2 = None
 
 
 class LinearPattern(Protocol):
@@ -31,14 +27,26 @@ class PatternError(ToolFailure, ValueError):
     """The pattern cannot be compiled (the message says why)."""
 
 
+@cache
+def _engine() -> Any:
+    """The ``re2`` module, or ``None`` without the wheel (imported by the first pattern a
+    tool compiles, not at start-up)."""
+    try:  # pragma: no cover - the import is environment-dependent
+        import re2
+    except ImportError:  # pragma: no cover
+        return None
+    return re2
+
+
 def available() -> bool:
-    return _re2 is not None
+    return _engine() is not None
 
 
 def compile_linear(
     pattern: str, *, ignore_case: bool = False, multiline: bool = False
 ) -> LinearPattern:
     """``pattern`` compiled by RE2 (``PatternError`` for bad syntax or a missing engine)."""
+    _re2 = _engine()
     if _re2 is None:
         raise PatternError(
             "the linear-time regex engine (the google-re2 package) is not installed; "

@@ -14,10 +14,12 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from .regular_files import open_regular
+
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILES = (".gitignore", ".ignore")
 MAX_IGNORE_FILE_BYTES = 1 << 20
@@ -54,6 +56,8 @@ def _load_rules(directory: str) -> _Rules | None:
             continue
     if not any(line.strip() and not line.startswith("#") for line in lines):
         return None
+    import pathspec  # loaded by the first walk that meets an ignore file, not at start-up
+
     return _Rules(directory.rstrip(os.sep) + os.sep, pathspec.GitIgnoreSpec.from_lines(lines))
 
 

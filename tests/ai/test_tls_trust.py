@@ -1,6 +1,6 @@
-"""The providers' TLS context loads its CA certificates on first use, and still verifies:
-a local HTTPS server with a certificate from a throwaway CA is trusted only when that CA is
-the trust source (``SSL_CERT_FILE``), exactly as ``httpx.create_ssl_context()`` decides."""
+"""The providers' TLS context (``ai/tls.py``) really verifies: a local HTTPS server with a
+certificate from a throwaway CA is trusted only when that CA is the trust source
+(``SSL_CERT_FILE``), as ``httpx.create_ssl_context()`` decides, and refused otherwise."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from pi_lsp.ai.providers._http import DeferredTrustContext, _ssl_context
+from pi_lsp.ai import tls
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
 
@@ -62,21 +62,16 @@ async def https_url(certs: Path) -> AsyncIterator[str]:
         await server.wait_closed()
 
 
-def test_no_certificates_are_loaded_until_a_connection_needs_them() -> None:
-    context = DeferredTrustContext(ssl.PROTOCOL_TLS_CLIENT)
-    assert context.verify_mode == ssl.CERT_REQUIRED
-    assert context.check_hostname
-    assert context.cert_store_stats()["x509_ca"] == 0
-    context.wrap_bio(ssl.MemoryBIO(), ssl.MemoryBIO(), server_hostname="example.com")
-    assert context.cert_store_stats()["x509_ca"] > 0
-    assert isinstance(_ssl_context(), DeferredTrustContext)
+@pytest.fixture(autouse=True)
+def fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tls, "_context", None)  # built again from this test's environment
 
 
 async def test_a_server_signed_by_the_configured_ca_is_trusted(
     https_url: str, certs: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SSL_CERT_FILE", str(certs / "ca.pem"))
-    async with httpx.AsyncClient(verify=DeferredTrustContext(ssl.PROTOCOL_TLS_CLIENT)) as client:
+    async with httpx.AsyncClient(verify=tls.ssl_context()) as client:
         response = await client.get(https_url)
     assert response.text == "ok"
 
@@ -86,6 +81,6 @@ async def test_a_server_from_an_unknown_ca_is_refused(
 ) -> None:
     monkeypatch.delenv("SSL_CERT_FILE", raising=False)
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)  # certifi's bundle
-    async with httpx.AsyncClient(verify=DeferredTrustContext(ssl.PROTOCOL_TLS_CLIENT)) as client:
+    async with httpx.AsyncClient(verify=tls.ssl_context()) as client:
         with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
             await client.get(https_url)

@@ -13,12 +13,9 @@ Must not import anything of ours above ``ai/``.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
-import os
 import re
 import ssl
-import threading
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +27,7 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 from ..events import RetryInfo
 from ..options import StreamOptions
 from ..retry import is_quota_error, is_retryable_status, parse_retry_after_ms, retry_delay_ms
+from ..tls import ssl_context
 
 DEFAULT_CONNECT_TIMEOUT_S = 30.0
 LOOPBACK_CONNECT_TIMEOUT_S = 5.0
@@ -97,52 +95,6 @@ def encode_json(body: Mapping[str, Any]) -> bytes:
         return _SURROGATES.sub("", text).encode("utf-8")
 
 
-class DeferredTrustContext(ssl.SSLContext):
-    """``httpx.create_ssl_context()``'s context — certificates required, host names checked,
-    CAs from ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` or certifi's bundle — whose CA certificates
-    are loaded when the first TLS connection is wrapped, not when a client is made (≈ 25–50 ms
-    of start-up that a plain-HTTP local server never needs)."""
-
-    _trust_lock = threading.Lock()
-    _trust_loaded = False
-
-    def load_trust(self) -> None:
-        with self._trust_lock:
-            if not self._trust_loaded:
-                self._load_trust()
-                self._trust_loaded = True
-
-    def _load_trust(self) -> None:
-        cafile = os.environ.get("SSL_CERT_FILE")
-        capath = os.environ.get("SSL_CERT_DIR")
-        if cafile:
-            self.load_verify_locations(cafile=cafile)
-        elif capath:
-            self.load_verify_locations(capath=capath)
-        else:
-            import certifi
-
-            self.load_verify_locations(cafile=certifi.where())
-
-    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
-        self.load_trust()
-        return super().wrap_bio(*args, **kwargs)
-
-    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
-        self.load_trust()
-        return super().wrap_socket(*args, **kwargs)
-
-
-@functools.cache
-def _ssl_context() -> ssl.SSLContext:
-    """One context for every client of the process (see ``DeferredTrustContext``)."""
-    context = DeferredTrustContext(ssl.PROTOCOL_TLS_CLIENT)  # as create_default_context
-    keylog = os.environ.get("SSLKEYLOGFILE")
-    if keylog and hasattr(context, "keylog_filename"):
-        context.keylog_filename = keylog
-    return context
-
-
 def new_client() -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` with the shared SSL context.
 
@@ -150,7 +102,7 @@ def new_client() -> httpx.AsyncClient:
     language server, ``pi-lsp run``) create one and pass it as ``StreamOptions.http_client``
     so every turn reuses the provider connection instead of a new TLS handshake.
     """
-    return httpx.AsyncClient(verify=_ssl_context())
+    return httpx.AsyncClient(verify=ssl_context())
 
 
 def is_loopback(url: str) -> bool:

@@ -16,7 +16,9 @@ import sys
 from typing import Any, BinaryIO
 
 from ... import __version__
+from ...ai import tls
 from ..api.methods import CODE_ACTION_KINDS, COMMANDS
+from .attrs_cache import attrs_code_cache
 from .framing import BlockingFrameReader, frame
 from .outbox import Outbox
 
@@ -106,7 +108,9 @@ def serve_stdio() -> int:
     reader = BlockingFrameReader(stdin)  # keeps what it read past the first frame
     first = read_frame(reader)
     answered = answer_initialize(first, outbox) if first is not None else None
-    from ..server import run_stdio  # the heavy part
+    tls.warm_up()  # the providers' SSL context loads on another core during the imports
+    with attrs_code_cache():  # lsprotocol's generated methods, compiled once per machine
+        from ..server import run_stdio  # the heavy part
 
     try:
         return run_stdio(reader, outbox, first, answered)

@@ -48,16 +48,6 @@ _API = {
     "openrouter": "openai-completions",
     "groq": "openai-completions",
 }
-FAUX_MODEL = Model(
-    id="faux-1",
-    name="Faux (scripted)",
-    api="faux",
-    provider="faux",
-    context_window=200_000,
-    max_tokens=16_384,
-    input=["text", "image"],
-)
-"""The faux provider's scripted model (``providers/faux.py``, loaded only when it is used)."""
 
 _BASE_URL = {
     "openai": OPENAI_BASE_URL,

@@ -9,8 +9,9 @@ The names below are loaded on first use (PEP 562), so importing one part of the 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..ai.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from .compaction import (
@@ -134,10 +135,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(source, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _SOURCES)

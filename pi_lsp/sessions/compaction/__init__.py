@@ -11,8 +11,9 @@ reply, ``cut_point`` and ``summarize`` only when it compacts.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ...ai.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from .cut_point import (
@@ -125,10 +126,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    source = _SOURCES.get(name)
-    if source is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(source, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _SOURCES)

@@ -59,7 +59,11 @@ class Client:
         self.reader = asyncio.ensure_future(self._read())
 
     @classmethod
-    async def spawn(cls, data_dir: Path) -> tuple[Client, float]:
+    async def spawn(
+        cls, data_dir: Path, *, cwd: Path = ROOT, env: dict[str, str] | None = None
+    ) -> tuple[Client, float]:
+        """``python -m pi_lsp`` with sessions under ``data_dir`` (or the given environment);
+        returns the client and the ``perf_counter`` taken just before the spawn."""
         started = time.perf_counter()
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -70,8 +74,8 @@ class Client:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
-            cwd=ROOT,
-            env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir)},
+            cwd=cwd,
+            env=env if env is not None else {**os.environ, "PI_LSP_DATA_DIR": str(data_dir)},
             limit=1 << 24,
         )
         return cls(proc), started

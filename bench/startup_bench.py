@@ -179,21 +179,8 @@ async def lsp_first_prompt(server: ModelServer, ws: Path, data_dir: Path) -> dic
     """Spawn of the server → ``initialize`` answered, → first ``pi/prompt`` answered, → that
     prompt's model request arriving (ms); the three requests are written at once."""
     before = len(server.arrivals)
-    started = time.perf_counter()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "pi_lsp",
-        "--log-level",
-        "WARNING",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        cwd=ws,
-        env=child_env(data_dir),
-        limit=1 << 24,
-    )
-    client = Client(proc)  # the raw JSON-RPC client of bench/lsp_bench.py
+    # the raw JSON-RPC client of bench/lsp_bench.py, the server run in the scratch workspace
+    client, started = await Client.spawn(data_dir, cwd=ws, env=child_env(data_dir))
     try:
         answers = {
             msg_id: client.wait(lambda m, i=msg_id: m.get("id") == i and "method" not in m)

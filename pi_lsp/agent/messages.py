@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from ..ai import (
     AssistantMessage,
@@ -23,7 +23,6 @@ from ..ai import (
     WireModel,
     now_ms,
 )
-from ..ai.lazy_adapter import LazyTypeAdapter
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n"
@@ -71,9 +70,8 @@ AgentMessage: TypeAlias = Annotated[
     Field(discriminator="role"),
 ]
 
-# built on first use (≈ 10 ms each at import otherwise; see ai/lazy_adapter.py)
-agent_message_adapter: LazyTypeAdapter[AgentMessage] = LazyTypeAdapter(AgentMessage)
-messages_adapter: LazyTypeAdapter[list[AgentMessage]] = LazyTypeAdapter(list[AgentMessage])
+agent_message_adapter: TypeAdapter[AgentMessage] = TypeAdapter(AgentMessage)
+messages_adapter: TypeAdapter[list[AgentMessage]] = TypeAdapter(list[AgentMessage])
 
 _LLM_ROLES = frozenset(("user", "assistant", "toolResult"))
 

@@ -236,7 +236,7 @@ class AssistantMessageEventStream:
 
     @direct.setter
     def direct(self, handler: DirectHandler | None) -> None:
-        """Set by the consumer, from its own task (see the class docstring)."""
+        """Set by the consumer, from its own task (see the getter)."""
         self._direct = handler
         self._direct_task = None
         if handler is not None:

@@ -12,11 +12,10 @@ import json
 import re
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from ..agent.messages import AgentMessage
 from ..ai import UserContent, WireModel
-from ..ai.lazy_adapter import LazyTypeAdapter
 from ..ai.surrogates import clean_surrogates
 
 CURRENT_SESSION_VERSION = 3
@@ -113,7 +112,7 @@ SessionEntry: TypeAlias = Annotated[
     Field(discriminator="type"),
 ]
 
-entry_adapter: LazyTypeAdapter[SessionEntry] = LazyTypeAdapter(SessionEntry)
+entry_adapter: TypeAdapter[SessionEntry] = TypeAdapter(SessionEntry)
 
 
 class MalformedLineError(ValueError):

@@ -21,8 +21,6 @@ log = logging.getLogger("pi_lsp.sessions")
 
 QUEUE_ENTRY_TYPE = "pi-lsp.queue"
 
-_message_adapter = agent_message_adapter
-
 
 def queue_data(
     steering: Sequence[QueuedMessage], follow_ups: Sequence[QueuedMessage]
@@ -33,7 +31,7 @@ def queue_data(
         return [
             {
                 "id": item.id,
-                "message": _message_adapter.dump_python(
+                "message": agent_message_adapter.dump_python(
                     item.message, by_alias=True, exclude_none=True, mode="json"
                 ),
             }
@@ -59,7 +57,7 @@ def _items(raw: Any) -> list[QueuedMessage]:
     out: list[QueuedMessage] = []
     for item in raw if isinstance(raw, list) else ():
         try:
-            message = _message_adapter.validate_python(item["message"])
+            message = agent_message_adapter.validate_python(item["message"])
             out.append(QueuedMessage(str(item["id"]), message))
         except (KeyError, TypeError, ValidationError) as exc:
             log.warning("skipping a saved queued message that does not parse: %s", exc)

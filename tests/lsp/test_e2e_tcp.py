@@ -54,10 +54,12 @@ class TcpClient:
         return cls(reader, writer)
 
     async def _read(self) -> None:
-        while (message := await read_message(self.reader)) is not None:
-            self.messages.append(message)
+        try:
+            while (message := await read_message(self.reader)) is not None:
+                self.messages.append(message)
+                self._bump()
+        finally:  # EOF, or a reset when the server hangs up on unread data: wake the waiters
             self._bump()
-        self._bump()
 
     def _bump(self) -> None:
         old, self._changed = self._changed, asyncio.Event()

@@ -8,7 +8,11 @@ Prints one JSON line (schema ``pi-startup-bench/1``) with the median and minimum
 - ``cli_first_request_ms``: ``pi-lsp run "hi"`` against a scripted OpenAI-compatible server
   on 127.0.0.1 (a small threaded ``http.server`` in this process, which notes
   ``time.perf_counter()`` when the POST arrives and answers a short SSE stream): spawn →
-  the first provider request's arrival (issue target ≤ 150 ms);
+  the first provider request's arrival (issue target ≤ 150 ms). The warm-up run leaves the
+  request template ``cli/prefetch.py`` keeps, so this is a repeated command, whose first
+  request goes out at spawn;
+- ``cli_first_request_cold_ms``: the same with ``PI_LSP_NO_PREFETCH=1``: a command run for
+  the first time (or changed, or on another day), whose request waits for the imports;
 - ``lsp_initialize_ms`` / ``lsp_first_prompt_ms``: ``python -m pi_lsp`` over stdio, driven by
   the raw JSON-RPC client of ``bench/lsp_bench.py``; ``initialize``, ``initialized`` and a first
   ``pi/prompt`` are written at once right after spawn (as an editor does), and the figures are
@@ -138,7 +142,9 @@ def pi_lsp_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "pi_lsp"]
 
 
-def cli_first_request(server: ModelServer, ws: Path, data_dir: Path) -> float:
+def cli_first_request(
+    server: ModelServer, ws: Path, data_dir: Path, extra_env: dict[str, str] | None = None
+) -> float:
     """Spawn of ``pi-lsp run "hi"`` → its first provider request arriving, in ms."""
     argv = [
         *pi_lsp_command(),
@@ -157,7 +163,7 @@ def cli_first_request(server: ModelServer, ws: Path, data_dir: Path) -> float:
     started = time.perf_counter()
     proc = subprocess.Popen(
         argv,
-        env=child_env(data_dir),
+        env={**child_env(data_dir), **(extra_env or {})},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -251,6 +257,11 @@ def run(runs: int, only: str | None) -> dict[str, Any]:
                 "cli_import_ms": time_process([sys.executable, "-c", "import pi_lsp.cli.run"], env)
             },
             "cli": lambda: {"cli_first_request_ms": cli_first_request(server, ws, tmp / "data")},
+            "cli_cold": lambda: {
+                "cli_first_request_cold_ms": cli_first_request(
+                    server, ws, tmp / "data", {"PI_LSP_NO_PREFETCH": "1"}
+                )
+            },
             "lsp": lambda: asyncio.run(lsp_first_prompt(server, ws, tmp / "data")),
         }
         if only:
@@ -277,7 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per figure")
     parser.add_argument(
-        "--only", choices=["python", "cli_import", "cli", "lsp"], help="measure one kind"
+        "--only",
+        choices=["python", "cli_import", "cli", "cli_cold", "lsp"],
+        help="measure one kind",
     )
     args = parser.parse_args(argv)
     print(json.dumps(run(args.runs, args.only)))

@@ -71,11 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] == "run":
         from .ai.tls import warm_up
+        from .cli.prefetch import start
 
         warm_up()  # the providers' SSL context loads on another core while the CLI imports
+        prefetch = start(args_list[1:])  # the first request, on its way before the imports
         from .cli.run import main as run_main
 
-        return run_main(args_list[1:])
+        return run_main(args_list[1:], prefetch)
 
     args = _server_parser().parse_args(args_list)
     setup_logging(args.log_file, args.log_level)

@@ -49,7 +49,7 @@ _E2E_DIRS = {"editors", "real_server", "cli"}
 ``pi-lsp run`` subprocess; the few in-process tests there are marked by module below)."""
 _E2E_MODULE_PREFIXES = ("test_e2e_", "test_editors_")
 _E2E_MODULES = {"test_cli.py", "test_bench_smoke.py"}
-_IN_PROCESS_CLI_MODULES = {"test_permission.py"}
+_IN_PROCESS_CLI_MODULES = {"test_permission.py", "test_prefetch.py"}
 _E2E_FIXTURES = {"pi", "lsp_client"}
 """``pi``: the server started as ``python -m pi_lsp`` (tests/lsp/harness.py); ``lsp_client``:
 pytest-lsp's own subprocess client."""

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
         supported_thinking_levels,
         thinking_budget,
     )
+    from .thinking_levels import ThinkingLevel
     from .transform import transform_messages
     from .types import (
         AnthropicCompat,
@@ -84,7 +85,6 @@ if TYPE_CHECKING:
         StopReason,
         TextContent,
         ThinkingContent,
-        ThinkingLevel,
         Tool,
         ToolCall,
         ToolResultMessage,
@@ -164,7 +164,7 @@ _SOURCES = {
     "StopReason": ".types",
     "TextContent": ".types",
     "ThinkingContent": ".types",
-    "ThinkingLevel": ".types",
+    "ThinkingLevel": ".thinking_levels",
     "Tool": ".types",
     "ToolCall": ".types",
     "ToolResultMessage": ".types",

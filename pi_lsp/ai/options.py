@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .abort import AbortSignal
 from .events import RetryInfo
-from .types import ThinkingLevel
+from .thinking_levels import ThinkingLevel
 
 if TYPE_CHECKING:
     import httpx

@@ -9,15 +9,12 @@ is clamped to high. Must not import anything of ours above ``ai/``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, TypeAlias, get_args
 
-from .types import Model, ThinkingLevel
+from .thinking_levels import LEVEL_ORDER, ThinkingLevel
+from .thinking_levels import THINKING_LEVELS as THINKING_LEVELS  # re-exported
+from .thinking_levels import AgentThinkingLevel as AgentThinkingLevel  # re-exported
+from .types import Model
 
-AgentThinkingLevel: TypeAlias = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-"""The one definition of the levels a user picks (``off`` plus the model's ``ThinkingLevel``s):
-the agent, the sessions, the settings, the wire and the CLI all use it."""
-THINKING_LEVELS: tuple[AgentThinkingLevel, ...] = get_args(AgentThinkingLevel)
-LEVEL_ORDER: tuple[ThinkingLevel, ...] = get_args(ThinkingLevel)
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {
     "minimal": 1024,
     "low": 2048,

@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 StopReason: TypeAlias = Literal["stop", "length", "toolUse", "error", "aborted"]
-ThinkingLevel: TypeAlias = Literal["minimal", "low", "medium", "high", "xhigh"]
 InputKind: TypeAlias = Literal["text", "image"]
 
 

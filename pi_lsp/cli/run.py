@@ -22,63 +22,30 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..ai import AssistantMessage, Model, StreamOptions
 from ..ai.env_keys import get_env_api_key
 from ..ai.http import new_http_client
-from ..ai.thinking import THINKING_LEVELS
 from ..runtime import api_key_variable, default_provider
 from ..runtime.event_loop import run as run_event_loop
 from ..security import vault
 from ..sessions import SessionNotFoundError, SessionStore
 from ..sessions.agent_session import AgentSession
+from .args import build_parser
 from .output import BashPermission, JsonPrinter, TerminalPrinter
+from .prefetch import Prefetch
+
+if TYPE_CHECKING:
+    import httpx
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 KEYLESS_PROVIDERS = frozenset(("openai-compatible", "ollama"))
 """Local OpenAI-compatible servers usually need no key."""
-THINKING = THINKING_LEVELS
 
 
 class UsageError(Exception):
     """Bad arguments or configuration: printed as one line, exit status 2."""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="pi-lsp run",
-        description="Run one agent trace headless in a directory and print it as it streams.",
-    )
-    p.add_argument("prompt", nargs="?", help="what the agent should do (optional with --demo)")
-    p.add_argument("--cwd", default=".", help="the project directory (default: the current one)")
-    p.add_argument("--provider", help="openai, anthropic, openai-compatible, ollama, … or faux")
-    p.add_argument("--model", help="model id (default: the provider's default model)")
-    p.add_argument("--base-url", help="server URL, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key")
-    p.add_argument("--thinking", choices=THINKING, help="thinking level (default: off)")
-    p.add_argument("-y", "--yes", action="store_true", help="run shell commands without asking")
-    p.add_argument("--json", action="store_true", help="print the pi/event stream as JSON lines")
-    p.add_argument("--demo", action="store_true", help="the scripted offline demo (no key needed)")
-    p.add_argument("--faux-script", metavar="FILE", help="play a scripted faux model (JSON)")
-    p.add_argument("--resume", metavar="SESSION_ID", help="continue a saved session of --cwd")
-    p.add_argument(
-        "--context-window",
-        type=int,
-        metavar="TOKENS",
-        help="the model's context window (default: known models' own, else 128000)",
-    )
-    p.add_argument(
-        "--max-tokens", type=int, metavar="TOKENS", help="cap on the tokens of one answer"
-    )
-    p.add_argument(
-        "--read-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="fail a request after this long without data (default 600)",
-    )
-    p.add_argument("--no-save", action="store_true", help="do not save the session")
-    return p
 
 
 @dataclass(slots=True)
@@ -100,6 +67,8 @@ class Plan:
     banner: list[str] = field(default_factory=list)
     max_tokens: int | None = None
     read_timeout: float | None = None
+    prefetch: Prefetch | None = None
+    """The first request sent at spawn (``cli.prefetch``), for a fresh session only."""
 
 
 def plan_run(args: argparse.Namespace) -> Plan:
@@ -197,6 +166,15 @@ def plan_run(args: argparse.Namespace) -> Plan:
     )
 
 
+def _answering_early(
+    prefetch: Prefetch,
+) -> Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport]:
+    """The client's transport wrapper that serves the early request's response."""
+    from .prefetch_transport import PrefetchTransport
+
+    return lambda inner: PrefetchTransport(inner, prefetch)
+
+
 async def execute(plan: Plan) -> int:
     """Run the plan; returns the exit status."""
     from ..runtime import build_agent
@@ -237,7 +215,8 @@ async def execute(plan: Plan) -> int:
     printer: TerminalPrinter | JsonPrinter = (
         JsonPrinter(session.session_id) if plan.json else terminal
     )
-    http = new_http_client()  # one connection to the provider for the whole run
+    wrap = None if plan.prefetch is None else _answering_early(plan.prefetch)
+    http = new_http_client(wrap)  # one connection to the provider for the whole run
     agent.stream_options = StreamOptions(
         on_retry=printer.on_retry,
         http_client=http,
@@ -283,7 +262,8 @@ async def execute(plan: Plan) -> int:
     return EXIT_OK
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str], prefetch: Prefetch | None = None) -> int:
+    """``prefetch``: what ``cli.prefetch.start`` sent at spawn for these arguments."""
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=logging.WARNING, format="pi-lsp: %(levelname)s: %(message)s")
     try:
@@ -291,6 +271,10 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(f"pi-lsp run: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if plan.stream_fn is None and not plan.resume:  # a fresh session with a real provider
+        plan.prefetch = prefetch
+    elif prefetch is not None:
+        prefetch.discard()
     try:
         return run_event_loop(execute(plan))
     except KeyboardInterrupt:  # Ctrl-C before the handler was installed

@@ -5,9 +5,7 @@ certificate from a throwaway CA is trusted only when that CA is the trust source
 from __future__ import annotations
 
 import asyncio
-import shutil
 import ssl
-import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -15,33 +13,19 @@ import httpx
 import pytest
 
 from pi_lsp.ai import tls
+from tests.support.tls_certs import HAVE_OPENSSL, make_certs, server_context
 
-pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+pytestmark = pytest.mark.skipif(not HAVE_OPENSSL, reason="needs openssl")
 
 
 @pytest.fixture
 def certs(tmp_path: Path) -> Path:
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-             "/CN=pi-lsp test CA", "-keyout", "ca.key", "-out", "ca.pem",
-             "-addext", "basicConstraints=critical,CA:TRUE",
-             "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=tmp_path)  # fmt: skip
-    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-             "-keyout", "server.key", "-out", "server.csr", cwd=tmp_path)  # fmt: skip
-    (tmp_path / "ext.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
-    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "2", "-out", "server.pem", "-extfile", "ext.cnf",
-             cwd=tmp_path)  # fmt: skip
-    return tmp_path
+    return make_certs(tmp_path)
 
 
 @pytest.fixture
 async def https_url(certs: Path) -> AsyncIterator[str]:
-    server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    server_ctx.load_cert_chain(certs / "server.pem", certs / "server.key")
+    server_ctx = server_context(certs)
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

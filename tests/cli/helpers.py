@@ -19,6 +19,7 @@ def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not is_secret_env_name(k)}
     env.update(
         PI_LSP_DATA_DIR=str(tmp / "data"),
+        XDG_CACHE_HOME=str(tmp / "cache"),  # request templates (cli/prefetch.py) stay here
         TMPDIR=str(tmp),
         PYTHONUNBUFFERED="1",
         **extra,

@@ -218,6 +218,7 @@ async def test_pi_lsp_run_fails_clearly_on_overflow(
     env = {
         **os.environ,
         "PI_LSP_DATA_DIR": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
         "ANTHROPIC_API_KEY": "local",
         "OPENAI_API_KEY": "local",
     }

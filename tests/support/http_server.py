@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import ssl
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -180,9 +181,13 @@ _MAX_HEAD = 64 * 1024
 class ScriptedHTTPServer:
     """See the module docstring. Use as ``async with`` inside the test's event loop."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 0, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.host = host
         self.port = port
+        self.tls = tls
+        """Serve HTTPS with this server context (``tests/support/tls_certs.py``)."""
         self.requests: list[RecordedRequest] = []
         self.unmatched: list[RecordedRequest] = []
         """Requests that found no queued response (answered 418 with an error body)."""
@@ -196,7 +201,7 @@ class ScriptedHTTPServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
     def enqueue(self, *responses: ScriptedResponse, path: str | None = None) -> None:
         """Queue responses in order; with ``path``, only requests to that path take them."""
@@ -218,7 +223,9 @@ class ScriptedHTTPServer:
     # ---------------------------------------------------------------- lifecycle
 
     async def __aenter__(self) -> ScriptedHTTPServer:
-        self._server = await asyncio.start_server(self._on_connect, self.host, self.port)
+        self._server = await asyncio.start_server(
+            self._on_connect, self.host, self.port, ssl=self.tls
+        )
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
@@ -269,6 +276,8 @@ class ScriptedHTTPServer:
                 if not keep_alive or request.headers.get("connection", "").lower() == "close":
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass
+        except ssl.SSLError:  # an HTTPS client that went away mid-record
             pass
         except asyncio.CancelledError:
             # close() cancels paused handlers; end quietly (asyncio's stream callback would

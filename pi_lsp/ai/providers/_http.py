@@ -95,14 +95,19 @@ def encode_json(body: Mapping[str, Any]) -> bytes:
         return _SURROGATES.sub("", text).encode("utf-8")
 
 
-def new_client() -> httpx.AsyncClient:
+def new_client(
+    wrap: Callable[[httpx.AsyncBaseTransport], httpx.AsyncBaseTransport] | None = None,
+) -> httpx.AsyncClient:
     """An ``httpx.AsyncClient`` with the shared SSL context.
 
     Providers make one per request when the caller injected none; long-lived hosts (the
     language server, ``pi-lsp run``) create one and pass it as ``StreamOptions.http_client``
-    so every turn reuses the provider connection instead of a new TLS handshake.
+    so every turn reuses the provider connection instead of a new TLS handshake. ``wrap``
+    puts a transport of the host's around the usual one (``pi-lsp run``'s early request).
     """
-    return httpx.AsyncClient(verify=ssl_context())
+    if wrap is None:
+        return httpx.AsyncClient(verify=ssl_context())
+    return httpx.AsyncClient(transport=wrap(httpx.AsyncHTTPTransport(verify=ssl_context())))
 
 
 def is_loopback(url: str) -> bool:

@@ -33,15 +33,11 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from ...runtime.cache_dir import cache_dir
+
 log = logging.getLogger(__name__)
 
 DISABLE_ENV = "PI_LSP_NO_CODE_CACHE"
-
-
-def cache_dir() -> Path:
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "pi-lsp"
 
 
 def _future_flags(module: Any) -> int:

@@ -62,6 +62,10 @@ LOOPBACK_CONNECT_TIMEOUT_S = 5.0
 CONNECT_TIMEOUT_S = 30.0
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 _SENTINEL = "\x01pi-lsp prompt\x02"
+_SECRET_HEADER_WORDS = frozenset(
+    ("authorization", "auth", "key", "token", "secret", "cookie", "password", "session")
+)
+"""A header whose name has one of these words may only hold the key (cut out of templates)."""
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -197,13 +201,21 @@ def derive_template(
         return None
     if _count(original, prompt) != 1:  # the prompt twice: which one is the prompt?
         return None
+    if urlsplit(url).password is not None:
+        return None
     kept: list[list[str]] = []
     for name, value in headers:
         if name.lower() == "content-length":
             continue
-        kept.append([name, value.replace(key, KEY_MARK) if key else value])
+        value = value.replace(key, KEY_MARK) if key else value
+        if _SECRET_HEADER_WORDS.intersection(name.lower().split("-")) and KEY_MARK not in value:
+            return None  # a credential that is not the key (e.g. from a URL's user info)
+        kept.append([name, value])
+    secrets = vault.secret_values()
+    if key and len(key) >= vault.MIN_SECRET_LENGTH:
+        secrets.add(key)
     stored = "\n".join([url, text, *(value for _, value in kept)])
-    if any(secret in stored for secret in vault.secret_values() | ({key} if key else set())):
+    if any(secret in stored for secret in secrets):
         return None
     marker = json.dumps(_SENTINEL, ensure_ascii=False)[1:-1]
     for before, after in _prompt_positions(text, prompt):

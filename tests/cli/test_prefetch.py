@@ -22,7 +22,7 @@ from pi_lsp.cli import prefetch as pf
 from pi_lsp.cli.args import build_parser
 from pi_lsp.cli.prefetch_transport import PrefetchTransport
 from pi_lsp.security import vault
-from tests.support.http_server import Cut, ScriptedHTTPServer, sse_response
+from tests.support.http_server import Cut, ScriptedHTTPServer, json_response, sse_response
 from tests.support.tls_certs import HAVE_OPENSSL, make_certs, server_context
 
 KEY = "sk-prefetch-TEST-0123456789abcdef"
@@ -108,6 +108,17 @@ def test_no_template_when_a_secret_would_be_stored(monkeypatch: pytest.MonkeyPat
         pf.derive_template("POST", f"http://h/?t={other}", [], body_for("hi"), "hi", None) is None
     )
     vault.reset_for_tests()
+
+
+def test_no_template_with_a_credential_that_is_not_the_key() -> None:
+    body = body_for("hi")
+    url_auth = "http://user:pw@h/v1"
+    assert pf.derive_template("POST", url_auth, [], body, "hi", None) is None
+    basic = [("Authorization", "Basic dXNlcjpwdw==")]
+    assert pf.derive_template("POST", "http://h/v1", basic, body, "hi", None) is None
+    cookie = [("Cookie", "session=abc")]
+    assert pf.derive_template("POST", "http://h/v1", cookie, body, "hi", KEY) is None
+    assert pf.derive_template("POST", "http://h/v1", HEADERS, body, "hi", KEY) is not None
 
 
 def args(*argv: str) -> argparse.Namespace:
@@ -250,6 +261,20 @@ async def test_a_different_request_closes_the_early_one_and_records_a_template(
         assert [r.body for r in srv.requests[:2]] == [body_for("hi", "old"), body_for("hi")]
         template = pf.load_template(template_file)
         assert pf.fill(template, "other", None).body == body_for("other")  # type: ignore[union-attr]
+
+
+async def test_an_error_status_from_the_early_connection_reaches_the_provider(
+    tmp_path: Path,
+) -> None:
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(json_response(503, {"error": {"message": "overloaded"}}, {"retry-after": "1"}))
+        async with httpx.AsyncClient(transport=Refuse()) as plain:
+            early, request = await sent_early(plain, f"{srv.url}/v1", body_for("hi"), tmp_path)
+        async with httpx.AsyncClient(transport=PrefetchTransport(Refuse(), early)) as client:
+            response = await client.send(request)
+        assert response.status_code == 503
+        assert response.headers["retry-after"] == "1"
+        assert response.json() == {"error": {"message": "overloaded"}}
 
 
 async def test_a_connection_lost_mid_answer_is_an_httpx_error(tmp_path: Path) -> None:

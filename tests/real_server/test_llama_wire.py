@@ -246,3 +246,45 @@ async def test_pi_lsp_run_fails_clearly_on_overflow(
     assert "The prompt needs" in output
     assert "2048" in output
     assert "contextWindow" in output
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+async def test_pi_lsp_run_answers_a_repeated_command_from_its_early_request(
+    llama: LlamaServer, endpoint: str, tmp_path: Path
+) -> None:
+    """The second run of the same command sends its first request at spawn from the first
+    run's template (``cli/prefetch.py``): a real server's chunked SSE read through h11 (and
+    the template left as it was: the early request was the run's own)."""
+    import os
+    import sys
+
+    provider = ["--provider", "openai-compatible", "--base-url", llama.url + "/v1"]
+    if endpoint == "anthropic":
+        provider = ["--provider", "anthropic", "--base-url", llama.url]
+    env = {
+        **os.environ,
+        "PI_LSP_DATA_DIR": str(tmp_path / "data"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "ANTHROPIC_API_KEY": "local-key-for-llama",
+        "OPENAI_COMPATIBLE_API_KEY": "local-key-for-llama",
+    }
+
+    async def run(prompt: str) -> str:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "pi_lsp", "run", prompt, "--cwd", str(tmp_path), *provider,
+            "--model", "smollm2", "--max-tokens", "8", "--no-save",
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=env,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(proc.communicate(), 120)
+        assert proc.returncode == 0, out.decode() + err.decode()
+        return err.decode()
+
+    await run("Say hello.")
+    [template] = (tmp_path / "cache" / "pi-lsp" / "requests").glob("*.json")
+    assert "local-key-for-llama" not in template.read_text()
+    before = template.stat()
+    summary = await run('Say "goodbye" — twice.')
+    assert "tokens:" in summary  # usage reported: the stream was read to its end
+    after = template.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)

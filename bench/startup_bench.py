@@ -17,7 +17,11 @@ Prints one JSON line (schema ``pi-startup-bench/1``) with the median and minimum
   the raw JSON-RPC client of ``bench/lsp_bench.py``; ``initialize``, ``initialized`` and a first
   ``pi/prompt`` are written at once right after spawn (as an editor does), and the figures are
   spawn → the ``initialize`` answer and spawn → the ``pi/prompt`` answer (target ≤ 300 ms);
-  ``lsp_first_model_request_ms`` is spawn → that prompt's request reaching the model server.
+  ``lsp_first_model_request_ms`` is spawn → that prompt's request reaching the model server;
+- ``lsp_prompt_after_start_ms`` / ``lsp_model_request_after_start_ms``: the same server, but
+  the ``pi/prompt`` is written 2 s after ``initialize`` was answered (an editor starts the
+  server with the workspace; the user types later): from writing it → its answer, → its
+  request reaching the model server.
 
 Bytecode is cached: one unmeasured warm-up process of each kind runs first (with
 ``PYTHONDONTWRITEBYTECODE`` removed from the children's environment), so every measured
@@ -50,6 +54,8 @@ sys.path.insert(0, str(ROOT))
 from bench.lsp_bench import Client, chunk, is_event  # noqa: E402
 
 SCHEMA = "pi-startup-bench/1"
+IDLE_S = 2.0
+"""How long after ``initialize`` the ``lsp_idle`` kind writes its prompt."""
 TARGETS_MS = {"cli_first_request_ms": 150, "lsp_first_prompt_ms": 300}
 
 
@@ -181,9 +187,15 @@ def cli_first_request(
     return (arrived - started) * 1000
 
 
-async def lsp_first_prompt(server: ModelServer, ws: Path, data_dir: Path) -> dict[str, float]:
+async def lsp_first_prompt(
+    server: ModelServer, ws: Path, data_dir: Path, idle_s: float = 0.0
+) -> dict[str, float]:
     """Spawn of the server → ``initialize`` answered, → first ``pi/prompt`` answered, → that
-    prompt's model request arriving (ms); the three requests are written at once."""
+    prompt's model request arriving (ms); the three requests are written at once.
+
+    With ``idle_s``, the prompt is written ``idle_s`` after the ``initialize`` answer instead
+    (an editor starts the server when a workspace opens; the user types later), and the
+    figures are that prompt's answer and model request, from when it was written."""
     before = len(server.arrivals)
     # the raw JSON-RPC client of bench/lsp_bench.py, the server run in the scratch workspace
     client, started = await Client.spawn(data_dir, cwd=ws, env=child_env(data_dir))
@@ -209,16 +221,27 @@ async def lsp_first_prompt(server: ModelServer, ws: Path, data_dir: Path) -> dic
             }
         )
         client.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
-        client.send({"jsonrpc": "2.0", "id": 2, "method": "pi/prompt", "params": {"text": "hi"}})
+        prompt = {"jsonrpc": "2.0", "id": 2, "method": "pi/prompt", "params": {"text": "hi"}}
         times: dict[str, float] = {}
-        for msg_id, name in ((1, "lsp_initialize_ms"), (2, "lsp_first_prompt_ms")):
+        if idle_s:
+            await asyncio.wait_for(answers[1], 60)
+            await asyncio.sleep(idle_s)
+            started = time.perf_counter()
+            client.send(prompt)
+            names = {2: "lsp_prompt_after_start_ms"}
+            model_name = "lsp_model_request_after_start_ms"
+        else:
+            client.send(prompt)
+            names = {1: "lsp_initialize_ms", 2: "lsp_first_prompt_ms"}
+            model_name = "lsp_first_model_request_ms"
+        for msg_id, name in names.items():
             answer = await asyncio.wait_for(answers[msg_id], 60)
             if "result" not in answer:
                 raise RuntimeError(f"request {msg_id} failed: {answer}")
             times[name] = (arrival(client, msg_id) - started) * 1000
         await asyncio.wait_for(ended, 60)
         model = await asyncio.to_thread(server.wait_for, before + 1, 60)
-        times["lsp_first_model_request_ms"] = (model - started) * 1000
+        times[model_name] = (model - started) * 1000
         return times
     finally:
         await client.close()
@@ -263,6 +286,9 @@ def run(runs: int, only: str | None) -> dict[str, Any]:
                 )
             },
             "lsp": lambda: asyncio.run(lsp_first_prompt(server, ws, tmp / "data")),
+            "lsp_idle": lambda: asyncio.run(
+                lsp_first_prompt(server, ws, tmp / "data", idle_s=IDLE_S)
+            ),
         }
         if only:
             kinds = {only: kinds[only]}
@@ -289,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per figure")
     parser.add_argument(
         "--only",
-        choices=["python", "cli_import", "cli", "cli_cold", "lsp"],
+        choices=["python", "cli_import", "cli", "cli_cold", "lsp", "lsp_idle"],
         help="measure one kind",
     )
     args = parser.parse_args(argv)

@@ -7,6 +7,7 @@ outbox live in their own modules and are wired together here.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Iterable
@@ -55,6 +56,9 @@ class PiLanguageServer(LanguageServer):
         self.review: ReviewBook | None = None
         self.api = PiApi(self.bridge, self.tracker, lambda: self.manager, self.config)
         self._stopped = False
+        self._warm_up: asyncio.Task[None] | None = None
+        self.warmed = asyncio.Event()
+        """Set when the warm-up after ``initialized`` is over (``start_warm_up``)."""
         self.persistent = False
         """Serving over TCP: the sessions outlive a connection (``shutdown`` / ``exit`` /
         a closed socket end the connection, not the server)."""
@@ -154,6 +158,17 @@ class PiLanguageServer(LanguageServer):
         except Exception:
             return False
         return True
+
+    def start_warm_up(self) -> None:
+        """Once initialized: run what the first prompt would run for the first time, in the
+        background (``runtime/warm.py``), so a prompt typed later is answered at once."""
+        if self._warm_up is None and self.manager is not None:
+            from ..runtime.warm import warm_up
+
+            self._warm_up = asyncio.get_running_loop().create_task(
+                warm_up(self.manager.workspace), name="pi-warm-up"
+            )
+            self._warm_up.add_done_callback(lambda _: self.warmed.set())
 
     async def security_notice(self) -> None:
         """Say once when ``permissions.bash`` is ``sandbox`` but the sandbox does not work."""
@@ -257,6 +272,7 @@ def _register(server: PiLanguageServer) -> None:
         await ls.security_notice()
         if ls.bridge.cap("workspace.did_change_configuration.dynamic_registration", False):
             await _register_configuration(ls)
+        ls.start_warm_up()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(

@@ -351,6 +351,26 @@ function sets.tcp()
   vim.fn.jobstop(job)
 end
 
+-- :Pi without text asks for the prompt: the server starts then, while the user types
+function sets.warm()
+  local script = tmp .. "/script.json"
+  write(script, vim.json.encode({ responses = { text("Hi there.") } }))
+  require("pi").setup({ server = { cmd = vim.json.decode(os.getenv("PI_TEST_CMD")) },
+    settings = { provider = "faux", fauxScript = script } })
+  observe()
+  vim.cmd("edit " .. root .. "/a.py")
+  local client = require("pi.client")
+  report(client.clients[root] == nil, "no server before pi is used")
+  local typed
+  vim.ui.input = function(_, cb) typed = cb end
+  vim.cmd("Pi")
+  report(typed ~= nil and client.clients[root] ~= nil, "the server starts when the prompt is asked for")
+  report(wait(30000, function() return client.ready[root] == true end), "it is ready while the user types")
+  typed("say hi")
+  report(wait(30000, function() return agent_ends() >= 1 end), "the typed prompt runs")
+  report(wait(5000, function() return chat_text():find("Hi there.", 1, true) ~= nil end), "its answer is in the chat", chat_text())
+end
+
 local ok, err = pcall(sets[set])
 if not ok then report(false, set, tostring(err)) end
 finish()

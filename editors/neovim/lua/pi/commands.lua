@@ -23,6 +23,7 @@ local function with_text(o, fn)
   local ref = M.attachment(o)
   if ref then text = (text ~= "" and (text .. " ") or "") .. ref end
   if (o.args or "") == "" then
+    pcall(require("pi.client").ensure)  -- the server starts (≈ 0.7 s) while the user types
     vim.ui.input({ prompt = "pi> ", default = ref and (ref .. " ") or nil }, function(input)
       if input and input ~= "" then fn(input) end
     end)

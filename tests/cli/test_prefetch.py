@@ -22,7 +22,15 @@ from pi_lsp.cli import prefetch as pf
 from pi_lsp.cli.args import build_parser
 from pi_lsp.cli.prefetch_transport import PrefetchTransport
 from pi_lsp.security import vault
-from tests.support.http_server import Cut, ScriptedHTTPServer, json_response, sse_response
+from tests.support.http_server import (
+    Cut,
+    Pause,
+    ScriptedHTTPServer,
+    ScriptedResponse,
+    json_response,
+    sse,
+    sse_response,
+)
 from tests.support.tls_certs import HAVE_OPENSSL, make_certs, server_context
 
 KEY = "sk-prefetch-TEST-0123456789abcdef"
@@ -342,3 +350,40 @@ async def test_the_early_connection_continues_tls_on_the_event_loop(
         assert status == 200
         assert long_text in text
         assert len(srv.requests) == 1
+
+
+async def test_a_silent_server_times_out_like_any_read(tmp_path: Path) -> None:
+    hold = asyncio.Event()
+    async with ScriptedHTTPServer() as srv:
+        headers = {"content-type": "text/event-stream"}
+        srv.enqueue(ScriptedResponse(headers=headers, body=[Pause(hold), *sse(events("late"))]))
+        async with httpx.AsyncClient(transport=Refuse()) as plain:
+            early, request = await sent_early(plain, f"{srv.url}/v1", body_for("hi"), tmp_path)
+        request.extensions["timeout"] = httpx.Timeout(5.0, read=0.2).as_dict()
+        async with httpx.AsyncClient(transport=PrefetchTransport(Refuse(), early)) as client:
+            with pytest.raises(httpx.ReadTimeout):
+                await read_all(client, request)
+        hold.set()
+
+
+async def test_an_abandoned_answer_closes_the_early_connection(tmp_path: Path) -> None:
+    hold = asyncio.Event()
+    async with ScriptedHTTPServer() as srv:
+        steps = sse_response(events("first words"), split_every=10).steps()
+        srv.enqueue(sse_response([], done=False, tail=[steps[0], Pause(hold), *steps[1:]]))
+        async with httpx.AsyncClient(transport=Refuse()) as plain:
+            early, request = await sent_early(plain, f"{srv.url}/v1", body_for("hi"), tmp_path)
+        assert early.channel is not None
+        sock = early.channel.sock
+        async with httpx.AsyncClient(transport=PrefetchTransport(Refuse(), early)) as client:
+            response = await client.send(request, stream=True)
+            chunks = response.aiter_raw()
+            assert await anext(chunks)  # the answer started
+            reading = asyncio.ensure_future(anext(chunks))
+            await asyncio.sleep(0)
+            reading.cancel()  # the run was aborted while the model was silent
+            with pytest.raises(asyncio.CancelledError):
+                await reading
+            await response.aclose()
+        assert sock.fileno() == -1
+        hold.set()

@@ -40,8 +40,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 from urllib.parse import urlsplit
 
 from .. import __version__
-from ..ai import tls
 from ..ai.env_keys import get_env_api_key
+from ..ai.tls import ssl_context
 from ..runtime.cache_dir import cache_dir
 from ..runtime.providers import default_provider
 from ..security import vault
@@ -323,7 +323,7 @@ class Channel:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if not https:
                 return cls(sock)
-            context = tls.ssl_context()  # waits for the warm-up thread ``main`` started
+            context = ssl_context()  # waits for the warm-up thread ``main`` started
             context.set_alpn_protocols(["http/1.1"])  # as httpcore sets it on this context
             return cls._handshake(sock, context, host)
         except BaseException:

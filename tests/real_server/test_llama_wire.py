@@ -204,13 +204,12 @@ async def test_server_killed_mid_stream_ends_with_an_error(tmp_path: Path, endpo
     assert text(final)  # what streamed before the kill is kept
 
 
-@pytest.mark.parametrize("endpoint", ENDPOINTS)
-async def test_pi_lsp_run_fails_clearly_on_overflow(
-    llama: LlamaServer, endpoint: str, tmp_path: Path
-) -> None:
-    """The first turn does not fit: non-zero exit, and the numbers and the setting named."""
+def cli_setup(
+    llama: LlamaServer, endpoint: str, tmp_path: Path, key: str
+) -> tuple[list[str], dict[str, str]]:
+    """``pi-lsp run``'s provider arguments for ``endpoint`` and its environment (sessions and
+    caches under ``tmp_path``; llama.cpp ignores the key, the providers want one)."""
     import os
-    import sys
 
     provider = ["--provider", "openai-compatible", "--base-url", llama.url + "/v1"]
     if endpoint == "anthropic":
@@ -219,9 +218,21 @@ async def test_pi_lsp_run_fails_clearly_on_overflow(
         **os.environ,
         "PI_LSP_DATA_DIR": str(tmp_path / "data"),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "ANTHROPIC_API_KEY": "local",
-        "OPENAI_API_KEY": "local",
+        "ANTHROPIC_API_KEY": key,
+        "OPENAI_API_KEY": key,
+        "OPENAI_COMPATIBLE_API_KEY": key,
     }
+    return provider, env
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+async def test_pi_lsp_run_fails_clearly_on_overflow(
+    llama: LlamaServer, endpoint: str, tmp_path: Path
+) -> None:
+    """The first turn does not fit: non-zero exit, and the numbers and the setting named."""
+    import sys
+
+    provider, env = cli_setup(llama, endpoint, tmp_path, "local")
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -255,19 +266,9 @@ async def test_pi_lsp_run_answers_a_repeated_command_from_its_early_request(
     """The second run of the same command sends its first request at spawn from the first
     run's template (``cli/prefetch.py``): a real server's chunked SSE read through h11 (and
     the template left as it was: the early request was the run's own)."""
-    import os
     import sys
 
-    provider = ["--provider", "openai-compatible", "--base-url", llama.url + "/v1"]
-    if endpoint == "anthropic":
-        provider = ["--provider", "anthropic", "--base-url", llama.url]
-    env = {
-        **os.environ,
-        "PI_LSP_DATA_DIR": str(tmp_path / "data"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-        "ANTHROPIC_API_KEY": "local-key-for-llama",
-        "OPENAI_COMPATIBLE_API_KEY": "local-key-for-llama",
-    }
+    provider, env = cli_setup(llama, endpoint, tmp_path, "local-key-for-llama")
 
     async def run(prompt: str) -> str:
         proc = await asyncio.create_subprocess_exec(

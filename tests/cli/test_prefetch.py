@@ -387,3 +387,28 @@ async def test_an_abandoned_answer_closes_the_early_connection(tmp_path: Path) -
             await response.aclose()
         assert sock.fileno() == -1
         hold.set()
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        None,
+        [],
+        "text",
+        {"format": 2},
+        {"format": 1, "method": "POST", "url": "http://h/", "headers": [], "body": ["only one"]},
+        {
+            "format": 1,
+            "method": "POST",
+            "url": "file:///etc/passwd",
+            "headers": [],
+            "body": ["", ""],
+        },
+        {"format": 1, "method": "POST", "url": "http://h/", "headers": [[1]], "body": ["", ""]},
+    ],
+)
+def test_a_damaged_template_is_not_used(garbage: object, tmp_path: Path) -> None:
+    assert pf.fill(garbage, "hi", KEY) is None
+    path = tmp_path / "t.json"
+    path.write_bytes(b"\x00{not json")
+    assert pf.load_template(path) is None

@@ -241,11 +241,11 @@ async def stream_assistant_response(
         if current is not partial:  # providers mutate one object: usually the same
             partial = current
             history[-1] = current
-        snapshot: Any = new(current.__class__)  # == shallow_copy(partial), inlined
+        snapshot: Any = new(type(current))  # == shallow_copy(partial), inlined
         set_dict(snapshot, current.__dict__.copy())
         set_fields(snapshot, current.__pydantic_fields_set__.copy())
-        extra = current.__pydantic_extra__
-        set_extra(snapshot, None if extra is None else extra.copy())
+        extra = current.__pydantic_extra__  # usually {} (extra="allow"), an empty dict is new
+        set_extra(snapshot, None if extra is None else extra.copy() if extra else {})
         private = current.__pydantic_private__
         set_private(snapshot, None if private is None else private.copy())
         return sink(MessageUpdateEvent(snapshot, event))

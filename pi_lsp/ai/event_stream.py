@@ -152,6 +152,10 @@ def _run_direct(
                 _current_tasks[loop] = running
 
 
+_NOT_DIRECT = frozenset(("start", "done", "error"))
+"""What ``direct`` never handles: the consumer's own task takes these."""
+
+
 class AssistantMessageEventStream:
     """One assistant response as an async-iterable queue (a single consumer).
 
@@ -195,6 +199,23 @@ class AssistantMessageEventStream:
     # ------------------------------------------------------------------ producer side
 
     def push(self, event: AssistantMessageEvent) -> None:
+        direct = self._direct
+        if direct is not None:  # the hot path: a content chunk while the consumer waits
+            waiter = self._waiter
+            if (
+                waiter is not None
+                and event.type not in _NOT_DIRECT
+                and not self._done
+                and not waiter.done()
+            ):
+                self._waiter = None  # a push from inside the handler queues
+                handover = _run_direct(direct, event, self._direct_loop, self._direct_task)
+                if handover is None:  # handled: the consumer keeps waiting
+                    self._waiter = waiter
+                    return
+                self._handover = handover
+                waiter.set_result(handover)  # type: ignore[arg-type]  # direct consumers
+                return
         if self._done:
             return
         kind = event.type
@@ -210,16 +231,6 @@ class AssistantMessageEventStream:
             if not waiter.done():  # not cancelled: hand the event over directly
                 if kind == "done" or kind == "error":
                     self._finished = True
-                elif kind != "start" and self._direct is not None:
-                    handover = _run_direct(
-                        self._direct, event, self._direct_loop, self._direct_task
-                    )
-                    if handover is None:  # handled: the consumer keeps waiting
-                        self._waiter = waiter
-                        return
-                    self._handover = handover
-                    waiter.set_result(handover)  # type: ignore[arg-type]  # direct consumers
-                    return
                 waiter.set_result(event)
                 if self.max_backlog < 1:
                     self.max_backlog = 1

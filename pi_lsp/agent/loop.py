@@ -20,13 +20,15 @@ from ..ai import (
     AssistantMessage,
     AssistantMessageEventStream,
     Context,
+    Message,
+    Tool,
     ToolCall,
     ToolResultMessage,
 )
 from ..ai import stream as default_stream
 from ..ai.event_stream import Handover
 from ._copy import COPY_PARTS as _COPY_PARTS
-from ._copy import deep_copy, shallow_copy
+from ._copy import deep_copy, replace_dataclass, shallow_copy
 from ._hooks import Emit, Emitter, resolve
 from .messages import AgentMessage
 from .tool_execution import emit_message, execute_tool_calls
@@ -52,6 +54,22 @@ _CONTENT_EVENTS = frozenset((
     "thinking_start", "thinking_delta", "thinking_end",
     "toolcall_start", "toolcall_delta", "toolcall_end",
 ))  # fmt: skip
+
+
+def _llm_context(
+    system_prompt: str | None, messages: list[Message], tools: list[Tool] | None
+) -> Context:
+    """``Context.model_construct(system_prompt=..., messages=..., tools=...)`` (no validation:
+    the history is not re-validated per turn), built directly: pydantic's ``model_construct``
+    walks the fields in Python and costs ≈ 3x as much. tests/agent/test_copy.py checks it
+    against ``model_construct``."""
+    new, set_dict, set_fields, set_extra, set_private = _COPY_PARTS
+    llm_context: Any = new(Context)
+    set_dict(llm_context, {"system_prompt": system_prompt, "messages": messages, "tools": tools})
+    set_fields(llm_context, {"system_prompt", "messages", "tools"})
+    set_extra(llm_context, {})  # extra="allow": no extra fields given
+    set_private(llm_context, None)
+    return cast(Context, llm_context)
 
 
 def check_can_continue(context: AgentContext) -> None:
@@ -208,16 +226,14 @@ async def stream_assistant_response(
     if config.transform_context is not None:
         messages = await resolve(config.transform_context(messages, signal))
     llm_messages = await resolve(config.convert_to_llm(messages))
-    llm_context = Context.model_construct(
-        system_prompt=context.system_prompt,
-        messages=llm_messages,
-        tools=tool_definitions(context.tools) or None,
+    llm_context = _llm_context(
+        context.system_prompt, llm_messages, tool_definitions(context.tools) or None
     )
     api_key = None
     if config.get_api_key is not None:
         api_key = await resolve(config.get_api_key(config.model.provider))
     base = config.stream_options
-    options = replace(
+    options = replace_dataclass(
         base, api_key=api_key or base.api_key, signal=signal, reasoning=config.reasoning
     )
     started: Any = (stream_fn or default_stream)(config.model, llm_context, options)
@@ -241,11 +257,11 @@ async def stream_assistant_response(
         if current is not partial:  # providers mutate one object: usually the same
             partial = current
             history[-1] = current
-        snapshot: Any = new(current.__class__)  # == shallow_copy(partial), inlined
+        snapshot: Any = new(type(current))  # == shallow_copy(partial), inlined
         set_dict(snapshot, current.__dict__.copy())
         set_fields(snapshot, current.__pydantic_fields_set__.copy())
-        extra = current.__pydantic_extra__
-        set_extra(snapshot, None if extra is None else extra.copy())
+        extra = current.__pydantic_extra__  # usually {} (extra="allow"), an empty dict is new
+        set_extra(snapshot, None if extra is None else extra.copy() if extra else {})
         private = current.__pydantic_private__
         set_private(snapshot, None if private is None else private.copy())
         return sink(MessageUpdateEvent(snapshot, event))

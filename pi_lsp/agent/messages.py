@@ -87,10 +87,14 @@ _LLM_TYPES = frozenset((UserMessage, AssistantMessage, ToolResultMessage))
 def convert_to_llm_default(messages: Sequence[AgentMessage]) -> list[Message]:
     """pi-agent-core's default: keep user / assistant / toolResult, drop the rest.
 
-    Runs on the whole transcript before every model call, so it checks the exact class first
-    (one pointer per message, cache-friendly) and reads ``role`` only for other classes.
+    Runs on the whole transcript before every model call, so it checks the exact classes
+    first, in C (``map``; half the cost of a comprehension), and when they are all LLM
+    messages — the usual case — returns a copy; otherwise it filters, reading ``role`` only
+    for other classes.
     """
     llm_types = _LLM_TYPES
+    if all(map(llm_types.__contains__, map(type, messages))):
+        return list(messages)  # type: ignore[arg-type]  # all are LLM messages
     kept = [m for m in messages if m.__class__ in llm_types or m.role in _LLM_ROLES]
     return kept  # type: ignore[return-value]  # the filter keeps only the LLM roles
 

@@ -9,6 +9,7 @@ provider), suspension and cancellation of a sink handed back to the loop's task.
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
@@ -199,6 +200,35 @@ async def test_a_consumer_that_does_not_set_direct_never_sees_a_handover() -> No
     ]  # fmt: skip
 
 
+def _python_swap_current_task(loop: Any, task: Any) -> Any:
+    """3.12's ``asyncio.tasks._swap_current_task``, on 3.11's dict of current tasks."""
+    current: dict[Any, Any] = asyncio.tasks._current_tasks  # type: ignore[attr-defined]
+    previous = current.get(loop)
+    if task is None:
+        del current[loop]
+    else:
+        current[loop] = task
+    return previous
+
+
+@pytest.fixture(params=["as_is", "swap"])
+def task_switch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both ways ``direct`` makes the loop's task current: this Python's, and the other one
+    (3.12+ ``_swap_current_task`` on 3.11, emulated; the 3.11 dict elsewhere, if it exists)."""
+    if request.param == "as_is":
+        return
+    from pi_lsp.ai import event_stream
+
+    if event_stream._swap_current_task is None:
+        monkeypatch.setattr(event_stream, "_swap_current_task", _python_swap_current_task)
+    elif hasattr(asyncio.tasks, "_current_tasks") and sys.version_info < (3, 14):
+        monkeypatch.setattr(event_stream, "_swap_current_task", None)
+        monkeypatch.setattr(event_stream, "_current_tasks", asyncio.tasks._current_tasks)
+    else:
+        pytest.skip("this Python keeps the current task elsewhere")
+
+
+@pytest.mark.usefixtures("task_switch")
 async def test_a_sink_runs_as_the_loops_task_so_its_timeouts_and_task_groups_are_the_loops() -> (
     None
 ):
@@ -224,3 +254,51 @@ async def test_a_sink_runs_as_the_loops_task_so_its_timeouts_and_task_groups_are
     assert tasks == {run}  # never the producer's task
     assert len(finished) == len(DELTAS) + 2
     assert producer.push_errors == []
+
+
+@pytest.mark.usefixtures("task_switch")
+async def test_a_push_from_a_callback_runs_the_sink_as_the_loops_task_then_no_task() -> None:
+    """A provider may push from a protocol callback (no task running): the sink still runs
+    as the loop's task, and afterwards no task is current again."""
+    tasks: list[asyncio.Task[Any] | None] = []
+    after: list[asyncio.Task[Any] | None] = []
+    loop = asyncio.get_running_loop()
+    partial = AssistantMessage(api="x", provider="x", model="m")
+    block = TextContent(text="")
+
+    def sink(event: Any) -> None:
+        if event.type == "message_update":
+            tasks.append(asyncio.current_task())
+
+    def stream_fn(model: Model, ctx: Any, options: StreamOptions) -> AssistantMessageEventStream:
+        out = AssistantMessageEventStream()
+
+        def push(event: Any) -> None:
+            out.push(event)
+            after.append(asyncio.tasks.current_task(loop))
+
+        events: list[Any] = [StartEvent(partial), TextStartEvent(0, partial)]
+        events += [TextDeltaEvent(0, delta, partial) for delta in DELTAS]
+        events += [TextEndEvent(0, "".join(DELTAS), partial), DoneEvent("stop", partial)]
+
+        def step() -> None:  # one callback per event, each in its own loop iteration
+            event = events.pop(0)
+            if event.type == "text_start":
+                partial.content.append(block)
+            elif event.type == "text_delta":
+                append_to_field(block, "text", event.delta)
+            push(event)
+            if events:
+                loop.call_soon(step)
+            else:
+                out.end(partial)
+
+        loop.call_soon(step)
+        return out
+
+    run = asyncio.ensure_future(
+        run_agent_loop([user("hi")], context(), config(), sink, None, stream_fn)
+    )
+    await run
+    assert tasks == [run] * (len(DELTAS) + 2)
+    assert after == [None] * (len(DELTAS) + 4)

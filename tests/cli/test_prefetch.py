@@ -87,6 +87,16 @@ def test_a_template_remakes_the_request_for_any_prompt(prompt: str) -> None:
     assert prepared.headers[-1] == ("Content-Length", str(len(prepared.body)))
 
 
+def test_an_anthropic_style_key_header_is_cut_out_and_filled_in() -> None:
+    headers = [("x-api-key", KEY), ("anthropic-version", "2023-06-01")]
+    template = pf.derive_template("POST", "http://h/v1/messages", headers, body_for("a"), "a", KEY)
+    assert template is not None
+    assert KEY not in json.dumps(template)
+    prepared = pf.fill(template, "b", KEY)
+    assert prepared is not None
+    assert prepared.headers[:2] == headers
+
+
 def test_a_template_holds_neither_the_key_nor_the_prompt() -> None:
     template = pf.derive_template(
         "POST", "http://example.test/v1", HEADERS, body_for("my secret plan"), "my secret plan", KEY

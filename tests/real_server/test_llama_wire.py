@@ -265,7 +265,7 @@ async def test_pi_lsp_run_answers_a_repeated_command_from_its_early_request(
     """The second run of the same command sends its first request at spawn from the first
     run's template (``cli/prefetch.py``): a real server's chunked SSE read through h11 (and
     the template left as it was: the early request was the run's own). One endpoint: each
-    run costs the tiny model ≈ 8 s of prompt processing on one thread, and the transport
+    run costs the tiny model ≈ 15 s of prompt processing on one thread, and the transport
     does not depend on the provider (the key headers of both are covered in
     tests/cli/test_prefetch.py)."""
     endpoint = "openai"

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 from urllib.parse import urlsplit
 
 from .. import __version__
+from ..ai.endpoints import connect_timeout_for_host
 from ..ai.env_keys import get_env_api_key
 from ..ai.tls import ssl_context
 from ..runtime.cache_dir import cache_dir
@@ -58,8 +59,6 @@ KEY_MARK = "\x00key\x00"
 """Stands for the API key in a template's header values (a header value has no NUL)."""
 TEMPLATE_MAX_AGE_S = 3 * 24 * 3600
 """Templates are keyed by date: older ones are deleted when a new one is written."""
-LOOPBACK_CONNECT_TIMEOUT_S = 5.0
-CONNECT_TIMEOUT_S = 30.0
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 _SENTINEL = "\x01pi-lsp prompt\x02"
 _SECRET_HEADER_WORDS = frozenset(
@@ -265,7 +264,7 @@ def fill(template: Any, prompt: str, key: str | None) -> Prepared | None:
             headers.append((str(name), str(value)))
         headers.append(("Content-Length", str(len(body))))
         method, url = str(template["method"]), str(template["url"])
-    except (KeyError, TypeError, ValueError, UnicodeEncodeError):
+    except (KeyError, TypeError, ValueError):  # UnicodeEncodeError: a lone surrogate
         return None
     if not url.startswith(("http://", "https://")):
         return None
@@ -316,9 +315,7 @@ class Channel:
         https = parts.scheme == "https"
         host = parts.hostname or ""
         port = parts.port or (443 if https else 80)
-        loopback = host in ("localhost", "::1") or host.startswith("127.")
-        timeout = LOOPBACK_CONNECT_TIMEOUT_S if loopback else CONNECT_TIMEOUT_S
-        sock = socket.create_connection((host, port), timeout=timeout)
+        sock = socket.create_connection((host, port), timeout=connect_timeout_for_host(host))
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if not https:

@@ -18,9 +18,8 @@ from collections.abc import AsyncIterator
 import h11
 import httpx
 
+from ..ai.endpoints import DEFAULT_CONNECT_TIMEOUT_S
 from .prefetch import Channel, Prefetch, Prepared
-
-_CONNECT_TIMEOUT_S = 30.0
 
 
 def _header_pairs(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -144,7 +143,7 @@ class PrefetchTransport(httpx.AsyncBaseTransport):
         if sent is not None and same_request(sent, request, headers):
             if not prefetch.done.is_set():
                 timeouts = request.extensions.get("timeout") or {}
-                wait = timeouts.get("connect") or _CONNECT_TIMEOUT_S
+                wait = timeouts.get("connect") or DEFAULT_CONNECT_TIMEOUT_S
                 await asyncio.to_thread(prefetch.done.wait, wait)
             channel = prefetch.take()
             if channel is not None:

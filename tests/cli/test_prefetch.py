@@ -236,13 +236,11 @@ async def read_all(client: httpx.AsyncClient, request: httpx.Request) -> tuple[i
 async def test_the_early_connection_answers_the_same_request(tmp_path: Path) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(sse_response(events("Hello"), split_every=7))
-        transport_box: list[PrefetchTransport] = []
         async with httpx.AsyncClient(transport=Refuse()) as plain:
             early, request = await sent_early(
                 plain, f"{srv.url}/v1", body_for("hi"), tmp_path / "t.json"
             )
-            transport_box.append(PrefetchTransport(Refuse(), early))
-        async with httpx.AsyncClient(transport=transport_box[0]) as client:
+        async with httpx.AsyncClient(transport=PrefetchTransport(Refuse(), early)) as client:
             status, text = await read_all(client, request)
         assert status == 200
         assert "Hello" in text

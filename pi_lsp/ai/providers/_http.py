@@ -24,15 +24,12 @@ import anyio
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
+from ..endpoints import connect_timeout_for_host, is_loopback_host
 from ..events import RetryInfo
 from ..options import StreamOptions
 from ..retry import is_quota_error, is_retryable_status, parse_retry_after_ms, retry_delay_ms
 from ..tls import ssl_context
 
-DEFAULT_CONNECT_TIMEOUT_S = 30.0
-LOOPBACK_CONNECT_TIMEOUT_S = 5.0
-"""A server on this machine accepts at once or never (a TLS handshake with a plain-HTTP port
-never completes): waiting 30 s four times (128 s) to say so helped nobody."""
 DEFAULT_READ_TIMEOUT_S = 600.0
 READ_TIMEOUT_SETTING = "readTimeout"
 _MAX_ERROR_TEXT = 600
@@ -40,7 +37,6 @@ _MAX_HTML_TEXT = 200
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _HTML_TAG = re.compile(r"<[^>]{0,2000}>")
 _HTML_SKIP = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_LOOPBACK_HOSTS = frozenset(("localhost", "127.0.0.1", "::1", "[::1]", "0.0.0.0"))
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,})")
 
@@ -110,17 +106,20 @@ def new_client(
     return httpx.AsyncClient(transport=wrap(httpx.AsyncHTTPTransport(verify=ssl_context())))
 
 
-def is_loopback(url: str) -> bool:
+def _host(url: str) -> str | None:
     try:
-        host = httpx.URL(url).host
+        return httpx.URL(url).host
     except (httpx.InvalidURL, TypeError, ValueError):
-        return False
-    return host in _LOOPBACK_HOSTS or host.startswith("127.")
+        return None
+
+
+def is_loopback(url: str) -> bool:
+    host = _host(url)
+    return host is not None and is_loopback_host(host)
 
 
 def connect_timeout_s(url: str, read: float) -> float:
-    limit = LOOPBACK_CONNECT_TIMEOUT_S if is_loopback(url) else DEFAULT_CONNECT_TIMEOUT_S
-    return min(read, limit)
+    return min(read, connect_timeout_for_host(_host(url) or ""))
 
 
 def request_timeout(options: StreamOptions, url: str = "") -> httpx.Timeout:

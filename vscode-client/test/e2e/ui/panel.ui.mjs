@@ -122,6 +122,8 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
     const perf = {};
     await check(ctx, 'measure: a 10,000-token answer streamed at 200 tokens/s', async () => {
       srv.enqueue({ events: longAnswerEvents(10_000), delayMs: 50 });
+      // the hunk undone above reaches the model as a note with this run, so it has a turn 2
+      srv.text('Noted.');
       await panel.locator(T('prompt')).fill('Explain at length.');
       await panel.locator(T('prompt')).press('Enter');
       await panel.locator(T('message-user'), { hasText: 'Explain at length.' }).waitFor();

@@ -29,7 +29,10 @@ from ...review import CheckpointStore
 from ...runtime import ConfigError, ConfiguredSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ...wire import event_wire, message_wire, queue_wire
-from ..api.models import (
+from ..bridge import ClientBridge
+from ..editor.editor_workspace import CURRENT_SIGNAL
+from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
+from ..protocol.models import (
     EVENT,
     DeliverAs,
     Delivered,
@@ -37,9 +40,6 @@ from ..api.models import (
     StateResult,
     UsageTotals,
 )
-from ..bridge import ClientBridge
-from ..editor.editor_workspace import CURRENT_SIGNAL
-from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel

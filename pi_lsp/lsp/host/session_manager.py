@@ -16,9 +16,9 @@ from lsprotocol import types
 
 from ...runtime import create_agent_session
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
-from ..api.models import SessionSummary
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
+from ..protocol.models import SessionSummary
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config
 from .hosted import HostedSession

@@ -23,6 +23,7 @@ from ..sessions import SessionFile
 from ..sessions.agent_session import AgentSession
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
+from ..tools.factory import bind_session
 from .assemble import build_agent
 from .config import BashMode, RunConfig
 from .resolve import (
@@ -119,6 +120,7 @@ def create_agent_session(
         http_transport=hooks.http_transport,
         tool_sources=sources,
     )
+    bind_session(agent.state.tools, session.session_id)
     saved = session.saved_model_choice() if resume and keep_saved_model else None
     if saved is not None:  # the session chose its own model: it keeps it
         session.model_choice = saved[0], saved[1]

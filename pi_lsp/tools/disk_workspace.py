@@ -28,6 +28,7 @@ from .workspace import (
     OutsideWorkspaceError,
     StaleDocumentError,
     TextEdit,
+    ToolCallContext,
     apply_text_edits,
 )
 
@@ -124,14 +125,21 @@ class DiskWorkspace:
     async def read_document(self, path: Path) -> Document:
         return Document(path=path, text=await self.disk_read_text(path))
 
-    async def write_document(self, path: Path, text: str, *, label: str) -> None:
+    async def write_document(
+        self, path: Path, text: str, *, label: str, context: ToolCallContext | None = None
+    ) -> None:
         await self.disk_write_text(path, text)
 
     async def disk_note(self, paths: Sequence[Path] | None = None) -> str | None:
         return None  # the disk is the only copy: Pi's wording already says it all
 
     async def apply_edits(
-        self, document: Document, edits: Sequence[TextEdit], *, label: str
+        self,
+        document: Document,
+        edits: Sequence[TextEdit],
+        *,
+        label: str,
+        context: ToolCallContext | None = None,
     ) -> None:
         def work() -> None:
             current = decode_text(_read_regular(document.path))

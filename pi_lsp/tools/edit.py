@@ -21,7 +21,7 @@ from ..ai.surrogates import show_undecodable
 from .common import ToolError, ToolParams, text_result, throw_if_aborted
 from .edit_apply import EditError, Replacement, plan_edits
 from .edit_diff import display_diff, unified_patch
-from .workspace import CURRENT_TOOL_CALL, Workspace
+from .workspace import ToolCallContext, Workspace
 
 
 class EditItem(BaseModel):
@@ -76,8 +76,10 @@ class EditTool(AgentTool[EditParams]):
         "not pad with large unchanged regions.",
     )
 
-    def __init__(self, workspace: Workspace):
+    def __init__(self, workspace: Workspace, *, session_id: str | None = None):
         self.workspace = workspace
+        self.session_id = session_id
+        """The session whose agent calls this tool (set by the runtime once it is known)."""
 
     def prepare_arguments(self, args: Any) -> Any:
         """Accept ``edits`` sent as a JSON string and the legacy top-level oldText/newText."""
@@ -110,7 +112,6 @@ class EditTool(AgentTool[EditParams]):
             raise ToolError(
                 "Edit tool input is invalid. edits must contain at least one replacement."
             )
-        CURRENT_TOOL_CALL.set(tool_call_id)
         ws = self.workspace
         shown = params.path
         path = ws.resolve(params.path)
@@ -135,7 +136,10 @@ class EditTool(AgentTool[EditParams]):
             throw_if_aborted(signal)
             try:
                 await ws.apply_edits(
-                    document, plan.text_edits, label=f"pi: edit {ws.display_path(path)}"
+                    document,
+                    plan.text_edits,
+                    label=f"pi: edit {ws.display_path(path)}",
+                    context=ToolCallContext(self.session_id, tool_call_id, signal),
                 )
             except PermissionError as exc:
                 raise ToolError(f"Could not edit file: {shown}. Error code: EACCES.") from exc

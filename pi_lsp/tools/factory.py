@@ -57,3 +57,11 @@ def create_coding_tools(
             seen.add(name)
             tools.append(makers[name]())
     return tools
+
+
+def bind_session(tools: Sequence[AgentTool[Any]], session_id: str) -> None:
+    """Tell the tools that change files which session calls them (their ``ToolCallContext``
+    names it, for review hunks and checkpoints)."""
+    for tool in tools:
+        if isinstance(tool, EditTool | WriteTool):
+            tool.session_id = session_id

@@ -19,7 +19,6 @@ Must not import pygls/lsprotocol or anything above tools/.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -27,11 +26,18 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from ..agent.types import ToolFailure
+from ..ai.abort import AbortSignal
 
-CURRENT_TOOL_CALL: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "pi_lsp_tool_call", default=None
-)
-"""Set by ``edit`` / ``write`` while they run: which tool call a change belongs to (review)."""
+
+@dataclass(frozen=True, slots=True)
+class ToolCallContext:
+    """Which run a change belongs to, passed by ``edit`` / ``write`` to the workspace: the
+    session and tool call that make it (review hunks, checkpoints) and the run's abort
+    signal (an editor round trip made for it is cancelled with the run)."""
+
+    session_id: str | None = None
+    tool_call_id: str | None = None
+    signal: AbortSignal | None = None
 
 
 class WorkspaceError(ToolFailure):
@@ -141,12 +147,20 @@ class Workspace(Protocol):
         """Size in bytes on disk. Raises ``FileNotFoundError`` / ``PermissionError``."""
         ...
 
-    async def write_document(self, path: Path, text: str, *, label: str) -> None:
-        """Create or replace the whole file (parent directories created)."""
+    async def write_document(
+        self, path: Path, text: str, *, label: str, context: ToolCallContext | None = None
+    ) -> None:
+        """Create or replace the whole file (parent directories created). ``context``: the
+        tool call making the change (``None``: not the agent's, e.g. an undo)."""
         ...
 
     async def apply_edits(
-        self, document: Document, edits: Sequence[TextEdit], *, label: str
+        self,
+        document: Document,
+        edits: Sequence[TextEdit],
+        *,
+        label: str,
+        context: ToolCallContext | None = None,
     ) -> None:
         """Apply edits computed against ``document``; raise ``StaleDocumentError`` if the text
         changed since, ``EditRejectedError`` if refused. On success the disk matches."""

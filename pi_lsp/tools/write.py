@@ -14,7 +14,7 @@ from pydantic import Field
 from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal
 from .common import ToolError, ToolParams, text_result, throw_if_aborted, utf16_length
-from .workspace import CURRENT_TOOL_CALL, Workspace
+from .workspace import ToolCallContext, Workspace
 
 
 class WriteParams(ToolParams):
@@ -35,8 +35,10 @@ class WriteTool(AgentTool[WriteParams]):
         "Use write only for new files or complete rewrites",
     )
 
-    def __init__(self, workspace: Workspace):
+    def __init__(self, workspace: Workspace, *, session_id: str | None = None):
         self.workspace = workspace
+        self.session_id = session_id
+        """The session whose agent calls this tool (set by the runtime once it is known)."""
 
     async def execute(
         self,
@@ -45,7 +47,6 @@ class WriteTool(AgentTool[WriteParams]):
         signal: AbortSignal | None = None,
         on_update: ToolUpdateCallback | None = None,
     ) -> AgentToolResult:
-        CURRENT_TOOL_CALL.set(tool_call_id)
         ws = self.workspace
         path = ws.resolve(params.path)
         async with ws.mutation_lock(path):
@@ -55,7 +56,10 @@ class WriteTool(AgentTool[WriteParams]):
             created = not await ws.exists(path)
             try:
                 await ws.write_document(
-                    path, params.content, label=f"pi: write {ws.display_path(path)}"
+                    path,
+                    params.content,
+                    label=f"pi: write {ws.display_path(path)}",
+                    context=ToolCallContext(self.session_id, tool_call_id, signal),
                 )
             except PermissionError as exc:
                 raise ToolError(f"Permission denied: cannot write {path}") from exc

@@ -31,6 +31,7 @@ from pi_lsp.runtime import (
 from pi_lsp.sessions import SessionStore
 from pi_lsp.sessions.events import ProviderRetryEvent
 from pi_lsp.tools.disk_workspace import DiskWorkspace
+from pi_lsp.tools.workspace import ToolCallContext
 from tests.lsp.openai_sse import error, response, text_events
 from tests.support.http_server import ScriptedHTTPServer
 
@@ -238,3 +239,52 @@ async def test_tool_sources_add_tools_and_close_with_the_session(tmp_path: Path)
     assert sources[0].closed
     plain.close()
     session.close()
+
+
+class _RecordingWorkspace(DiskWorkspace):
+    def __init__(self, root: Path) -> None:
+        super().__init__([root])
+        self.contexts: list[ToolCallContext | None] = []
+
+    async def write_document(
+        self, path: Path, text: str, *, label: str, context: ToolCallContext | None = None
+    ) -> None:
+        self.contexts.append(context)
+        await super().write_document(path, text, label=label, context=context)
+
+
+async def test_a_change_names_its_session_tool_call_and_run_signal(tmp_path: Path) -> None:
+    """Which run an edit belongs to is an argument (``ToolCallContext``), not ambient state."""
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps(
+            {
+                "responses": [
+                    {
+                        "content": [
+                            {
+                                "type": "toolCall",
+                                "id": "call-1",
+                                "name": "write",
+                                "arguments": {"path": "a.txt", "content": "x"},
+                            }
+                        ]
+                    },
+                    {"content": [{"type": "text", "text": "done"}]},
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    workspace = _RecordingWorkspace(tmp_path)
+    session = create_agent_session(RunConfig(provider="faux", faux_script=str(path)), workspace)
+    try:
+        await session.prompt("write it")
+        await session.wait_for_idle()
+    finally:
+        session.close()
+    [context] = workspace.contexts
+    assert context is not None
+    assert (context.session_id, context.tool_call_id) == (session.session_id, "call-1")
+    assert context.signal is not None
+    assert (tmp_path / "a.txt").read_text() == "x"

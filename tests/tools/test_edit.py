@@ -29,6 +29,7 @@ from pi_lsp.tools.edit_apply import (
     plan_edits,
 )
 from pi_lsp.tools.edit_diff import display_diff, unified_patch
+from pi_lsp.tools.workspace import ToolCallContext
 
 from .conftest import call, text
 
@@ -162,7 +163,12 @@ class _RecordingWorkspace(DiskWorkspace):
         self.calls: list[tuple[Document, list[TextEdit], str]] = []
 
     async def apply_edits(
-        self, document: Document, edits: Sequence[TextEdit], *, label: str
+        self,
+        document: Document,
+        edits: Sequence[TextEdit],
+        *,
+        label: str,
+        context: ToolCallContext | None = None,
     ) -> None:
         self.calls.append((document, list(edits), label))
         if self.refuse:

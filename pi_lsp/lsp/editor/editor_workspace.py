@@ -15,7 +15,6 @@ never over unsaved user changes. Path rules, listing and the mutation lock are i
 
 from __future__ import annotations
 
-import contextvars
 import difflib
 import logging
 from collections.abc import Callable, Sequence
@@ -31,11 +30,11 @@ from ...ai.abort import AbortSignal
 from ...review import MergeResult, merge3, split_hunks
 from ...tools import DiskWorkspace
 from ...tools.workspace import (
-    CURRENT_TOOL_CALL,
     Document,
     EditRejectedError,
     StaleDocumentError,
     TextEdit,
+    ToolCallContext,
     apply_text_edits,
 )
 from ..bridge import ClientBridge, RequestAborted
@@ -54,12 +53,6 @@ from .edits import (
 from .review_book import ReviewBook
 
 log = logging.getLogger(__name__)
-
-RunSignal = Callable[[], AbortSignal | None]
-CURRENT_SIGNAL: contextvars.ContextVar[RunSignal | None] = contextvars.ContextVar(
-    "pi_lsp_run_signal", default=None
-)
-"""Set around a run's start so edits made by its tools can be cancelled by ``pi/abort``."""
 
 ABORTED = "Operation aborted"
 
@@ -117,10 +110,13 @@ class EditorWorkspace(DiskWorkspace):
 
     # ----------------------------------------------------------------------- writes
 
-    async def write_document(self, path: Path, text: str, *, label: str) -> None:
+    async def write_document(
+        self, path: Path, text: str, *, label: str, context: ToolCallContext | None = None
+    ) -> None:
         if not self.bridge.connected:  # no editor (between TCP connections): the disk
             await DiskWorkspace.write_document(self, path, text, label=label)
             return
+        signal = context.signal if context is not None else None
         if await self.exists(path):
             doc = await self._read_current(path)
             seen = self._last_read.get(path)
@@ -130,7 +126,9 @@ class EditorWorkspace(DiskWorkspace):
                 if merged.text is None:
                     raise StaleDocumentError(self._conflict_message(doc, merged))
                 text = merged.text
-            await self.apply_edits(doc, _minimal_edits(doc.text, text), label=label)
+            await self.apply_edits(
+                doc, _minimal_edits(doc.text, text), label=label, context=context
+            )
             return
         label = _label(label)
         if not self.bridge.create_files:
@@ -139,24 +137,30 @@ class EditorWorkspace(DiskWorkspace):
             return
         uri = from_fs_path(str(path)) or path.as_uri()
         edit = create_file_edit(uri, text, self._options(label))
-        await self._confirm(label, "", text, path)
-        await self._send(edit, label)
+        await self._confirm(label, "", text, path, signal)
+        await self._send(edit, label, signal)
         if self.review is not None:
-            self.review.agent_edit(unquote(uri), "", text, CURRENT_TOOL_CALL.get())
-        await self._sync_disk(path, uri, text, user_dirty=False)
+            self.review.agent_edit(unquote(uri), "", text, context)
+        await self._sync_disk(path, uri, text, user_dirty=False, signal=signal)
         await self._follow(uri, first_changed_range(edit))
 
     async def apply_edits(
-        self, document: Document, edits: Sequence[TextEdit], *, label: str
+        self,
+        document: Document,
+        edits: Sequence[TextEdit],
+        *,
+        label: str,
+        context: ToolCallContext | None = None,
     ) -> None:
         if not self.bridge.connected:  # no editor (between TCP connections): the disk
             await DiskWorkspace.apply_edits(self, document, edits, label=label)
             return
+        signal = context.signal if context is not None else None
         label = _label(label)
         path = document.path
         new_text = apply_text_edits(document.text, edits)
         target, user_dirty = await self._current(document)
-        await self._confirm(label, document.text, new_text, path)
+        await self._confirm(label, document.text, new_text, path, signal)
         if self._policy().settings.edits == "confirm" and not self.bridge.change_annotations:
             target, user_dirty = await self._current(document)  # the user may have typed
         if target.text != document.text:  # the user typed since: rebase onto their text
@@ -172,7 +176,7 @@ class EditorWorkspace(DiskWorkspace):
         if self.review is not None:
             self.review.expect(target.uri, new_text)
         try:
-            await self._send(edit, label)
+            await self._send(edit, label, signal)
         except BaseException:
             if self.review is not None:
                 self.review.expect_cancelled(target.uri)
@@ -183,13 +187,13 @@ class EditorWorkspace(DiskWorkspace):
             new_text = applied
             self._last_read[path] = new_text
         if self.review is not None:
-            self.review.agent_edit(target.uri, target.text, new_text, CURRENT_TOOL_CALL.get())
+            self.review.agent_edit(target.uri, target.text, new_text, context)
         if self.tracker.uri_for(path) is not None:
             self.tracker.expect(target.uri, target.version, new_text)
         disk_text = new_text
         if document.from_buffer and not new_text.startswith(BOM):
             disk_text = await self._keep_bom(path, new_text)
-        await self._sync_disk(path, target.uri, disk_text, user_dirty=user_dirty)
+        await self._sync_disk(path, target.uri, disk_text, user_dirty=user_dirty, signal=signal)
         await self._follow(target.uri, first_changed_range(edit))
         if open_buf is not None and self._policy().features.diagnostics:
             await self._collect_diagnostics(path, target, new_text, base_version)
@@ -367,22 +371,26 @@ class EditorWorkspace(DiskWorkspace):
             annotation_label=label if confirm and self.bridge.change_annotations else None,
         )
 
-    async def _confirm(self, label: str, old: str, new: str, path: Path) -> None:
+    async def _confirm(
+        self, label: str, old: str, new: str, path: Path, signal: AbortSignal | None
+    ) -> None:
         """Confirm mode without annotation support: ask Apply / Reject first."""
         if self._policy().settings.edits != "confirm" or self.bridge.change_annotations:
             return
         message = f"{label}\n\n{_short_diff(old, new, self.display_path(path))}\n\nApply?"
         answer = await self.bridge.ask(
-            message, ["Apply", "Reject"], kind=types.MessageType.Info, signal=_signal()
+            message, ["Apply", "Reject"], kind=types.MessageType.Info, signal=signal
         )
         if answer != "Apply":
             raise EditRejectedError(
                 f"The user rejected the change to {self.display_path(path)}; nothing was written."
             )
 
-    async def _send(self, edit: types.WorkspaceEdit, label: str) -> None:
+    async def _send(
+        self, edit: types.WorkspaceEdit, label: str, signal: AbortSignal | None
+    ) -> None:
         try:
-            applied, reason = await self.bridge.apply_edit(edit, label, _signal())
+            applied, reason = await self.bridge.apply_edit(edit, label, signal)
         except RequestAborted:
             raise EditRejectedError(ABORTED) from None
         if not applied:
@@ -391,12 +399,20 @@ class EditorWorkspace(DiskWorkspace):
                 "nothing was written."
             )
 
-    async def _sync_disk(self, path: Path, uri: str, text: str, *, user_dirty: bool) -> None:
+    async def _sync_disk(
+        self,
+        path: Path,
+        uri: str,
+        text: str,
+        *,
+        user_dirty: bool,
+        signal: AbortSignal | None = None,
+    ) -> None:
         features = self._policy().features
         if features.save_documents:
             try:
                 result = await self.bridge.request(
-                    SAVE_DOCUMENTS, SaveDocumentsParams(uris=[uri]).to_wire(), _signal()
+                    SAVE_DOCUMENTS, SaveDocumentsParams(uris=[uri]).to_wire(), signal
                 )
             except (JsonRpcException, RequestAborted) as exc:
                 log.warning("pi/saveDocuments failed for %s: %s", uri, exc)
@@ -424,11 +440,6 @@ class EditorWorkspace(DiskWorkspace):
 def _minimal_edits(before: str, after: str) -> list[TextEdit]:
     """``before`` → ``after`` as line-level edits (cursor, marks and folds elsewhere stay)."""
     return [TextEdit(r.start, r.end, r.new_text) for r in split_hunks(before, after)]
-
-
-def _signal() -> AbortSignal | None:
-    getter = CURRENT_SIGNAL.get()
-    return getter() if getter is not None else None
 
 
 def _label(label: str) -> str:

@@ -2,8 +2,8 @@
 (docs/protocol.md#review-hunks-keep-or-undo-each-change-91).
 
 Wraps the pure ``HunkTracker`` (``pi_lsp/review``): the agent's applied edits come in from
-``EditorWorkspace`` (with the tool call and session that made them, from context variables
-set around a run and a tool call), every other change to a buffer with hunks comes in from
+``EditorWorkspace`` (with the tool call and session that made them: the ``ToolCallContext``
+the ``edit`` / ``write`` tool passed), every other change to a buffer with hunks comes in from
 ``didChange`` (the difference between the last text seen and the new one). Whenever a
 session's set of pending hunks changes, its ``review_update`` event is published. Undo goes
 back through ``EditorWorkspace.apply_edits`` (versioned, rebased, disk kept in line); a hunk
@@ -12,21 +12,16 @@ whose text the user changed since is a conflict and is left alone.
 
 from __future__ import annotations
 
-import contextvars
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...review import Hunk, HunkTracker, UndoConflict, split_hunks
+from ...tools.workspace import ToolCallContext
 from ..protocol.positions import Encoding, TextIndex
 
 log = logging.getLogger(__name__)
-
-CURRENT_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "pi_lsp_run_session", default=None
-)
-"""Set around a run's start: the session whose tools make the edits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +60,12 @@ class ReviewBook:
     def expect_cancelled(self, uri: str) -> None:
         self._expect.pop(uri, None)
 
-    def agent_edit(self, uri: str, before: str, after: str, tool_call_id: str | None) -> None:
+    def agent_edit(
+        self, uri: str, before: str, after: str, context: ToolCallContext | None
+    ) -> None:
         self._expect.pop(uri, None)
-        session = CURRENT_SESSION.get()
+        session = context.session_id if context is not None else None
+        tool_call_id = context.tool_call_id if context is not None else None
         if session is None or tool_call_id is None:
             self.observe(uri, after)  # not the agent's (an undo): an ordinary change
             return

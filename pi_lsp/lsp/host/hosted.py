@@ -30,8 +30,7 @@ from ...runtime import ConfigError, ConfiguredSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ...wire import event_wire, message_wire, queue_wire
 from ..bridge import ClientBridge
-from ..editor.editor_workspace import CURRENT_SIGNAL
-from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
+from ..editor.review_book import ReviewBook, undo_note
 from ..protocol.models import (
     EVENT,
     DeliverAs,
@@ -175,13 +174,7 @@ class HostedSession:
             return "steer"
         self.configure()
         message = self._with_review_notes(message)
-        token = CURRENT_SIGNAL.set(lambda: self.agent.signal)
-        session_token = CURRENT_SESSION.set(self.id)
-        try:
-            task = self.session.prompt(message)
-        finally:
-            CURRENT_SESSION.reset(session_token)
-            CURRENT_SIGNAL.reset(token)
+        task = self.session.prompt(message)
         self.run_task = task
         progress = RunProgress(self.bridge, on_cancel=self.abort)
         self.progress = progress

@@ -202,11 +202,14 @@ class SessionManager:
     # ---------------------------------------------------------------------- shutdown
 
     async def stop_all(self) -> None:
-        """Abort every run (≤ 2 s), kill tool processes, flush every session file, close
-        the provider clients."""
+        """Abort every run (≤ 2 s), kill tool processes, flush every session file and release
+        its lock (a server started next in this process may open it), close the provider
+        clients."""
         sessions = list(self.sessions.values())
         if sessions:
             await asyncio.gather(*(h.stop() for h in sessions), return_exceptions=True)
+            for hosted in sessions:
+                hosted.close()
             await asyncio.gather(*(h.setup.aclose() for h in sessions), return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)

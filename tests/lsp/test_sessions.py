@@ -63,6 +63,31 @@ async def test_list_resume_and_fork(pi_in_process: Start, tmp_path: Path) -> Non
     assert forked["messages"][1]["content"][0]["text"] == "first answer"
 
 
+async def test_a_session_has_one_title_live_and_saved(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    """Listed while its first answer streams (not written yet) and after (read back from its
+    file), a session shows the same title, cut once (sessions.store.session_title)."""
+    gate = Pause(asyncio.Event())
+    srv.enqueue(response(text_events("an answer", 3), gate=gate))
+    h = await pi_in_process(pi=http_settings(srv))
+    prompt = "  please look at\n the failing test in " + "tests/lsp/test_sessions.py " * 6
+    sid = (await h.call("pi/prompt", {"text": prompt}))["sessionId"]
+    await h.wait_event(sid, "message_update")
+
+    async def title() -> str:
+        (info,) = [s for s in (await h.call("pi/sessions"))["sessions"] if s["sessionId"] == sid]
+        return str(info["title"])
+
+    live = await title()
+    assert live.startswith("please look at the failing test in tests/lsp/")
+    assert live.endswith("…")
+    assert len(live) == 80
+    gate.event.set()
+    await h.wait_event(sid, "agent_end")
+    assert await title() == live
+
+
 async def test_state_reports_queues(pi_in_process: Start, srv: ScriptedHTTPServer) -> None:
     gate = Pause(asyncio.Event())
     srv.enqueue(response(text_events("x", 2), gate=gate))

@@ -18,6 +18,7 @@ from lsprotocol import types
 from ...ai.thinking import THINKING_LEVELS
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.agent_session import AgentSession
+from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
 from ..protocol.models import SessionSummary
@@ -216,14 +217,9 @@ class SessionManager:
 
 
 def _title(hosted: HostedSession) -> str:
-    for message in hosted.agent.state.messages:
-        if getattr(message, "role", None) == "user":
-            content = message.content  # type: ignore[union-attr]
-            text = (
-                content
-                if isinstance(content, str)
-                else " ".join(getattr(b, "text", "") for b in content)
-            )
-            flat = " ".join(text.split())
-            return flat[:80] or "(no messages)"
-    return "(no messages)"
+    """A live session's title, cut as a saved one's is (``sessions.store.session_title``)."""
+    first = next(
+        (m for m in hosted.agent.state.messages if getattr(m, "role", None) == "user"), None
+    )
+    prompt = prompt_text(getattr(first, "content", None))
+    return session_title(prompt, hosted.session.tree.name)

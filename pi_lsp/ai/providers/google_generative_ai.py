@@ -153,12 +153,13 @@ class GoogleGenerativeAIRun(SSEProviderRun):
         text = part.get("text")
         if isinstance(text, str):
             thinking = part.get("thought") is True
-            current = self.output.content[self._current] if self._current is not None else None
-            if current is None or isinstance(current, ThinkingContent) != thinking:
-                if self._current is not None:
-                    self.close_block(self._current)
-                self._current = self.open_thinking() if thinking else self.open_text()
-            index: int = self._current
+            index = self._current
+            current = self.output.content[index] if index is not None else None
+            if index is None or isinstance(current, ThinkingContent) != thinking:
+                if index is not None:
+                    self.close_block(index)
+                index = self.open_thinking() if thinking else self.open_text()
+                self._current = index
             block = self.output.content[index]
             # a later part of the same block may omit the signature: keep the last one seen
             if isinstance(block, ThinkingContent):

@@ -135,6 +135,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             args.base_url,
             context_window=args.context_window,
             max_tokens=args.max_tokens,
+            api=getattr(args, "api", None),
         )
     except ValueError as exc:
         raise UsageError(str(exc).replace("baseUrl setting", "--base-url")) from None

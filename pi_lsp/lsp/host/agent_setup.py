@@ -33,7 +33,7 @@ from ...tools import (
 from ..settings import BashPermission, CustomModel, Settings, ThinkingSetting
 
 NO_PROVIDER = (
-    "pi has no provider configured: set the `pi.provider` setting (openai, anthropic, "
+    "pi has no provider configured: set the `pi.provider` setting (openai, anthropic, google, "
     "openai-compatible, ollama, openrouter, groq or faux) in your editor's LSP settings."
 )
 
@@ -72,7 +72,7 @@ def configured_model(settings: Settings) -> ModelChoice:
     if provider is None:
         raise SetupError(NO_PROVIDER)
     try:
-        model = resolve_model(provider, settings.model, settings.base_url)
+        model = resolve_model(provider, settings.model, settings.base_url, api=settings.api)
     except ValueError as exc:
         raise SetupError(f"pi settings: {exc}") from None
     choice = ModelChoice(model)
@@ -94,10 +94,13 @@ def choose_model(settings: Settings, provider: str, model_id: str) -> ModelChoic
     if provider == configured_provider and model_id == _configured_id(settings, provider):
         return configured_model(settings)
     base_url = settings.base_url if provider == configured_provider else None
+    api = settings.api if provider == configured_provider else None
     custom = _custom(settings, provider, model_id)
     if custom is not None:
         try:
-            model = resolve_model(provider, model_id, custom.base_url or base_url)
+            model = resolve_model(
+                provider, model_id, custom.base_url or base_url, api=custom.api or api
+            )
         except ValueError as exc:
             raise SetupError(f"pi/setModel: {exc}") from None
         return _apply_custom(model, custom)
@@ -107,7 +110,7 @@ def choose_model(settings: Settings, provider: str, model_id: str) -> ModelChoic
             "or add it to the `pi.models` setting"
         )
     try:
-        return ModelChoice(resolve_model(provider, model_id, base_url))
+        return ModelChoice(resolve_model(provider, model_id, base_url, api=api))
     except ValueError as exc:
         raise SetupError(f"pi/setModel: {exc}") from None
 

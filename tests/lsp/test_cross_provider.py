@@ -9,6 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+
 from tests.ai.helpers import an_end, an_start, an_text_block, an_tool_block
 from tests.support.http_server import ScriptedHTTPServer, sse_response
 
@@ -127,6 +130,8 @@ async def test_a_conversation_moves_across_three_apis(
     await h.run("And now?", sessionId=sid)
     body = srv.requests[-1].json
     assert body["model"] == "gpt-local"
+    assert body["prompt_cache_key"] == sid  # OpenAI's prompt cache follows the session
+    assert body["store"] is False
     items = body["input"]
     texts = [c["text"] for i in items if i.get("type") == "message" for c in i["content"]]
     assert "Claude thinks." in texts  # thinking from another model: plain text
@@ -166,3 +171,25 @@ async def test_a_conversation_moves_across_three_apis(
     assert "x = 1" in response["response"]["output"]
     end = h.session_events(sid)[-1]["event"]
     assert end["messages"][-1]["content"][0]["text"] == "One."
+
+
+async def test_google_models_are_offered_and_chosen_by_id(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    h = await pi_in_process(pi=http_settings(srv))
+    offered = (await h.call("pi/models"))["models"]
+    gemini = {m["id"]: m for m in offered if m["provider"] == "google"}
+    assert gemini["gemini-2.5-pro"]["contextWindow"] == 1_048_576
+    assert gemini["gemini-2.5-pro"]["cost"]["output"] == 10.0
+    assert gemini["gemini-3-pro-preview"]["reasoning"] is True
+    assert {m["id"] for m in offered if m["provider"] == "openai"} >= {"gpt-5.4", "o3"}
+    sid = (await h.call("pi/newSession"))["sessionId"]
+    state = await h.call(
+        "pi/setModel", {"sessionId": sid, "provider": "google", "model": "gemini-2.5-flash"}
+    )
+    assert (state["model"]["provider"], state["model"]["id"]) == ("google", "gemini-2.5-flash")
+    assert state["contextWindow"] == 1_048_576
+    with pytest.raises(JsonRpcInvalidParams, match="gemini-9000"):
+        await h.call(
+            "pi/setModel", {"sessionId": sid, "provider": "google", "model": "gemini-9000"}
+        )

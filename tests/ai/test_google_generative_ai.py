@@ -5,6 +5,7 @@ the failure paths the other providers share."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from pi_lsp.ai import (
+    AbortSignal,
     AssistantMessage,
     Context,
     Model,
@@ -23,10 +25,19 @@ from pi_lsp.ai import (
     UserMessage,
     stream,
 )
+from pi_lsp.ai.env_keys import is_secret_env_name, scrub_env
 from pi_lsp.ai.models import resolve_model
 from pi_lsp.sessions.session_file import SessionFile
 from tests.ai.helpers import TEST_KEY, RetryLog, collect, context, options, types_of
-from tests.support.http_server import Cut, ScriptedHTTPServer, json_response, sse_response
+from tests.support.http_server import (
+    Cut,
+    Pause,
+    ScriptedHTTPServer,
+    ScriptedResponse,
+    json_response,
+    sse,
+    sse_response,
+)
 
 SIG_A = "c2lnbmF0dXJlLWE="  # base64 of "signature-a"
 SIG_CALL = "Q2FsbFNpZw=="  # base64 of "CallSig"
@@ -368,3 +379,37 @@ async def test_key_from_gemini_or_google_variable(srv: ScriptedHTTPServer):
     _, final = await collect(stream(gemini_model(srv), context(), options(api_key=None, env={})))
     assert final.error_message is not None
     assert "GEMINI_API_KEY or GOOGLE_API_KEY" in final.error_message
+
+
+async def test_abort_mid_stream_and_read_timeout(srv: ScriptedHTTPServer):
+    gate = asyncio.Event()
+    body = sse([chunk({"text": "Hel"}), chunk({"text": "lo"})], done=False)
+    srv.enqueue(
+        ScriptedResponse(headers={"content-type": "text/event-stream"}, body=[*body, Pause(gate)])
+    )
+    signal = AbortSignal()
+    s = stream(gemini_model(srv), context(), options(signal=signal))
+    async for event in s:
+        if event.type == "text_delta" and event.partial.content[0].text == "Hello":  # type: ignore[union-attr]
+            signal.abort()
+    final = await s.result()
+    assert (final.stop_reason, final.error_message) == ("aborted", "Request was aborted")
+    assert final.content == [TextContent(text="Hello")]
+    assert not gate.is_set()
+    srv.enqueue(
+        ScriptedResponse(
+            headers={"content-type": "text/event-stream"},
+            body=[*sse([chunk({"text": "slow"})], done=False), Pause(asyncio.Event())],
+        )
+    )
+    _, final = await collect(stream(gemini_model(srv), context(), options(timeout_ms=200)))
+    assert final.error_message is not None
+    assert final.error_message.startswith("Request timed out")
+    assert final.content == [TextContent(text="slow")]
+
+
+def test_gemini_keys_are_secrets_kept_from_tools():
+    env = {"GEMINI_API_KEY": "g1", "GOOGLE_API_KEY": "g2", "PATH": "/bin"}
+    assert scrub_env(env) == {"PATH": "/bin"}
+    assert is_secret_env_name("GOOGLE_API_KEY")
+    assert is_secret_env_name("GEMINI_API_KEY")

@@ -59,6 +59,10 @@ def created(rid: str = "resp_1") -> dict[str, Any]:
     return {"type": "response.created", "response": {"id": rid, "status": "in_progress"}}
 
 
+def in_progress(rid: str = "resp_1") -> dict[str, Any]:
+    return {"type": "response.in_progress", "response": {"id": rid, "status": "in_progress"}}
+
+
 def message_events(text: str, item_id: str = "msg_1", pieces: int = 3) -> list[dict[str, Any]]:
     size = max(1, len(text) // pieces)
     part = {"type": "output_text", "text": "", "annotations": []}
@@ -73,6 +77,11 @@ def message_events(text: str, item_id: str = "msg_1", pieces: int = 3) -> list[d
     ]
     out += [
         {"type": "response.output_text.done", "item_id": item_id, "text": text},
+        {
+            "type": "response.content_part.done",
+            "item_id": item_id,
+            "part": {"type": "output_text", "text": text, "annotations": []},
+        },
         {
             "type": "response.output_item.done",
             "item": {
@@ -158,7 +167,15 @@ def respond(events: list[dict[str, Any]], split: int | None = None, **kw: Any) -
 async def test_text_usage_and_request_shape(srv: ScriptedHTTPServer, split: int | None):
     text = "héllo wörld ☕ 日本語 done"
     srv.enqueue(
-        respond([created(), *message_events(text), completed(usage=usage(1000, 50, 200))], split)
+        respond(
+            [
+                created(),
+                in_progress(),
+                *message_events(text),
+                completed(usage=usage(1000, 50, 200)),
+            ],
+            split,
+        )
     )
     model = responses_model(srv)
     events, final = await collect(stream(model, context("hi"), options(session_id="sess-42")))

@@ -413,3 +413,41 @@ def test_gemini_keys_are_secrets_kept_from_tools():
     assert scrub_env(env) == {"PATH": "/bin"}
     assert is_secret_env_name("GOOGLE_API_KEY")
     assert is_secret_env_name("GEMINI_API_KEY")
+
+
+def test_images_tool_choice_and_ids_for_claude_behind_gemini():
+    from pi_lsp.ai import ImageContent
+    from pi_lsp.ai.providers.google_convert import build_params
+
+    image = ImageContent(data="iVBORw0KGgo=", mime_type="image/png")
+    call = ToolCall(id="toolu|01:x", name="shot")
+    messages = [
+        UserMessage(content=[TextContent(text="look"), image]),
+        AssistantMessage(content=[call], api="anthropic-messages", provider="anthropic", model="c"),
+        ToolResultMessage(tool_call_id=call.id, tool_name="shot", content=[image]),
+    ]
+    inline = {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}
+    ctx = Context(messages=messages, tools=context(tools=True).tools)
+    gemini3 = Model(
+        id="gemini-3-pro-preview",
+        api="google-generative-ai",
+        provider="google",
+        input=["text", "image"],
+    )
+    body = build_params(gemini3, ctx, options(), tool_choice="any")
+    assert body["contents"][0]["parts"][1] == inline
+    response = body["contents"][2]["parts"][0]["functionResponse"]
+    assert response == {
+        "name": "shot",
+        "response": {"output": "(see attached image)"},
+        "parts": [inline],
+    }
+    assert body["toolConfig"] == {"functionCallingConfig": {"mode": "ANY"}}
+    gemini2 = gemini3.model_copy(update={"id": "gemini-2.5-flash"})
+    contents = build_params(gemini2, ctx, options())["contents"]
+    assert "parts" not in contents[2]["parts"][0]["functionResponse"]
+    assert contents[3] == {"role": "user", "parts": [{"text": "Tool result image:"}, inline]}
+    claude = gemini3.model_copy(update={"id": "claude-sonnet-4-5"})
+    contents = build_params(claude, ctx, options())["contents"]
+    assert contents[1]["parts"][0]["functionCall"]["id"] == "toolu_01_x"
+    assert contents[2]["parts"][0]["functionResponse"]["id"] == "toolu_01_x"

@@ -598,3 +598,26 @@ async def test_key_for_another_vendor_is_refused_before_sending(srv: ScriptedHTT
         "'anthropic' (the `provider` setting / --provider)"
     )
     assert "sk-ant" not in final.error_message
+
+
+def test_images_in_user_messages_and_tool_results():
+    from pi_lsp.ai import ImageContent
+    from pi_lsp.ai.providers.openai_responses_convert import build_params
+
+    image = ImageContent(data="iVBORw0KGgo=", mime_type="image/png")
+    messages = [
+        UserMessage(content=[TextContent(text="look"), image]),
+        _assistant("openai", "openai-responses", "gpt-5-test", ToolCall(id="c|fc_1", name="shot")),
+        ToolResultMessage(tool_call_id="c|fc_1", tool_name="shot", content=[image]),
+    ]
+    model = Model(
+        id="gpt-5-test", api="openai-responses", provider="openai", input=["text", "image"]
+    )
+    items = build_params(model, Context(messages=messages), options())["input"]
+    url = "data:image/png;base64,iVBORw0KGgo="
+    assert items[0]["content"][1] == {"type": "input_image", "detail": "auto", "image_url": url}
+    assert items[2]["output"] == [{"type": "input_image", "detail": "auto", "image_url": url}]
+    text_only = model.model_copy(update={"input": ["text"]})
+    items = build_params(text_only, Context(messages=messages), options())["input"]
+    assert items[0]["content"][1]["text"] == "(image omitted: model does not support images)"
+    assert items[2]["output"] == "(tool image omitted: model does not support images)"

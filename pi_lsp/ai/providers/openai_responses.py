@@ -297,7 +297,7 @@ class OpenAIResponsesRun(SSEProviderRun):
             parts = item.get("content")
             if isinstance(parts, list) and parts:
                 block.text = "".join(
-                    str(p.get("text") if p.get("type") == "output_text" else p.get("refusal") or "")
+                    str(p.get("text" if p.get("type") == "output_text" else "refusal") or "")
                     for p in parts
                     if isinstance(p, dict)
                 )

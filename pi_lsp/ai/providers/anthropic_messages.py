@@ -23,6 +23,7 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, ThinkingContent
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError, error_from_stream_payload
+from ._shapes import check_shape
 from .anthropic_convert import build_params, from_claude_code_name, is_oauth_token
 
 API = "anthropic-messages"
@@ -129,6 +130,7 @@ class AnthropicMessagesRun(SSEProviderRun):
             raise ProviderError(f"Invalid JSON in stream event: {excerpt}") from None
         if not isinstance(payload, dict):
             raise ProviderError(f"Invalid stream event: {data[:200]}")
+        check_shape(payload, API)
         kind = payload.get("type") or event.event
         if kind == "message_start":
             message = payload.get("message")

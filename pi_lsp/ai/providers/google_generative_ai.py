@@ -29,6 +29,7 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, TextContent, ThinkingContent, ToolCall, Usage
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError, error_from_stream_payload
+from ._shapes import check_shape
 from .google_convert import build_params
 
 API = "google-generative-ai"
@@ -123,11 +124,7 @@ class GoogleGenerativeAIRun(SSEProviderRun):
             raise ProviderError(f"Invalid JSON in stream chunk: {excerpt}") from None
         if not isinstance(chunk, dict):
             raise ProviderError(f"Invalid stream chunk: {data[:200]}")
-        if "choices" in chunk or ("type" in chunk and "candidates" not in chunk):
-            raise ProviderError(
-                "The server at `baseUrl` answered with another API's stream (OpenAI or "
-                "Anthropic), not Gemini's: set `api` to the API it speaks, or fix `baseUrl`"
-            )
+        check_shape(chunk, API)
         if isinstance(chunk.get("responseId"), str) and not self.output.response_id:
             self.output.response_id = chunk["responseId"]
         candidates = chunk.get("candidates")

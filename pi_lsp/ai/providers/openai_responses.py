@@ -30,15 +30,11 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, TextContent, ThinkingContent, ToolCall, Usage
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError
+from ._shapes import check_shape
 from .openai_responses_convert import build_params, encode_text_signature, get_compat
 
 API = "openai-responses"
 CONTENT_FILTER_MESSAGE = "The provider's content filter stopped the response (incomplete: {})"
-WRONG_SHAPE = (
-    "The server at `baseUrl` answered with another API's stream (Chat Completions, Anthropic "
-    "or Gemini), not the Responses API: set `api` to the API it speaks (e.g. "
-    "openai-completions), or fix `baseUrl`"
-)
 TRANSIENT_CODES = ("server_error", "rate_limit", "overloaded", "timeout")
 
 
@@ -137,9 +133,8 @@ class OpenAIResponsesRun(SSEProviderRun):
             raise ProviderError(f"Invalid JSON in stream event: {excerpt}") from None
         if not isinstance(payload, dict):
             raise ProviderError(f"Invalid stream event: {data[:200]}")
+        check_shape(payload, API)
         kind = payload.get("type") or event.event
-        if "choices" in payload or "candidates" in payload or kind == "message_start":
-            raise ProviderError(WRONG_SHAPE)
         if not isinstance(kind, str):
             return False
         if kind == "response.created":

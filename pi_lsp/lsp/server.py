@@ -141,7 +141,7 @@ class PiLanguageServer(LanguageServer):
     def _record_change(
         self, session_id: str, tool_call_id: str, uri: str, before: str, after: str
     ) -> None:
-        self.manager.get(session_id).record_change(tool_call_id, uri, before, after)
+        self.manager.get(session_id).changes.record(tool_call_id, uri, before, after)
 
     def _fork_before(self, session_id: str, entry_id: str | None) -> Any:
         """A session holding ``session_id``'s branch up to ``entry_id`` (none: a new one)."""

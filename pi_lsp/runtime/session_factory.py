@@ -248,7 +248,7 @@ class ConfiguredSession(AgentSession):
         self.model_choice = (provider, model_id)
         if thinking is not None:
             self.thinking_choice = thinking  # type: ignore[assignment]  # checked just above
-        if not self.is_running and not self.agent.is_running:
+        if not self.is_running:
             self.configure()
 
     def _stream_fn(self, config: RunConfig) -> Any:

@@ -52,6 +52,7 @@ from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .run_settings import RunSettings
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
+from .session_queues import SessionQueues
 from .usage import UsageTotals, context_tokens, usage_totals
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
         await signal.wait()
 
 
-class AgentSession(CompactionMixin):
+class AgentSession(SessionQueues, CompactionMixin):
     """See the module docstring and docs/sessions.md#using-it-from-python."""
 
     def __init__(
@@ -236,7 +237,13 @@ class AgentSession(CompactionMixin):
 
     @property
     def is_running(self) -> bool:
-        return self._compacting or (self._task is not None and not self._task.done())
+        """The one "running": a prompted run (with its retries and compactions), a manual
+        compaction, or the agent's own run."""
+        return (
+            self._compacting
+            or (self._task is not None and not self._task.done())
+            or self.agent.is_running
+        )
 
     @property
     def is_compacting(self) -> bool:
@@ -264,15 +271,6 @@ class AgentSession(CompactionMixin):
     def extend_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
         """More tools for the agent, from its next run on."""
         self.agent.state.tools = [*self.agent.state.tools, *tools]
-
-    @property
-    def model(self) -> Model:
-        return self.agent.state.model
-
-    @property
-    def messages(self) -> list[AgentMessage]:
-        """The conversation as the model sees it (read it; change it through the session)."""
-        return self.agent.state.messages
 
     def notify_retry(self, info: RetryInfo) -> None:
         """A provider retry (``StreamOptions.on_retry``): told to the listeners as an event,
@@ -391,7 +389,7 @@ class AgentSession(CompactionMixin):
     ) -> asyncio.Task[None]:
         """Start a run (with its compaction/retry follow-through); returns its task.
         Raises ``AgentBusyError`` at once while a run or a compaction is in progress."""
-        if self.is_running or self.agent.is_running:
+        if self.is_running:
             raise AgentBusyError(PROMPT_BUSY)
         message = user_message(input, images) if isinstance(input, str) else input
         self._abort_requested = False

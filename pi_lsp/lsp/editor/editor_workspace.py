@@ -28,7 +28,7 @@ from pygls.uris import from_fs_path
 
 from ...ai.abort import AbortSignal
 from ...review import MergeResult, merge3, split_hunks
-from ...tools import DiskWorkspace
+from ...tools.disk_workspace import DiskWorkspace
 from ...tools.workspace import (
     Document,
     EditRejectedError,

@@ -3,7 +3,7 @@
 
 Every user message of a session's current branch is a checkpoint. What the agent's ``edit`` /
 ``write`` calls changed is recorded per tool call beside the session file
-(``HostedSession.record_change``). ``pi/restore`` takes the agent's changes made after a
+(``HostedSession.changes``). ``pi/restore`` takes the agent's changes made after a
 checkpoint back out, newest first, each by a three-way merge against the file as it is now:
 whatever the user changed since stays, and a region both touched is a conflict left as it is.
 ``conversation`` forks the session before that message and hands back its text. What a restore
@@ -79,8 +79,8 @@ class CheckpointApi:
     async def checkpoints(self, raw: Any) -> dict[str, Any]:
         p = parse_params(CHECKPOINTS, RequiredSessionParams, raw)
         hosted = self._session(p.session_id)
-        entries = hosted.checkpoint_entries()
-        records = _records(hosted.checkpoints)
+        entries = hosted.changes.entries()
+        records = _records(hosted.changes.store)
         out: list[dict[str, Any]] = []
         later: list[str] = []  # files changed after the checkpoint, newest checkpoint first
         for entry_id, message in reversed(entries):
@@ -101,7 +101,7 @@ class CheckpointApi:
     async def restore(self, raw: Any) -> dict[str, Any]:
         p = parse_params(RESTORE, RestoreParams, raw)
         hosted = self._not_running(p.session_id)
-        entries = hosted.checkpoint_entries()
+        entries = hosted.changes.entries()
         ids = [entry_id for entry_id, _ in entries]
         if p.entry_id not in ids:
             raise JsonRpcInvalidParams(
@@ -116,7 +116,7 @@ class CheckpointApi:
             "conflicts": [],
             "sessionId": p.session_id,
         }
-        store = hosted.checkpoints
+        store = hosted.changes.store
         if p.mode in ("code", "both"):
             records = [r for r in _records(store) if r.checkpoint in after]
             result.update(await self._revert(hosted, store, records))
@@ -127,7 +127,7 @@ class CheckpointApi:
             entry = hosted.session.tree.get_entry(p.entry_id)
             parent = entry.parent_id if entry is not None else None
             forked = self._fork(p.session_id, parent)
-            copied, target = set(ids[:at]), forked.checkpoints
+            copied, target = set(ids[:at]), forked.changes.store
             if store is not None and target is not None and copied:
                 store.copy_to(target, copied)  # the fork's checkpoints keep their files
             result["sessionId"] = forked.id
@@ -137,7 +137,7 @@ class CheckpointApi:
     async def revert_tool_call(self, raw: Any) -> dict[str, Any]:
         p = parse_params(REVERT_TOOL_CALL, RevertToolCallParams, raw)
         hosted = self._not_running(p.session_id)
-        store = hosted.checkpoints
+        store = hosted.changes.store
         records = [r for r in _records(store) if r.tool_call_id == p.tool_call_id]
         if not records:
             raise JsonRpcInvalidParams(

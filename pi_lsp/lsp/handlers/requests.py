@@ -162,9 +162,7 @@ class PiApi:
         images = [ImageContent(data=i.data, mime_type=i.mime_type) for i in p.images or ()]
         builder = Attachments(self.tracker, self.manager.workspace, self.bridge.encoding)
         try:
-            text, images = await builder.build(
-                p.text, attachments, images, hosted.agent.state.model
-            )
+            text, images = await builder.build(p.text, attachments, images, hosted.session.model)
         except AttachmentError as exc:
             raise JsonRpcInvalidParams(f"Invalid params for {PROMPT}: {exc}") from None
         try:
@@ -206,7 +204,7 @@ class PiApi:
         current: ModelRef | None = None
         hosted = self._session(p.session_id) if p.session_id is not None else self.manager.current
         try:
-            model = hosted.agent.state.model if hosted is not None else model_for(settings)
+            model = hosted.session.model if hosted is not None else model_for(settings)
             current = ModelRef(provider=model.provider, id=model.id)
         except SetupError:
             current = None

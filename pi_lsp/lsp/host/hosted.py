@@ -1,9 +1,11 @@
-"""``HostedSession``: one ``AgentSession`` served to the editor.
+"""``HostedSession``: one agent session served to the editor — its runs.
 
-Owns the session's event channel (``pi/event``), its bash permissions, its run task (kept
-referenced until done), its work-done progress and its tool processes. Input while a run is
-going becomes steering (or a follow-up) — there is never a second run in one session.
-Provider errors reach the user as ``window/showMessage`` too.
+A run starts from ``pi/prompt``; input while one is going becomes steering (or a follow-up),
+so there is never a second run in one session; ``interrupt`` aborts and starts anew; a
+manual compaction holds a new run back until it is over. The settings are re-read before
+every run. Around it: the session's events go to the editor through ``EventRelay``
+(``event_relay.py``), its changes are logged by ``CheckpointLog`` (``checkpoint_log.py``),
+its read-outs are ``session_views.py``; its bash permissions are ``permissions.py``.
 """
 
 from __future__ import annotations
@@ -15,36 +17,22 @@ from typing import Any, Literal
 
 from lsprotocol import types
 
-from ...agent import Agent
 from ...agent.messages import AgentMessage, user_message
-from ...agent.types import (
-    AgentEndEvent,
-    MessageEndEvent,
-    ToolExecutionEndEvent,
-    TurnEndEvent,
-)
-from ...ai import AssistantMessage, TextContent, UserMessage
-from ...ai.types import now_ms
-from ...review import CheckpointStore
+from ...ai import TextContent, UserMessage
 from ...runtime import ConfigError, ConfiguredSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
-from ...wire import event_wire, message_wire, queue_wire
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook, undo_note
-from ..protocol.models import (
-    EVENT,
-    DeliverAs,
-    Delivered,
-    PendingPermission,
-    StateResult,
-    UsageTotals,
-)
+from ..protocol.models import EVENT, DeliverAs, Delivered
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel
+from .checkpoint_log import CheckpointLog
+from .event_relay import EventRelay
 from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
+from .session_views import queue_op, state_result, transcript
 
 log = logging.getLogger(__name__)
 
@@ -71,85 +59,26 @@ class HostedSession:
             lambda params: bridge.notify_raw(EVENT, params),
             interval=features.update_interval,
         )
+        self.changes = CheckpointLog(session)
+        """What the agent changed, per tool call, beside the session file."""
+        self.events = EventRelay(
+            self.channel,
+            bridge,
+            compact=features.compact_events,
+            plain=None if features.events else PlainAnswers(bridge, session),
+            on_bash_done=self.changes.record_bash,
+        )
         self.run_task: asyncio.Task[None] | None = None
         self.forked_from: str | None = None
         """The session this one copies because another process held its file."""
-        self.progress: RunProgress | None = None
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._unsubscribe = session.subscribe(self._on_event)
+        self._unsubscribe = session.subscribe(self.events)
         self.review: ReviewBook | None = None
-        self.compact_events = features.compact_events
-        self._sent_at: dict[int, int] = {}
-        """``id(message)`` → the ``seq`` of the ``message_end`` that carried it (this run)."""
-        self.plain = None if features.events else PlainAnswers(bridge, session)
-        """Final answers as messages, for a client that shows no ``pi/event``."""
-
-    @property
-    def agent(self) -> Agent:
-        return self.session.agent
 
     @property
     def running(self) -> bool:
-        return self.session.is_running or self.agent.is_running
-
-    # ------------------------------------------------------------------------ events
-
-    def _on_event(self, event: Any) -> None:
-        wire = event_wire(event)
-        if wire is None:
-            return
-        if self.plain is not None:
-            self.plain.on_event(event)
-        if self.compact_events:
-            wire = self._compacted(event, wire)
-        self.channel.publish(wire)
-        if isinstance(event, MessageEndEvent):
-            self._sent_at[id(event.message)] = self.channel.seq
-        elif isinstance(event, ToolExecutionEndEvent) and event.tool_name == "bash":
-            self._record_bash(event.tool_call_id)
-        elif isinstance(event, AgentEndEvent):
-            self._sent_at.clear()
-        if self.progress is not None:
-            self.progress.on_event(wire)
-        kind = wire["type"]
-        if kind == "message_end":
-            message = getattr(event, "message", None)
-            if isinstance(message, AssistantMessage) and message.stop_reason == "error":
-                self.bridge.show_message(
-                    types.MessageType.Error, f"pi: {message.error_message or 'model error'}"
-                )
-        elif kind == "session_save" and not wire["ok"]:  # once per failure spell
-            self.bridge.show_message(
-                types.MessageType.Warning,
-                f"pi: this session cannot be saved ({wire.get('errorMessage')}). The "
-                "conversation goes on and pi keeps trying to save it; check the disk space "
-                "and permissions of the data directory.",
-            )
-        elif kind == "compaction_end" and wire.get("errorMessage"):
-            self.bridge.show_message(
-                types.MessageType.Warning, f"pi: compaction failed: {wire['errorMessage']}"
-            )
-
-    def _compacted(self, event: Any, wire: dict[str, Any]) -> dict[str, Any]:
-        """``turn_end`` / ``agent_end`` with references to messages already sent whole (the
-        ``seq`` of their ``message_end``); the full form when any of them was not sent."""
-        sent = self._sent_at
-        if isinstance(event, MessageEndEvent) and wire["message"].get("role") == "assistant":
-            message = dict(wire["message"])
-            message["content"] = [_streamed(block) for block in message.get("content", [])]
-            return {**wire, "message": message}
-        if isinstance(event, TurnEndEvent):
-            refs = [sent.get(id(m)) for m in (event.message, *event.tool_results)]
-            if None in refs:
-                return wire
-            return {"type": "turn_end", "messageRef": refs[0], "toolResultRefs": refs[1:]}
-        if isinstance(event, AgentEndEvent):
-            refs = [sent.get(id(m)) for m in event.messages]
-            if None in refs:
-                return wire
-            return {"type": "agent_end", "messageRefs": refs}
-        return wire
+        return self.session.is_running
 
     # --------------------------------------------------------------------------- runs
 
@@ -163,21 +92,17 @@ class HostedSession:
             self.abort()
             self._spawn(self._submit_after(self.session.wait_for_idle(), message, None))
             return "interrupt"
-        if self._compaction is not None and not self.agent.is_running:
+        if self._compaction is not None and not self.session.in_agent_run:
             self._spawn(self._submit_after(self._compaction.wait(), message, deliver_as))
             return "prompt"
         if self.running:
-            if deliver_as == "followUp":
-                self.agent.follow_up(message)
-                return "followUp"
-            self.agent.steer(message)
-            return "steer"
+            return self.queue(message, "followUp" if deliver_as == "followUp" else "steer")
         self.configure()
         message = self._with_review_notes(message)
         task = self.session.prompt(message)
         self.run_task = task
         progress = RunProgress(self.bridge, on_cancel=self.abort)
-        self.progress = progress
+        self.events.progress = progress
         progress.start()
         task.add_done_callback(lambda t: self._run_done(t, progress))
         return "prompt"
@@ -189,7 +114,7 @@ class HostedSession:
             return
         undone = self.review.take_undone(self.id)
         if undone:
-            self.agent.steer(user_message(undo_note(undone)))
+            self.session.steer(user_message(undo_note(undone)))
 
     def _with_review_notes(self, message: AgentMessage) -> AgentMessage:
         undone = self.review.take_undone(self.id) if self.review is not None else []
@@ -203,54 +128,18 @@ class HostedSession:
     def queue(self, message: AgentMessage, kind: Literal["steer", "followUp"]) -> Delivered:
         """``pi/steer`` / ``pi/followUp``: queued now, delivered by this or the next run."""
         if kind == "followUp":
-            self.agent.follow_up(message)
+            self.session.follow_up(message)
         else:
-            self.agent.steer(message)
+            self.session.steer(message)
         return kind
 
     def queue_op(self, op: str, queue_id: str | None, text: str | None) -> dict[str, Any]:
-        """``pi/queue``: one edit of the visible queue (``KeyError(id)`` for an id that is
-        not queued); returns both queues after it. Every op sends one ``queue_update``."""
-        agent = self.agent
-        if op == "clear":
-            agent.clear_all_queues()
-        elif queue_id is None:
-            raise ValueError(f"`id` is required for op {op!r}")
-        elif op == "remove":
-            agent.remove_queued(queue_id)
-        elif op == "promote":
-            agent.promote_queued(queue_id)
-        elif op == "edit":
-            if text is None:
-                raise ValueError("`text` is required for op 'edit'")
-            steering, follow_ups = agent.queue_items()
-            item = next((i for i in (*steering, *follow_ups) if i.id == queue_id), None)
-            if item is None:
-                raise KeyError(queue_id)
-            content = getattr(item.message, "content", None)
-            blocks = content if isinstance(content, list) else []
-            images = [b for b in blocks if getattr(b, "type", None) == "image"]
-            agent.edit_queued(queue_id, user_message(text, images))
-        return self.queue_view()
-
-    def queue_view(self) -> dict[str, Any]:
-        event = self.session.queue_event()
-        wire = queue_wire(event.steering, event.follow_up)
-        return {"steering": wire["steering"], "followUp": wire["followUp"]}
+        """``pi/queue`` (``session_views.queue_op``)."""
+        return queue_op(self.session, op, queue_id, text)
 
     def publish_queue(self) -> None:
         """Send the queues as they are (``pi/resumeSession``: restored from the file)."""
-        self._on_event(self.session.queue_event())
-
-    def attach_client(self, features: ClientFeatures) -> None:
-        """A new client connected (TCP): its update budget and whether it renders events."""
-        self.channel.interval = min(features.update_interval, MAX_WINDOW)
-        self.channel.window = self.channel.interval
-        self.compact_events = features.compact_events
-        if features.events:
-            self.plain = None
-        elif self.plain is None:
-            self.plain = PlainAnswers(self.bridge, self.session)
+        self.events(self.session.queue_event())
 
     def configure(self) -> None:
         """The current settings, for the next run (``SetupError`` names a bad one)."""
@@ -270,19 +159,17 @@ class HostedSession:
             raise setup_error(exc, "pi/setModel") from None
 
     def _run_done(self, task: asyncio.Task[None], progress: RunProgress) -> None:
-        progress.end("aborted" if self._was_aborted() else "done")
+        messages = self.session.messages
+        aborted = bool(messages) and getattr(messages[-1], "stop_reason", None) == "aborted"
+        progress.end("aborted" if aborted else "done")
         self.channel.flush()
-        if self.plain is not None:
-            self.plain.run_done()
+        if self.events.plain is not None:
+            self.events.plain.run_done()
         if task.cancelled():
             return
         exc = task.exception()
         if exc is not None:
             log.error("session %s: run failed: %s", self.id, exc, exc_info=exc)
-
-    def _was_aborted(self) -> bool:
-        messages = self.agent.state.messages
-        return bool(messages) and getattr(messages[-1], "stop_reason", None) == "aborted"
 
     def abort(self) -> bool:
         """Abort the run (model stream, pending prompt, tool processes); True if one ran."""
@@ -322,7 +209,7 @@ class HostedSession:
 
     async def compact(self) -> dict[str, Any]:
         """Manual compaction (``pi/compact``); raises ``CompactionError`` when it fails."""
-        before = estimate_messages_tokens(self.agent.state.messages)
+        before = estimate_messages_tokens(self.session.messages)
         done = self._compaction = asyncio.Event()
         try:
             result = await self.session.compact("manual")
@@ -338,80 +225,31 @@ class HostedSession:
             "tokens_after": after if after is not None else before,
         }
 
-    # ------------------------------------------------------------------------- views
+    # ------------------------------------------------------------------- the client
+
+    def attach_client(self, features: ClientFeatures) -> None:
+        """A new client connected (TCP): its update budget and whether it renders events."""
+        self.channel.interval = min(features.update_interval, MAX_WINDOW)
+        self.channel.window = self.channel.interval
+        self.events.compact = features.compact_events
+        if features.events:
+            self.events.plain = None
+        elif self.events.plain is None:
+            self.events.plain = PlainAnswers(self.bridge, self.session)
 
     def state(self) -> dict[str, Any]:
-        agent = self.agent
-        model = agent.state.model
-        usage = self.session.usage_totals()
-        return StateResult(
-            session_id=self.id,
-            is_streaming=self.running,
-            model=message_wire(model) if model is not None else None,
-            thinking_level=agent.state.thinking_level,
-            message_count=len(agent.state.messages),
-            pending_steering=len(agent.queued_steering),
-            pending_follow_up=len(agent.queued_follow_ups),
-            pending_permissions=[
-                PendingPermission.model_validate(p) for p in self.permissions.pending_list()
-            ],
-            usage=UsageTotals(
-                input=usage.input,
-                output=usage.output,
-                cache_read=usage.cache_read,
-                cache_write=usage.cache_write,
-                cost=usage.cost,
-            ),
-            context_tokens=self.session.context_tokens(),
-            context_window=model.context_window if model is not None else None,
-            save_error=self.session.persist_error,
+        """``pi/state`` (``session_views.state_result``)."""
+        return state_result(
+            self.session,
+            pending_permissions=self.permissions.pending_list(),
             forked_from=self.forked_from,
-        ).to_state_wire()
+        )
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:
         """The transcript in wire form, with each message's session-file entry id."""
-        ids: dict[int, str] = {}
-        for entry in self.session.tree.get_branch():
-            message = getattr(entry, "message", None)
-            if message is not None:
-                ids[id(message)] = entry.id
-        msgs = self.agent.state.messages
-        return [message_wire(m) for m in msgs], [ids.get(id(m)) for m in msgs]
+        return transcript(self.session)
 
-    # ------------------------------------------------------------------- checkpoints
-
-    @property
-    def checkpoints(self) -> CheckpointStore | None:
-        """What the agent changed, per tool call, beside the session file
-        (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
-        file = self.session.file
-        if file is None or not file.persist:
-            return None
-        return CheckpointStore.beside(file.path)
-
-    def checkpoint_entries(self) -> list[tuple[str, UserMessage]]:
-        """The user messages of the current branch, oldest first, with their entry ids."""
-        out: list[tuple[str, UserMessage]] = []
-        for entry in self.session.tree.get_branch():
-            message = getattr(entry, "message", None)
-            if isinstance(message, UserMessage):
-                out.append((entry.id, message))
-        return out
-
-    def record_change(self, tool_call_id: str, uri: str, before: str, after: str) -> None:
-        store, entries = self.checkpoints, self.checkpoint_entries()
-        if store is None or not entries:
-            return
-        store.record(tool_call_id, entries[-1][0], uri, before, after, now_ms())
-
-    def _record_bash(self, tool_call_id: str) -> None:
-        store, entries = self.checkpoints, self.checkpoint_entries()
-        if store is None or not entries:
-            return
-        try:
-            store.record_bash(tool_call_id, entries[-1][0], now_ms())
-        except OSError:
-            log.warning("could not note the bash call %s for restores", tool_call_id)
+    # ------------------------------------------------------------------- lifecycle
 
     def close(self) -> None:
         self._unsubscribe()
@@ -421,12 +259,10 @@ class HostedSession:
     def idle(self) -> bool:
         """Nothing would be lost by unloading it: no run, compaction, queued message or open
         permission question (review hunks are checked by the manager, which owns the book)."""
-        steering, follow_up = self.agent.queue_items()
         return (
             not self.running
             and self._compaction is None
-            and not steering
-            and not follow_up
+            and not self.session.has_queued()
             and not self.permissions.pending
             and not self._tasks
         )
@@ -437,15 +273,3 @@ class HostedSession:
         await self.stop()
         self.close()
         await self.session.aclose()
-
-
-def _streamed(block: Any) -> Any:
-    """A text or thinking block the client already has from its deltas: its text is left
-    out (``streamed: true``); other blocks are sent whole."""
-    if not isinstance(block, dict):
-        return block
-    if block.get("type") == "text":
-        return {"type": "text", "streamed": True}
-    if block.get("type") == "thinking":
-        return {"type": "thinking", "streamed": True}
-    return block

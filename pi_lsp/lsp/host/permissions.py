@@ -29,11 +29,11 @@ from pygls.exceptions import JsonRpcException
 
 from ...agent.types import BeforeToolCallContext, BeforeToolCallResult
 from ...ai.abort import AbortSignal
+from ...runtime.sandboxing import runs_sandboxed
 from ...security.prompt_text import shown_command
 from ...security.rules import RuleStore, command_allowed, suggest_patterns
 from ...security.sandbox import SANDBOX_NAME, Bubblewrap
 from ...sessions.paths import data_dir, workspace_key
-from ...tools import BashTool
 from ..bridge import ClientBridge, RequestAborted
 from ..protocol.models import (
     REQUEST_PERMISSION,
@@ -65,7 +65,7 @@ def command_of(ctx: BeforeToolCallContext) -> str:
 
 def _sandboxed(ctx: BeforeToolCallContext) -> bool:
     """The run's ``bash`` tool really runs commands in the sandbox."""
-    return any(isinstance(t, BashTool) and t.options.sandbox is not None for t in ctx.context.tools)
+    return runs_sandboxed(ctx.context.tools)
 
 
 def rules_file(cwd: Path) -> Path:

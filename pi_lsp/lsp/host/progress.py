@@ -17,6 +17,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from ...agent.types import ToolExecutionStartEvent, TurnStartEvent
 from ..bridge import ClientBridge
 
 log = logging.getLogger(__name__)
@@ -80,15 +81,15 @@ class RunProgress:
         if not self._ended:
             self._on_cancel()
 
-    def on_event(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "turn_start":
+    def on_event(self, event: object) -> None:
+        """A session event (typed): turns, tool calls and compactions are reported."""
+        if isinstance(event, TurnStartEvent):
             self.turn += 1
             self._report(f"turn {self.turn}")
-        elif kind == "tool_execution_start":
-            tool = describe_tool(str(event.get("toolName", "")), event.get("args"))
+        elif isinstance(event, ToolExecutionStartEvent):
+            tool = describe_tool(event.tool_name, event.args)
             self._report(f"turn {max(self.turn, 1)} · {tool}")
-        elif kind == "compaction_start":
+        elif getattr(event, "type", None) == "compaction_start":  # sessions' event type
             self._report("compacting the session")
 
     def _report(self, message: str) -> None:

@@ -169,7 +169,7 @@ class SessionManager:
         for info in self.store.list():
             seen.add(info.session_id)
             live = self.sessions.get(info.session_id)
-            count = len(live.agent.state.messages) if live is not None else info.message_count
+            count = len(live.session.messages) if live is not None else info.message_count
             out.append(
                 SessionSummary(
                     session_id=info.session_id,
@@ -186,7 +186,7 @@ class SessionManager:
                         session_id=hosted.id,
                         title=_title(hosted),
                         updated_at="",
-                        message_count=len(hosted.agent.state.messages),
+                        message_count=len(hosted.session.messages),
                         is_streaming=hosted.running,
                     )
                 )
@@ -216,8 +216,6 @@ class SessionManager:
 
 def _title(hosted: HostedSession) -> str:
     """A live session's title, cut as a saved one's is (``sessions.store.session_title``)."""
-    first = next(
-        (m for m in hosted.agent.state.messages if getattr(m, "role", None) == "user"), None
-    )
+    first = next((m for m in hosted.session.messages if getattr(m, "role", None) == "user"), None)
     prompt = prompt_text(getattr(first, "content", None))
     return session_title(prompt, hosted.session.tree.name)

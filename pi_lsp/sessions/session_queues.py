@@ -1,0 +1,76 @@
+"""What a front end does to a session's queues and reads of its run, through the session
+(a mixin of ``AgentSession``): front ends never reach into the ``Agent``.
+
+Steering is delivered after the current turn's tools finish, a follow-up when the run
+would otherwise stop; both persist (``AgentSession._queue_changed``) and every change is one
+``queue_update`` event.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..agent.messages import AgentMessage
+from ..agent.queue import QueuedMessage
+from ..ai import Model
+from ..ai.thinking_levels import AgentThinkingLevel
+
+if TYPE_CHECKING:
+    from ..agent import Agent
+
+
+class SessionQueues:
+    agent: Agent
+
+    # ------------------------------------------------------------------ queues
+
+    def steer(self, message: AgentMessage) -> str:
+        """Queue ``message`` for the running turn (or the next run); returns its queue id."""
+        return self.agent.steer(message)
+
+    def follow_up(self, message: AgentMessage) -> str:
+        """Queue ``message`` for when the run would otherwise stop; returns its queue id."""
+        return self.agent.follow_up(message)
+
+    def queue_items(self) -> tuple[list[QueuedMessage], list[QueuedMessage]]:
+        """``(steering, follow_ups)``, oldest first."""
+        return self.agent.queue_items()
+
+    def has_queued(self) -> bool:
+        return self.agent.has_queued_messages()
+
+    def clear_queues(self) -> None:
+        self.agent.clear_all_queues()
+
+    def remove_queued(self, queue_id: str) -> QueuedMessage:
+        """``KeyError`` when ``queue_id`` is not queued."""
+        return self.agent.remove_queued(queue_id)
+
+    def promote_queued(self, queue_id: str) -> None:
+        """A queued follow-up becomes steering ("send now"); ``KeyError`` when not queued."""
+        self.agent.promote_queued(queue_id)
+
+    def edit_queued(self, queue_id: str, message: AgentMessage) -> None:
+        """Replace a queued message in place; ``KeyError`` when not queued."""
+        self.agent.edit_queued(queue_id, message)
+
+    # ------------------------------------------------------------------ reads
+
+    @property
+    def in_agent_run(self) -> bool:
+        """The agent loop itself is running (part of ``is_running``, which also counts the
+        session's compactions and retry waits)."""
+        return self.agent.is_running
+
+    @property
+    def model(self) -> Model:
+        return self.agent.state.model
+
+    @property
+    def thinking_level(self) -> AgentThinkingLevel:
+        return self.agent.state.thinking_level
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        """The conversation as the model sees it (read it; change it through the session)."""
+        return self.agent.state.messages

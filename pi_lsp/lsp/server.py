@@ -123,7 +123,7 @@ class PiLanguageServer(LanguageServer):
         self.review = ReviewBook(self._publish_review, lambda: self.bridge.encoding)
         workspace.review = self.review
         self.manager.review = self.review
-        self.api.review_api = ReviewApi(self.review, workspace, self._session_known, self._undone)
+        self.api.review_api = ReviewApi(self.review, workspace, self._session_known)
         self.review.on_change = self._record_change
         self.api.checkpoint_api = CheckpointApi(
             workspace,
@@ -148,9 +148,6 @@ class PiLanguageServer(LanguageServer):
         if entry_id is None:
             return self.manager.create()
         return self.manager.fork(session_id, entry_id)
-
-    def _undone(self, session_id: str) -> None:
-        self.manager.get(session_id).deliver_review_notes()
 
     def _session_known(self, session_id: str) -> bool:
         try:

@@ -2,7 +2,8 @@
 (docs/protocol.md#review-hunks-keep-or-undo-each-change-91): the pending hunks of a session, and the
 user's keep / undo per hunk. Undo goes through the editor (one versioned
 ``workspace/applyEdit`` per hunk); a hunk the user changed since is a conflict, left alone.
-Undone hunks are told to the model before its next call (``HostedSession``)."""
+Undone hunks are told to the model with its next call (``ReviewBook.take_notes``); a model
+call made while a decision is being applied waits for it."""
 
 from __future__ import annotations
 
@@ -36,12 +37,10 @@ class ReviewApi:
         book: ReviewBook,
         workspace: EditorWorkspace,
         known: Callable[[str], bool],
-        undone: Callable[[str], None],
     ) -> None:
         self.book = book
         self.workspace = workspace
         self._known = known
-        self._undone = undone
 
     def _check(self, session_id: str) -> None:
         if not self._known(session_id):
@@ -55,6 +54,10 @@ class ReviewApi:
     async def decide(self, raw: Any) -> dict[str, Any]:
         p = parse_params(REVIEW_DECISION, DecisionParams, raw)
         self._check(p.session_id)
+        with self.book.deciding(p.session_id):
+            return await self._decide(p)
+
+    async def _decide(self, p: DecisionParams) -> dict[str, Any]:
         applied: list[str] = []
         conflicts: list[dict[str, str]] = []
         for d in p.decisions:
@@ -90,5 +93,4 @@ class ReviewApi:
             Undone(self.workspace.display_path(path), first, last, hunk.new_text, d.reason),
         )
         self.book.keep(session_id, d.hunk_id)
-        self._undone(session_id)
         return None

@@ -12,12 +12,15 @@ whose text the user changed since is a conflict and is left alone.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import contextvars
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from ...agent.messages import CustomMessage
 from ...review import Hunk, HunkTracker, UndoConflict, split_hunks
 from .positions import Encoding, TextIndex
 
@@ -29,6 +32,10 @@ CURRENT_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 """Set around a run's start: the session whose tools make the edits."""
 
 
+SETTLE_TIMEOUT = 10.0
+"""How long a model call waits for review decisions the editor is still applying."""
+
+
 @dataclass(frozen=True, slots=True)
 class Undone:
     """An undone hunk, for the note the model reads before its next call."""
@@ -38,6 +45,9 @@ class Undone:
     last_line: int
     text: str
     reason: str | None
+    how: Literal["review", "editor", "unchecked"] = "review"
+    """Undone from the review UI, by the editor's own undo (or retyping the old text), or
+    left unchecked in a confirm-mode preview."""
 
 
 @dataclass(slots=True)
@@ -52,6 +62,9 @@ class ReviewBook:
     """hunk id → session id."""
     undone: dict[str, list[Undone]] = field(default_factory=dict)
     """session id → hunks undone since the model's last call."""
+    _deciding: dict[str, int] = field(default_factory=dict)
+    """session id → review decisions under way (the editor has not answered yet)."""
+    _settled: dict[str, asyncio.Event] = field(default_factory=dict)
     on_change: Callable[[str, str, str, str, str], None] | None = None
     """``(session_id, tool_call_id, uri, before, after)`` for every applied agent edit: the
     checkpoint record (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
@@ -203,6 +216,42 @@ class ReviewBook:
     def take_undone(self, session_id: str) -> list[Undone]:
         return self.undone.pop(session_id, [])
 
+    # ------------------------------------------------------------------ notes
+
+    @contextlib.contextmanager
+    def deciding(self, session_id: str) -> Iterator[None]:
+        """Around a ``pi/reviewDecision`` from the moment it arrives: a model call of the
+        session made meanwhile waits for it (``settled``), so a prompt sent right after the
+        decision is never ahead of its note."""
+        self._deciding[session_id] = self._deciding.get(session_id, 0) + 1
+        self._settled.setdefault(session_id, asyncio.Event()).clear()
+        try:
+            yield
+        finally:
+            left = self._deciding[session_id] - 1
+            if left:
+                self._deciding[session_id] = left
+            else:
+                del self._deciding[session_id]
+                self._settled.pop(session_id, asyncio.Event()).set()
+
+    async def settled(self, session_id: str) -> None:
+        """Return once no review decision of the session is under way (bounded)."""
+        event = self._settled.get(session_id)
+        if event is None or session_id not in self._deciding:
+            return
+        try:
+            await asyncio.wait_for(event.wait(), SETTLE_TIMEOUT)
+        except TimeoutError:
+            log.warning("session %s: a review decision is still under way", session_id)
+
+    async def take_notes(self, session_id: str) -> list[CustomMessage]:
+        """The note for the session's next model call (once): every hunk undone or left
+        unchecked since its last call, decisions still being applied included."""
+        await self.settled(session_id)
+        undone = self.take_undone(session_id)
+        return [review_note(undone)] if undone else []
+
     # ------------------------------------------------------------------- internals
 
     def _sessions_of(self, uri: str) -> set[str]:
@@ -236,6 +285,15 @@ class ReviewBook:
 
 
 UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"
+REVIEW_NOTE_TYPE = "review_note"
+"""``customType`` of the note message
+(docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
+
+_VERB = {
+    "review": "undid",
+    "editor": "undid (with the editor's undo or by retyping the old text)",
+    "unchecked": "unchecked in the preview (never applied)",
+}
 
 
 def undo_note(undone: list[Undone]) -> str:
@@ -243,7 +301,35 @@ def undo_note(undone: list[Undone]) -> str:
     lines = [f"{UNDO_NOTE_HEAD}; do not make them again unless asked:]"]
     for u in undone:
         where = f"{u.path} lines {u.first_line}-{u.last_line}"
-        lines.append(f"- {where}: undid\n```\n{u.text.rstrip()}\n```")
+        lines.append(f"- {where}: {_VERB[u.how]}\n```\n{u.text.rstrip()}\n```")
         if u.reason:
             lines.append(f"  reason: {u.reason}")
     return "\n".join(lines)
+
+
+def note_summary(undone: list[Undone]) -> str:
+    """One line for the transcript's marker: ``you undid app.py line 2``."""
+    parts: list[str] = []
+    for how in ("review", "editor", "unchecked"):
+        spots = [
+            f"{u.path} line {u.first_line}"
+            if u.first_line == u.last_line
+            else f"{u.path} lines {u.first_line}-{u.last_line}"
+            for u in undone
+            if u.how == how
+        ]
+        if spots:
+            verb = "unchecked" if how == "unchecked" else "undid"
+            parts.append(f"you {verb} {', '.join(spots)}")
+    return "; ".join(parts)
+
+
+def review_note(undone: list[Undone]) -> CustomMessage:
+    """The note as a message: the model reads it as a user message; clients show a marker
+    (``details.summary``), not a user bubble."""
+    return CustomMessage(
+        custom_type=REVIEW_NOTE_TYPE,
+        content=undo_note(undone),
+        display=True,
+        details={"summary": note_summary(undone)},
+    )

@@ -39,6 +39,7 @@ from .editor.code_actions import code_actions
 from .editor.documents import DocumentTracker
 
 if TYPE_CHECKING:
+    from .editor.editor_workspace import EditorWorkspace
     from .editor.review_book import ReviewBook
 
 log = logging.getLogger(__name__)
@@ -125,6 +126,7 @@ class PiLanguageServer(LanguageServer):
         self.manager.review = self.review
         self.api.review_api = ReviewApi(self.review, workspace, self._session_known)
         self.review.on_change = self._record_change
+        self.review.display = lambda uri: _shown_path(workspace, uri)
         self.api.checkpoint_api = CheckpointApi(
             workspace,
             self.api.session,
@@ -391,3 +393,11 @@ def run_stdio(
         return await run_loop(protocol, thread_frames(stdin), server.stop)
 
     return run_event_loop(main())
+
+
+def _shown_path(workspace: EditorWorkspace, uri: str) -> str:
+    """How a review note names ``uri``: workspace-relative when it can."""
+    try:
+        return workspace.display_path(workspace.tracker_path(uri))
+    except Exception:
+        return uri

@@ -193,3 +193,48 @@ async def test_an_undo_while_idle_rides_with_the_next_prompt_and_is_kept(
     (marker,) = [e["message"] for e in ends if e["message"]["role"] == "custom"]
     assert marker["customType"] == "review_note"
     assert marker["details"] == {"summary": "you undid a.py line 2"}
+
+
+# ------------------------------------------------------------------ the editor's own undo
+
+
+async def test_the_editors_undo_is_an_undo(
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path
+) -> None:
+    """Ctrl+Z / ``u`` (or retyping the old text) on the agent's change: the hunk stops pending
+    and the model is told, as for Undo in the review UI."""
+    h, uri, sid, hunk = await _edited(pi_in_process, srv, workspace, response(text_events("ok")))
+    h.set_text(uri, SOURCE)
+    await h.wait_for(lambda: _updates(h, sid)[-1]["files"] == [])
+    assert (await h.call("pi/review", {"sessionId": sid}))["files"] == []
+    again = await h.call("pi/reviewDecision", _undo(sid, hunk))
+    assert again["applied"] == []
+    assert len(again["conflicts"]) == 1
+    assert h.docs[uri][1] == SOURCE
+    await h.run("did I change anything?", sessionId=sid)
+    note = _told_once(srv.requests[2])
+    assert "editor's undo" in str(note["content"])
+
+
+async def test_a_partial_revert_is_the_users_edit(
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path
+) -> None:
+    source = "def f():\n    a = 1\n    return 1\n"
+    two = {
+        "path": "a.py",
+        "edits": [{"oldText": "a = 1\n    return 1", "newText": "a = 2\n    return 2"}],
+    }
+    srv.enqueue(response(tool_events([("edit", two)])), response(text_events("done")))
+    srv.enqueue(response(text_events("ok")))
+    h = await pi_in_process(capabilities=VSCODE, pi=http_settings(srv))
+    uri = h.open(workspace / "a.py", source)
+    sid = await h.run("change it")
+    h.set_text(uri, "def f():\n    a = 1\n    return 2\n")  # pi/review comes after it
+    (hunk,) = (await h.call("pi/review", {"sessionId": sid}))["files"][0]["hunks"]
+    assert hunk["range"]["start"]["line"] == 1
+    await h.run("go on", sessionId=sid)
+    assert _notes(srv.requests[2]) == []
+
+
+def _updates(h: Harness, sid: str) -> list[dict[str, Any]]:
+    return [e["event"] for e in h.session_events(sid) if e["event"]["type"] == "review_update"]

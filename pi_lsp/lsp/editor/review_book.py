@@ -65,6 +65,8 @@ class ReviewBook:
     _deciding: dict[str, int] = field(default_factory=dict)
     """session id → review decisions under way (the editor has not answered yet)."""
     _settled: dict[str, asyncio.Event] = field(default_factory=dict)
+    display: Callable[[str], str] = lambda uri: uri
+    """The path a note names for ``uri`` (workspace-relative; set by the server)."""
     on_change: Callable[[str, str, str, str, str], None] | None = None
     """``(session_id, tool_call_id, uri, before, after)`` for every applied agent edit: the
     checkpoint record (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
@@ -82,7 +84,7 @@ class ReviewBook:
         self._expect.pop(uri, None)
         session = CURRENT_SESSION.get()
         if session is None or tool_call_id is None:
-            self.observe(uri, after)  # not the agent's (an undo): an ordinary change
+            self.observe(uri, after, by_user=False)  # not the agent's (an undo, a restore)
             return
         known = self._text.get(uri)
         if known is not None and known != before:
@@ -98,8 +100,13 @@ class ReviewBook:
             self._session_of[hunk.id] = session
         self._changed({session, *self._sessions_of(uri)})
 
-    def observe(self, uri: str, text: str) -> None:
-        """The buffer's text now (after a didChange); call only for uris in ``watching``."""
+    def observe(self, uri: str, text: str, *, by_user: bool = True) -> None:
+        """The buffer's text now (after a didChange); call only for uris in ``watching``.
+
+        A user's change (``by_user``) that returns a pending hunk's region to its old text —
+        the editor's own undo, or retyping it — undoes that hunk: it stops pending and the
+        model is told, as for an undo from the review UI. A partial revert is the user's
+        edit: the hunk moves with it (and an undo of it is a conflict)."""
         expected = self._expect.get(uri)
         if expected is not None and text == expected:
             return  # the agent's own edit, recorded by ``agent_edit``
@@ -116,6 +123,21 @@ class ReviewBook:
             end_new -= 1
         self.tracker.change(uri, start, end_old, text[start:end_new])
         self._text[uri] = text
+        if by_user:
+            self._reverted_by_user(uri, text)
+
+    def _reverted_by_user(self, uri: str, text: str) -> None:
+        back = [h for h in self.tracker.pending(uri) if text[h.start : h.end] == h.old_text]
+        for hunk in back:
+            session = self._session_of.get(hunk.id)
+            if session is None:
+                continue
+            first = text.count("\n", 0, hunk.start) + 1
+            last = first + max(0, hunk.new_text.rstrip("\n").count("\n"))
+            self.record_undo(
+                session, Undone(self.display(uri), first, last, hunk.new_text, None, "editor")
+            )
+            self.keep(session, hunk.id)
 
     def watching(self, uri: str) -> bool:
         return uri in self._text

@@ -238,3 +238,39 @@ async def test_a_partial_revert_is_the_users_edit(
 
 def _updates(h: Harness, sid: str) -> list[dict[str, Any]]:
     return [e["event"] for e in h.session_events(sid) if e["event"]["type"] == "review_update"]
+
+
+async def test_changes_unchecked_in_the_preview_come_as_the_same_note(
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path
+) -> None:
+    """``edits: "confirm"``: what the user unchecked in the refactor preview reaches the
+    model's next call as the review note, like an undo."""
+    source = "def f():\n    return 1\n\n\ndef h():\n    return 3\n"
+    two = {
+        "path": "a.py",
+        "edits": [
+            {"oldText": "return 1", "newText": "return 2"},
+            {"oldText": "return 3", "newText": "return 4"},
+        ],
+    }
+    srv.enqueue(response(tool_events([("edit", two)])), response(text_events("done")))
+    h = await pi_in_process(capabilities=VSCODE, pi=http_settings(srv, edits="confirm"))
+    uri = h.open(workspace / "a.py", source)
+
+    def uncheck_the_second(params: Any) -> Any:
+        (doc_edit,) = params.edit.document_changes
+        doc_edit.edits = doc_edit.edits[:1]
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    h.edit_answer = uncheck_the_second
+    sid = await h.run("change both")
+    assert h.docs[uri][1] == source.replace("return 1", "return 2")
+    (note,) = _notes(srv.requests[1])
+    assert srv.requests[1].json["messages"][-1] == note
+    text = str(note["content"])
+    assert "a.py lines 6-6: unchecked in the preview" in text
+    assert "return 4" in text
+    assert "return 2" not in text
+    ends = [e["event"] for e in h.session_events(sid) if e["event"]["type"] == "message_end"]
+    (marker,) = [e["message"] for e in ends if e["message"]["role"] == "custom"]
+    assert marker["details"] == {"summary": "you unchecked a.py line 6"}

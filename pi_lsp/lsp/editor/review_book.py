@@ -235,6 +235,17 @@ class ReviewBook:
     def record_undo(self, session_id: str, undone: Undone) -> None:
         self.undone.setdefault(session_id, []).append(undone)
 
+    def unchecked(self, uri: str, left: list[tuple[int, int, str]]) -> None:
+        """Confirm mode: the user unchecked these changes (``(first_line, last_line, text)``)
+        in the preview of the running tool call's edit; the model is told like an undo."""
+        session = CURRENT_SESSION.get()
+        if session is None:
+            return
+        for first, last, text in left:
+            self.record_undo(
+                session, Undone(self.display(uri), first, last, text, None, "unchecked")
+            )
+
     def take_undone(self, session_id: str) -> list[Undone]:
         return self.undone.pop(session_id, [])
 

@@ -98,6 +98,9 @@ class EditorWorkspace(DiskWorkspace):
 
     # ------------------------------------------------------------------------ reads
 
+    def seen_text(self, path: Path) -> str | None:
+        return self._last_read.get(path)
+
     async def read_document(self, path: Path) -> Document:
         doc = await self._read_current(path)
         self._last_read[path] = doc.text

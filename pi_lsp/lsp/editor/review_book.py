@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from ...agent.messages import CustomMessage
 from ...review import Hunk, HunkTracker, UndoConflict, split_hunks
-from .positions import Encoding, TextIndex
+from ..protocol.positions import Encoding, TextIndex
 
 log = logging.getLogger(__name__)
 

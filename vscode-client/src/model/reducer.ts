@@ -483,6 +483,9 @@ function messageStart(d: Draft, ev: WireEvent): void {
     });
   } else if (role === 'compactionSummary' || role === 'branchSummary') {
     d.push(notice(d, 'info', 'compaction', role === 'compactionSummary' ? 'Earlier conversation summarised.' : 'Branch summary.'));
+  } else if (role === 'custom') {
+    const t = told(d, m);
+    if (t) d.push(t);
   }
 }
 
@@ -727,6 +730,9 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
         summary: summariseTool(t.toolName, t.args, text, isError),
         diff: isError ? undefined : toolDiff(t.toolName, t.args, m),
       };
+    } else if (m.role === 'custom') {
+      const t = told(d, m);
+      if (t) items.push({ ...t, rev: d.rev });
     } else if (m.role === 'compactionSummary' || m.role === 'branchSummary') {
       items.push({
         kind: 'notice',
@@ -825,6 +831,19 @@ function askPermission(d: Draft, requestKey: string, p: Record<string, unknown>)
 
 function notice(d: Draft, level: NoticeItem['level'], topic: string, text: string): NoticeItem {
   return { kind: 'notice', id: d.newId('n'), level, topic, text, rev: 0 };
+}
+
+/**
+ * A `custom` message (docs/protocol.md §9.1: the review note) is what pi told the model, not the
+ * user's words: a muted one-line marker, its full text behind it. Hidden ones (`display: false`)
+ * are not shown.
+ */
+function told(d: Draft, m: Record<string, unknown>): NoticeItem | null {
+  if (m.display === false) return null;
+  const full = userText(m.content);
+  const summary = str(obj(m.details).summary);
+  const line = summary || full.split('\n')[0] || str(m.customType);
+  return { ...notice(d, 'info', 'told', `pi was told: ${line}`), detail: full };
 }
 
 function normQueue(q: unknown): Queue {

@@ -216,6 +216,18 @@ async def test_the_editors_undo_is_an_undo(
     assert "editor's undo" in str(note["content"])
 
 
+async def test_neovims_undo_in_two_states_is_an_undo(
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path
+) -> None:
+    """Neovim sends ``u`` as two didChange states (a blank line added, then the old line
+    back): the character diff puts the line break on the other side of the hunk's end; the
+    hunk is still seen as undone."""
+    h, uri, sid, _hunk = await _edited(pi_in_process, srv, workspace)
+    h.set_text(uri, SOURCE.replace("return 1", "return 2") + "\n")
+    h.set_text(uri, SOURCE)
+    assert (await h.call("pi/review", {"sessionId": sid}))["files"] == []
+
+
 async def test_a_partial_revert_is_the_users_edit(
     pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path
 ) -> None:

@@ -65,6 +65,8 @@ class ReviewBook:
     _deciding: dict[str, int] = field(default_factory=dict)
     """session id → review decisions under way (the editor has not answered yet)."""
     _settled: dict[str, asyncio.Event] = field(default_factory=dict)
+    undoing: set[str] = field(default_factory=set)
+    """Hunks an Undo from the review UI is putting back (not the user's own undo)."""
     display: Callable[[str], str] = lambda uri: uri
     """The path a note names for ``uri`` (workspace-relative; set by the server)."""
     on_change: Callable[[str, str, str, str, str], None] | None = None
@@ -127,7 +129,11 @@ class ReviewBook:
             self._reverted_by_user(uri, text)
 
     def _reverted_by_user(self, uri: str, text: str) -> None:
-        back = [h for h in self.tracker.pending(uri) if text[h.start : h.end] == h.old_text]
+        back = [
+            h
+            for h in self.tracker.pending(uri)
+            if h.id not in self.undoing and _back_to_old(h, text)
+        ]
         for hunk in back:
             session = self._session_of.get(hunk.id)
             if session is None:
@@ -315,6 +321,22 @@ class ReviewBook:
             "oldText": hunk.old_text,
             "newText": hunk.new_text,
         }
+
+
+def _back_to_old(hunk: Hunk, text: str) -> bool:
+    """Whether the hunk's region holds its old text again. Its range comes from a character
+    diff of the buffer's states, which cannot always tell on which side of a line break a
+    change fell (Neovim sends an undo as two states, the second removing a blank line it
+    first added): a line-aligned hunk is compared on whole lines too."""
+    if text[hunk.start : hunk.end] == hunk.old_text:
+        return True
+    old = hunk.old_text
+    at_line_start = hunk.start == 0 or text[hunk.start - 1 : hunk.start] == "\n"
+    if not old.endswith("\n") or not at_line_start or hunk.end <= hunk.start:
+        return False
+    last = text.find("\n", hunk.end - 1)
+    end = len(text) if last < 0 else last + 1
+    return text[hunk.start : end] == old
 
 
 UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"

@@ -83,11 +83,14 @@ class ReviewApi:
         text = self.book.text_of(hunk.uri) or ""
         first = text.count("\n", 0, hunk.start) + 1
         last = first + max(0, hunk.new_text.rstrip("\n").count("\n"))
+        self.book.undoing.add(hunk.id)
         try:
             path = self.workspace.tracker_path(hunk.uri)
             await self.workspace.undo_hunk(hunk.uri, text, hunk.start, hunk.end, hunk.old_text)
         except WorkspaceError as exc:
             return str(exc)
+        finally:
+            self.book.undoing.discard(hunk.id)
         self.book.record_undo(
             session_id,
             Undone(self.workspace.display_path(path), first, last, hunk.new_text, d.reason),

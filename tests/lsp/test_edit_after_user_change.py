@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .conftest import Start
 from .harness import VSCODE, text_reply, tool_reply
-from .test_e2e_edits import EDIT, faux, result_text
+from .test_editor_files import EDIT, faux, result_text
 
 SOURCE = "import os\n\n\ndef f():\n    return 1\n\n\ndef g():\n    return 0\n"
 

@@ -20,7 +20,7 @@ from tests.support.http_server import RecordedRequest, ScriptedHTTPServer, Scrip
 from .conftest import Start, http_settings
 from .harness import VSCODE, Harness
 from .openai_sse import response, text_events, tool_events
-from .test_e2e_edits import EDIT
+from .test_editor_files import EDIT
 
 SOURCE = "def f():\n    return 1\n"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from pi_lsp.lsp.editor.review_book import UNDO_NOTE_HEAD
+from pi_lsp.lsp.editor.review_notes import UNDO_NOTE_HEAD
 from tests.support.http_server import RecordedRequest, ScriptedHTTPServer, ScriptedResponse
 
 from .conftest import Start, http_settings

@@ -7,7 +7,12 @@ set around a run and a tool call), every other change to a buffer with hunks com
 ``didChange`` (the difference between the last text seen and the new one). Whenever a
 session's set of pending hunks changes, its ``review_update`` event is published. Undo goes
 back through ``EditorWorkspace.apply_edits`` (versioned, rebased, disk kept in line); a hunk
-whose text the user changed since is a conflict and is left alone.
+whose text the user changed since is a conflict and is left alone. A user's change that puts a
+hunk's old text back (the editor's own undo) undoes it too.
+
+What the user undid waits here, per session, for the session's next model call
+(``take_notes``, polled by the agent loop right before each call); a call made while a
+decision is still being applied waits for it (``deciding`` / ``settled``).
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ import contextvars
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from ...agent.messages import CustomMessage
 from ...review import Hunk, HunkTracker, UndoConflict, split_hunks
 from ..protocol.positions import Encoding, TextIndex
+from .review_notes import Undone, review_note
 
 log = logging.getLogger(__name__)
 
@@ -34,20 +40,6 @@ CURRENT_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 
 SETTLE_TIMEOUT = 10.0
 """How long a model call waits for review decisions the editor is still applying."""
-
-
-@dataclass(frozen=True, slots=True)
-class Undone:
-    """An undone hunk, for the note the model reads before its next call."""
-
-    path: str
-    first_line: int
-    last_line: int
-    text: str
-    reason: str | None
-    how: Literal["review", "editor", "unchecked"] = "review"
-    """Undone from the review UI, by the editor's own undo (or retyping the old text), or
-    left unchecked in a confirm-mode preview."""
 
 
 @dataclass(slots=True)
@@ -337,54 +329,3 @@ def _back_to_old(hunk: Hunk, text: str) -> bool:
     last = text.find("\n", hunk.end - 1)
     end = len(text) if last < 0 else last + 1
     return text[hunk.start : end] == old
-
-
-UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"
-REVIEW_NOTE_TYPE = "review_note"
-"""``customType`` of the note message
-(docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
-
-_VERB = {
-    "review": "undid",
-    "editor": "undid (with the editor's undo or by retyping the old text)",
-    "unchecked": "unchecked in the preview (never applied)",
-}
-
-
-def undo_note(undone: list[Undone]) -> str:
-    """The one user-role note that tells the model what the user undid."""
-    lines = [f"{UNDO_NOTE_HEAD}; do not make them again unless asked:]"]
-    for u in undone:
-        where = f"{u.path} lines {u.first_line}-{u.last_line}"
-        lines.append(f"- {where}: {_VERB[u.how]}\n```\n{u.text.rstrip()}\n```")
-        if u.reason:
-            lines.append(f"  reason: {u.reason}")
-    return "\n".join(lines)
-
-
-def note_summary(undone: list[Undone]) -> str:
-    """One line for the transcript's marker: ``you undid app.py line 2``."""
-    parts: list[str] = []
-    for how in ("review", "editor", "unchecked"):
-        spots = [
-            f"{u.path} line {u.first_line}"
-            if u.first_line == u.last_line
-            else f"{u.path} lines {u.first_line}-{u.last_line}"
-            for u in undone
-            if u.how == how
-        ]
-        if spots:
-            verb = "unchecked" if how == "unchecked" else "undid"
-            parts.append(f"you {verb} {', '.join(spots)}")
-    return "; ".join(parts)
-
-
-def review_note(undone: list[Undone]) -> CustomMessage:
-    """The note as a message: the model reads it as a user message; clients show a marker
-    (``details.summary``), not a user bubble."""
-    return CustomMessage(
-        custom_type=REVIEW_NOTE_TYPE,
-        content=undo_note(undone),
-        display=True,
-        details={"summary": note_summary(undone)},
-    )

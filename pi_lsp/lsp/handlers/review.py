@@ -15,7 +15,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ...review import UndoConflict
 from ...tools.workspace import WorkspaceError
 from ..editor.editor_workspace import EditorWorkspace
-from ..editor.review_book import ReviewBook, Undone
+from ..editor.review_book import ReviewBook
+from ..editor.review_notes import Undone
 from ..protocol.methods import REVIEW, REVIEW_DECISION
 from ..protocol.models import RequiredSessionParams, WireParams, parse_params
 

@@ -175,6 +175,23 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
       perf.cards.toolCards = await panel.locator(T('tool-card')).count();
       await shot('07-300-tool-cards');
     });
+    if (!features.checkpoints) {
+      skip(ctx, '"Revert this change" on an edit card reverts it; the notice undoes that', 'server lacks pi/revertToolCall (docs/protocol.md §9.5)');
+    } else await check(ctx, '"Revert this change" on an edit card reverts it; the notice undoes that', async () => {
+      srv.tools([['edit', { path: 'src/app.py', edits: [{ oldText: 'a + b', newText: 'a - b' }] }]]);
+      srv.text('Subtracting now.');
+      await panel.locator(T('prompt')).fill('Subtract instead.');
+      await panel.locator(T('prompt')).press('Enter');
+      await panel.locator(T('message-assistant'), { hasText: 'Subtracting now.' }).waitFor({ timeout: 60_000 });
+      await page.locator('.monaco-editor .view-lines', { hasText: 'a - b' }).waitFor();
+      const card = panel.locator(`${T('tool-card')}[data-tool="edit"][data-status="done"]`).last();
+      await card.hover();
+      await card.locator(T('revert-tool-call')).click();
+      await page.locator('.monaco-editor .view-lines', { hasText: 'a + b' }).waitFor();
+      await shot('08-reverted-tool-call');
+      await panel.locator(T('undo-restore')).last().click();
+      await page.locator('.monaco-editor .view-lines', { hasText: 'a - b' }).waitFor();
+    });
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
     if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);

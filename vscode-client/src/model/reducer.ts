@@ -445,6 +445,8 @@ function messageStart(d: Draft, ev: WireEvent): void {
   const m = obj(ev.message);
   const role = m.role;
   if (role === 'user') {
+    const glued = gluedNote(d, m.content);
+    if (glued) d.push(glued);
     const text = userText(m.content);
     const deliveredAs = ev.deliveredAs === 'steer' || ev.deliveredAs === 'followUp' ? ev.deliveredAs : undefined;
     const queuedId = typeof ev.queuedId === 'string' ? ev.queuedId : undefined;
@@ -665,6 +667,8 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
     const m = obj(raw);
     const entryId = entryIds[i] ?? undefined;
     if (m.role === 'user') {
+      const glued = gluedNote(d, m.content);
+      if (glued) items.push({ ...glued, rev: d.rev });
       const u: UserItem = {
         kind: 'user',
         id: d.newId('u'),
@@ -840,7 +844,8 @@ function notice(d: Draft, level: NoticeItem['level'], topic: string, text: strin
  */
 function told(d: Draft, m: Record<string, unknown>): NoticeItem | null {
   if (m.display === false) return null;
-  const full = userText(m.content);
+  const full = typeof m.content === 'string' ? m.content
+    : Array.isArray(m.content) ? m.content.map((c) => str(obj(c).text)).join('') : '';
   const summary = str(obj(m.details).summary);
   const line = summary || full.split('\n')[0] || str(m.customType);
   return { ...notice(d, 'info', 'told', `pi was told: ${line}`), detail: full };
@@ -864,12 +869,29 @@ function contentBlocks(content: unknown): AssistantBlock[] {
   });
 }
 
+/** The head of a review note (docs/protocol.md §9.1). Older servers joined the note to the user's message. */
+const NOTE_HEAD = '[The user reviewed your edits and undid these changes';
+
+function isGluedNote(b: Record<string, unknown>): boolean {
+  return b.type === 'text' && str(b.text).startsWith(NOTE_HEAD);
+}
+
+/** A review note an older server joined to a user message: the same marker as a note message. */
+function gluedNote(d: Draft, content: unknown): NoticeItem | null {
+  if (!Array.isArray(content)) return null;
+  const note = content.map((c) => obj(c)).find(isGluedNote);
+  if (!note) return null;
+  const full = str(note.text);
+  return { ...notice(d, 'info', 'told', `pi was told: ${full.split('\n')[1]?.replace(/^- /, '') || 'what you undid'}`), detail: full };
+}
+
+/** The user's own words: text blocks, without a review note an older server joined to them. */
 function userText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
     .map((c) => obj(c))
-    .filter((b) => b.type === 'text')
+    .filter((b) => b.type === 'text' && !isGluedNote(b))
     .map((b) => str(b.text))
     .join('');
 }

@@ -247,6 +247,13 @@ function sets.review()
   note = msgs[#msgs - 1] or {}
   report(note.role == "custom" and chat.text_of(note.content):find("keep it returning 1", 1, true) ~= nil,
     "the undo and its reason reach the model with the next prompt", vim.json.encode(note))
+  -- a note an older server glued to the user's message: the same line, the words as typed
+  local glued = "[The user reviewed your edits and undid these changes; do not make them again unless asked:]\n- b.py lines 7-7: undid"
+  chat.on_event({ type = "message_start", message = { role = "user",
+    content = { { type = "text", text = glued }, { type = "text", text = "old words" } } } }, {})
+  shown = chat_text()
+  report(shown:find("· pi was told: b.py lines 7-7: undid {{{", 1, true) ~= nil and shown:find("> old words", 1, true) ~= nil
+    and not shown:find("> %[The user"), "an older server's glued note is split off", shown)
 end
 
 function sets.rewind()

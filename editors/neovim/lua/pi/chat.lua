@@ -110,6 +110,22 @@ function M.told(message)
   line(("· pi was told: %s {{{\n%s\n    }}}"):format(summary, table.concat(body, "\n")), "Comment")
 end
 
+--- The user's own words. An older server joined the review note to the user's message: it is
+--- shown as the "pi was told" line instead.
+local NOTE_HEAD = "[The user reviewed your edits and undid these changes"
+function M.user_text(content)
+  if type(content) ~= "table" then return text_of(content) end
+  local parts = {}
+  for _, b in ipairs(content) do
+    if b.type == "text" and b.text:sub(1, #NOTE_HEAD) == NOTE_HEAD then
+      M.told({ content = b.text, details = { summary = (b.text:match("\n%- ([^\n]*)") or "what you undid") } })
+    elseif b.type == "text" then
+      table.insert(parts, b.text)
+    end
+  end
+  return table.concat(parts)
+end
+
 local function first_line(s, max)
   s = tostring(s or ""):gsub("^%s+", "")
   s = s:match("^[^\n]*") or ""
@@ -170,7 +186,7 @@ function M.on_event(ev, params)
   elseif t == "message_start" and ev.message and ev.message.role == "user" then
     local tag = ""
     if ev.deliveredAs then tag = ("[%s → turn %d] "):format(ev.deliveredAs, state.turn) end
-    line("> " .. tag .. text_of(ev.message.content):gsub("\n", "\n> "), "Title")
+    line("> " .. tag .. M.user_text(ev.message.content):gsub("\n", "\n> "), "Title")
   elseif t == "message_start" and ev.message and ev.message.role == "custom" then
     M.told(ev.message)
   elseif t == "message_start" and ev.message and ev.message.role == "assistant" then

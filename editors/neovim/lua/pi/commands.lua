@@ -109,7 +109,7 @@ function M.sessions()
         local chat = require("pi.chat")
         chat.note("resumed " .. (s.title or r.sessionId))
         for _, m in ipairs(r.messages or {}) do
-          if m.role == "user" then chat.note("> " .. chat.text_of(m.content), "Title")
+          if m.role == "user" then chat.note("> " .. chat.user_text(m.content), "Title")
           elseif m.role == "custom" then chat.told(m)
           elseif m.role == "assistant" then chat.append("\n" .. chat.text_of(m.content) .. "\n") end
         end

@@ -136,7 +136,9 @@ class Recorder:
     async def request_permission(
         self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any
     ) -> RequestPermissionResponse:
-        request = RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options)
+        request = RequestPermissionRequest(
+            session_id=session_id, tool_call=tool_call, options=options
+        )
         self.permission_requests.append(request)
         async with self._changed:
             self._changed.notify_all()
@@ -149,7 +151,9 @@ class Recorder:
             outcome=AllowedOutcome(outcome="selected", option_id=str(choice))
         )
 
-    async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> ReadTextFileResponse:
+    async def read_text_file(
+        self, path: str, session_id: str, **kwargs: Any
+    ) -> ReadTextFileResponse:
         self.fs_reads.append(path)
         return ReadTextFileResponse(content=Path(path).read_text())
 
@@ -182,7 +186,8 @@ class Recorder:
         return [
             u.update
             for u in self.updates
-            if u.update.session_update == kind and (session_id is None or u.session_id == session_id)
+            if u.update.session_update == kind
+            and (session_id is None or u.session_id == session_id)
         ]
 
     def text(self, session_id: str | None = None, kind: str = "agent_message_chunk") -> str:
@@ -242,7 +247,11 @@ def model_args(url: str) -> list[str]:
 
 @contextlib.asynccontextmanager
 async def spawn(
-    tmp_path: Path, url: str, *extra: str, client: Recorder | None = None, env: dict[str, str] | None = None
+    tmp_path: Path,
+    url: str,
+    *extra: str,
+    client: Recorder | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Agent]:
     """``python -m pi_lsp acp`` against the scripted server at ``url``, cwd ``tmp/work``."""
     work = tmp_path / "work"

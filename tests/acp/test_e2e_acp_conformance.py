@@ -22,7 +22,9 @@ from .harness import model_args, spawn, text
 pytestmark = pytest.mark.timeout(90)
 
 
-async def _raw(tmp_path: Path, url: str, lines: list[bytes], expect: int) -> tuple[list[bytes], str]:
+async def _raw(
+    tmp_path: Path, url: str, lines: list[bytes], expect: int
+) -> tuple[list[bytes], str]:
     """Write ``lines`` to a raw ``pi-lsp acp``; read ``expect`` stdout lines; close stdin."""
     (tmp_path / "work").mkdir(exist_ok=True)
     proc = await asyncio.create_subprocess_exec(
@@ -37,7 +39,9 @@ async def _raw(tmp_path: Path, url: str, lines: list[bytes], expect: int) -> tup
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
     out: list[bytes] = []
     for line in lines:
         proc.stdin.write(line + b"\n")
@@ -80,7 +84,8 @@ async def test_transport_one_json_message_per_line_and_nothing_else_on_stdout(
         "id": None,
         "error": {"code": -32700, "message": "Parse error: the line is not JSON"},
     }
-    assert messages[1]["id"] == 1 and messages[1]["result"]["protocolVersion"] == 1
+    assert messages[1]["id"] == 1
+    assert messages[1]["result"]["protocolVersion"] == 1
     assert "not JSON" in err  # the log went to stderr
 
 
@@ -91,7 +96,9 @@ async def test_json_rpc_ids_errors_and_notifications(tmp_path: Path) -> None:
             srv.url,
             [
                 _req("init-a", "initialize", {"protocolVersion": 1}),
-                json.dumps({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}}).encode(),
+                json.dumps(
+                    {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "x"}}
+                ).encode(),
                 _req(7, "no/such/method", {}),
                 _req(8, "_piLsp/unknown", {}),
                 json.dumps({"jsonrpc": "2.0", "method": "_piLsp/ping", "params": {}}).encode(),
@@ -115,10 +122,12 @@ async def test_initialize_answers_version_1_even_for_an_unknown_version(tmp_path
     async with ScriptedHTTPServer() as srv, spawn(tmp_path, srv.url) as agent:
         res = await agent.init(version=99)
         assert res.protocol_version == 1
-        assert res.agent_info is not None and res.agent_info.name == "pi-lsp"
+        assert res.agent_info is not None
+        assert res.agent_info.name == "pi-lsp"
         assert res.agent_capabilities.load_session is True
         caps = res.agent_capabilities
-        assert caps.prompt_capabilities.image and caps.prompt_capabilities.embedded_context
+        assert caps.prompt_capabilities.image
+        assert caps.prompt_capabilities.embedded_context
         assert caps.session_capabilities.list is not None
         assert caps.session_capabilities.close is not None
         assert caps.session_capabilities.resume is not None
@@ -130,7 +139,9 @@ async def test_session_ids_are_distinct_and_cwd_must_be_absolute(tmp_path: Path)
     async with ScriptedHTTPServer() as srv, spawn(tmp_path, srv.url) as agent:
         await agent.init()
         first, second = await agent.new(), await agent.new()
-        assert first != second and first and second
+        assert first != second
+        assert first
+        assert second
         with pytest.raises(acp.RequestError) as relative:
             await agent.conn.new_session(cwd="relative/dir", mcp_servers=[])
         assert relative.value.code == -32602
@@ -154,7 +165,9 @@ async def test_prompt_streams_every_update_before_its_response(tmp_path: Path) -
         assert len({c.message_id for c in chunks}) == 1  # one message, one stable id
         assert agent.client.of("session_info_update", sid)[0].title == "say hello"
         usage = agent.client.of("usage_update", sid)[-1]
-        assert usage.used > 0 and usage.size > 0 and usage.cost is not None
+        assert usage.used > 0
+        assert usage.size > 0
+        assert usage.cost is not None
 
 
 async def test_cancel_resolves_the_prompt_cancelled_and_the_next_prompt_works(

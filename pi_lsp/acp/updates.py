@@ -107,6 +107,7 @@ class _Call:
     args: dict[str, Any] = field(default_factory=dict)
     terminal: str = ""
     """The bash output the client's terminal shows so far."""
+    running: bool = False
 
 
 class LiveUpdates:
@@ -219,7 +220,18 @@ class LiveUpdates:
                     raw_input=args,
                 )
             )
-        out.append(self.running(event.tool_call_id, event.tool_name, args))
+        if event.tool_name == "bash":  # asked first, maybe: running at its first output
+            out.append(
+                ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id=event.tool_call_id,
+                    title=view.title_of(event.tool_name, args),
+                    kind=view.kind_of(event.tool_name),
+                    raw_input=args,
+                )
+            )
+        else:
+            out.append(self.running(event.tool_call_id, event.tool_name, args))
         return out
 
     def running(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallProgress:
@@ -239,26 +251,31 @@ class LiveUpdates:
         call = self._calls.get(event.tool_call_id)
         if call is None or call.name != "bash":
             return []
+        out: list[SessionUpdate] = []
+        if not call.running:  # the command started (after its permission question)
+            call.running = True
+            out.append(self.running(event.tool_call_id, call.name, call.args))
         now = view.result_text(event.partial_result.content)
         delta = view.output_delta(call.terminal, now)
         call.terminal = now
-        if not delta:
-            return []
-        return [
-            ToolCallProgress(
-                session_update="tool_call_update",
-                tool_call_id=event.tool_call_id,
-                field_meta=view.output_meta(event.tool_call_id, delta),
+        if delta:
+            out.append(
+                ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id=event.tool_call_id,
+                    field_meta=view.output_meta(event.tool_call_id, delta),
+                )
             )
-        ]
+        return out
 
     def _tool_end(self, event: ToolExecutionEndEvent) -> list[SessionUpdate]:
         call = self._calls.pop(event.tool_call_id, None) or _Call(event.tool_name)
         text = view.result_text(event.result.content)
         meta: dict[str, Any] | None = None
         if call.name == "bash":
+            delta = view.output_delta(call.terminal, text)
             meta = {
-                **view.output_meta(event.tool_call_id, view.output_delta(call.terminal, text)),
+                **(view.output_meta(event.tool_call_id, delta) if delta else {}),
                 **view.exit_meta(event.tool_call_id, event.is_error),
             }
         details = event.result.details

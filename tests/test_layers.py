@@ -166,13 +166,8 @@ ACP_MAY_IMPORT = (
     "pi_lsp.ai.thinking_levels",
     "pi_lsp.tools.workspace",  # the Workspace protocol, not the tools
 )
-ACP_FACTORY_MAY_IMPORT = (
-    # acp/factory.py builds the agent session (the one module to change when the runtime's
-    # create_agent_session takes over): providers' set-up, the disk workspace, the HTTP client
-    "pi_lsp.ai",
-    "pi_lsp.tools",
-    "pi_lsp.demo",
-)
+ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)
+"""acp/factory.py makes the sessions (runtime.create_agent_session) over a disk workspace."""
 
 
 def test_the_acp_front_end_imports_only_runtime_sessions_and_wire_level_modules() -> None:

@@ -1,13 +1,12 @@
-"""The one place an ACP session's agent is made: provider set-up and ``AgentSession``.
+"""The one place an ACP session's agent session is made: ``pi-lsp acp``'s flags as a
+``RunConfig`` and ``runtime.create_agent_session`` over the session's workspace.
 
-Until ``runtime.create_agent_session`` exists this module builds sessions the way
-``pi-lsp run`` does (``runtime.build_agent`` + ``AgentSession``, docs/architecture.md); it is
-the only module of ``acp/`` that touches the tools, the providers' model catalog or the HTTP
-client, so moving to the runtime's factory changes this file alone (tests/test_layers.py).
-
-``Provision`` is resolved once per process from the command line (the same flags and
-environment variables as ``pi-lsp run``); ``open_session`` makes one ``AgentSession`` (new or
-resumed from its JSONL file) over a workspace the caller may wrap (the client's ``fs/*``).
+``run_config`` is the ACP front end's one mapping into the runtime (the same flags, with the
+same meaning, as ``pi-lsp run``'s: ``runtime/provider_args.py``); ``provision`` checks it once
+at start-up, so a missing key is a clear line on stderr and exit status 2 rather than an
+editor that shows nothing. ``open_session`` makes one session (new, or resumed from its JSONL
+file) over a ``DiskWorkspace`` the caller may wrap (the client's ``fs/*``). This is the only
+module of ``acp/`` that touches the tools package (tests/test_layers.py).
 """
 
 from __future__ import annotations
@@ -18,119 +17,101 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ai import Model, StreamOptions
-from ..ai.env_keys import get_env_api_key
-from ..ai.http import new_http_client
-from ..ai.models import list_models, resolve_model
-from ..runtime import api_key_variable, default_provider
-from ..security import vault
-from ..sessions import SessionNotFoundError, SessionStore
-from ..sessions.agent_session import AgentSession
-from ..tools import DiskWorkspace, ProcessRegistry, Workspace
-
-KEYLESS_PROVIDERS = frozenset(("openai-compatible", "ollama", "faux"))
+from ..ai.types import Model
+from ..runtime import (
+    ConfigError,
+    ConfiguredSession,
+    FauxScriptError,
+    MissingKeyError,
+    NoProviderError,
+    PermissionsConfig,
+    RunConfig,
+    check_config,
+    create_agent_session,
+    offered_models,
+)
+from ..sessions import SessionFile, SessionNotFoundError, SessionStore
+from ..tools.disk_workspace import DiskWorkspace
+from ..tools.workspace import Workspace
 
 
 class UsageError(Exception):
     """Bad arguments or configuration: printed as one line on stderr, exit status 2."""
 
 
-@dataclass(slots=True)
-class Provision:
-    model: Model
-    stream_fn: Any = None
-    get_api_key: Callable[[str], str | None] | None = None
-    api_key_env: str | None = None
-    thinking: str | None = None
-    max_tokens: int | None = None
-    read_timeout: float | None = None
-    allow_bash: bool = False
-    save: bool = True
-    models: list[Model] = field(default_factory=list)
-    """What ``session/set_config_option`` offers: the configured model first."""
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The command line's flags as a ``RunConfig`` (this front end's one mapping)."""
+    return RunConfig(
+        provider="faux" if args.faux_script else args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        thinking=args.thinking,
+        context_window=args.context_window,
+        max_tokens=args.max_tokens,
+        read_timeout=args.read_timeout,
+        faux_script=args.faux_script,
+        faux_demo=args.provider == "faux" and not args.faux_script,
+        permissions=PermissionsConfig(bash="allow" if args.yes else "ask"),
+    )
 
 
-def provision(args: argparse.Namespace) -> Provision:
-    """Resolve the provider, model and key (``UsageError`` says what to fix)."""
-    common: dict[str, Any] = {
-        "thinking": args.thinking,
-        "max_tokens": args.max_tokens,
-        "read_timeout": args.read_timeout,
-        "allow_bash": args.yes,
-        "save": not args.no_save,
-    }
-    if args.faux_script or args.provider == "faux":
-        from ..ai.models import FAUX_MODEL
-        from ..ai.providers.faux import FauxProvider, FauxScript
-
-        if args.faux_script:
-            try:
-                script = FauxScript.load(args.faux_script)
-            except (OSError, ValueError) as exc:
-                raise UsageError(f"--faux-script {args.faux_script}: {exc}") from None
-        else:
-            from ..demo import demo_script
-
-            script = demo_script()
-        model = FAUX_MODEL.model_copy(deep=True)
-        return Provision(
-            model=model, stream_fn=FauxProvider(script).stream, models=[model], **common
-        )
-    provider = args.provider or default_provider()
-    if provider is None:
-        raise UsageError(
+def usage_text(error: ConfigError) -> str:
+    if isinstance(error, NoProviderError):
+        return (
             "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
             "--provider openai-compatible --base-url URL for a local server"
         )
+    if isinstance(error, MissingKeyError):
+        return (
+            f"no API key for {error.provider}: set {error.variable} in the environment "
+            "(or name another variable with --api-key-env)"
+        )
+    if isinstance(error, FauxScriptError):
+        return f"--faux-script {error.path}: {error.reason}"
+    return str(error.detail).replace("baseUrl setting", "--base-url")
+
+
+@dataclass(slots=True)
+class Provision:
+    """The process's configuration, checked."""
+
+    config: RunConfig
+    save: bool = True
+    models: list[Model] = field(default_factory=list)
+    """What ``session/set_config_option`` offers: the configured model first, then the
+    other models of its provider and the custom ones."""
+
+    @property
+    def bash_mode(self) -> str:
+        return self.config.permissions.bash
+
+
+def provision(args: argparse.Namespace) -> Provision:
+    """Check the flags now (``UsageError`` says what to fix)."""
+    config = run_config(args)
     try:
-        model = resolve_model(
-            provider,
-            args.model,
-            args.base_url,
-            context_window=args.context_window,
-            max_tokens=args.max_tokens,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc).replace("baseUrl setting", "--base-url")) from None
-    key_env = args.api_key_env
-    if key_env:
-        vault.mark_secret(key_env)
-    key = get_env_api_key(provider, api_key_env=key_env)
-    vault.remember_value(key)
-    if key is None and provider not in KEYLESS_PROVIDERS:
-        raise UsageError(
-            f"no API key for {provider}: set {api_key_variable(provider, key_env)} in the "
-            "environment (or name another variable with --api-key-env)"
-        )
-
-    def get_api_key(name: str) -> str | None:
-        return get_env_api_key(name, api_key_env=key_env)
-
-    others = [m for m in list_models(provider) if m.id != model.id]
-    return Provision(
-        model=model,
-        get_api_key=get_api_key,
-        api_key_env=key_env,
-        models=[model, *others],
-        **common,
-    )
+        choice = check_config(config, need_key=True)
+    except ConfigError as exc:
+        raise UsageError(usage_text(exc)) from None
+    current = choice.model
+    same = [
+        m for m in offered_models(config) if m.provider == current.provider and m.id != current.id
+    ]
+    return Provision(config=config, save=not args.no_save, models=[current, *same])
 
 
 @dataclass(slots=True)
 class OpenedSession:
-    """An ``AgentSession`` and what it owns; ``close`` releases all of it."""
+    """An agent session and its workspace; ``close`` releases all the session owns."""
 
-    session: AgentSession
+    session: ConfiguredSession
     workspace: Workspace
-    registry: ProcessRegistry
-    http: Any
-    forked_from: str | None = None
-    """Set when the session was open elsewhere and this is a copy (``open_for_writing``)."""
 
     async def close(self) -> None:
-        self.registry.kill_all()
+        self.session.kill_processes()
         self.session.close()
-        await self.http.aclose()
+        await self.session.aclose()
 
 
 def store_for(cwd: Path) -> SessionStore:
@@ -145,50 +126,24 @@ def open_session(
     wrap_workspace: Callable[[Workspace], Workspace] = lambda ws: ws,
     resume: str | None = None,
     roots: Sequence[str] = (),
-    on_retry: Any = None,
 ) -> OpenedSession:
-    """A new session in ``cwd``, or the saved session ``resume`` (``SessionNotFoundError``).
-    The model, thinking level and queues of a resumed session come back from its file."""
-    from ..runtime import build_agent
-
-    registry = ProcessRegistry()
+    """A new session in ``cwd``, or the saved session ``resume`` (``SessionNotFoundError``;
+    a session open in another process comes back as a copy with another id)."""
     workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
-    agent = build_agent(
+    store = store_for(cwd)
+    file: SessionFile | None
+    if resume is not None:
+        file, _ = store.open_for_writing(resume)
+    else:
+        file = store.create() if prov.save else None
+    session = create_agent_session(
+        prov.config,
         workspace,
-        registry=registry,
-        api_key_env=prov.api_key_env,
-        model=prov.model.model_copy(deep=True),
-        stream_fn=prov.stream_fn,
-        get_api_key=prov.get_api_key,
+        file=file,
+        resume=resume is not None,
         before_tool_call=before_tool_call,
     )
-    store = store_for(cwd)
-    forked_from = None
-    if resume is not None:
-        file, forked_from = store.open_for_writing(resume)
-        session = AgentSession.resume(agent, file, resolve_model=_resolver(prov))
-    else:
-        session = AgentSession(agent, store.create() if prov.save else None)
-        if prov.thinking:
-            session.set_thinking_level(prov.thinking)
-    http = new_http_client()
-    agent.stream_options = StreamOptions(
-        on_retry=on_retry,
-        http_client=http,
-        max_tokens=prov.max_tokens,
-        timeout_ms=int(prov.read_timeout * 1000) if prov.read_timeout else None,
-    )
-    return OpenedSession(session, workspace, registry, http, forked_from)
-
-
-def _resolver(prov: Provision) -> Callable[[str, str], Model | None]:
-    def resolve(provider: str, model_id: str) -> Model | None:
-        for model in prov.models:
-            if (model.provider, model.id) == (provider, model_id):
-                return model.model_copy(deep=True)
-        return None
-
-    return resolve
+    return OpenedSession(session, workspace)
 
 
 __all__ = [
@@ -198,5 +153,6 @@ __all__ = [
     "UsageError",
     "open_session",
     "provision",
+    "run_config",
     "store_for",
 ]

@@ -41,6 +41,7 @@ from acp.schema import (
 )
 
 from .. import __version__
+from ..runtime import ConfigError
 from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
     OpenedSession,
@@ -49,7 +50,7 @@ from .factory import (
     open_session,
     store_for,
 )
-from .permissions import PermissionBridge, rules_file
+from .permissions import BashMode, PermissionBridge, rules_file
 from .replay import replay
 from .session import AcpSession
 
@@ -195,13 +196,18 @@ class PiAcpAgent:
             ask=ask,
             rules=RuleStore(rules_file(cwd), str(cwd)),
             cwd=cwd,
-            mode=lambda: "allow" if self.prov.allow_bash else "ask",
+            mode=self._bash_mode,
         )
         bridge_box.append(bridge)
         session = AcpSession(opened, cwd, self.prov, bridge, send)
         bridge.on_cancelled = session.cancel
         self.sessions[session_id] = session
         return session
+
+    def _bash_mode(self) -> BashMode:
+        """The configured policy (``sandbox`` has no sandbox here: it asks)."""
+        mode = self.prov.bash_mode
+        return mode if mode in ("allow", "deny") else "ask"  # type: ignore[return-value]
 
     def _session(self, session_id: str) -> AcpSession:
         session = self.sessions.get(session_id)
@@ -312,7 +318,7 @@ class PiAcpAgent:
         session = self._session(session_id)
         try:
             await session.set_option(config_id, str(value))
-        except ValueError as exc:
+        except (ValueError, ConfigError) as exc:
             raise RequestError.invalid_params(
                 {"configId": config_id, "message": str(exc)}
             ) from None

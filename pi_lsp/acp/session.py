@@ -138,9 +138,10 @@ class AcpSession:
             model = options.find_model(self.prov.models, value)
             if model is None:
                 raise ValueError(f"unknown model {value!r}")
-            self.session.choose_model(model.model_copy(deep=True))
+            self.session.select_model(model.provider, model.id, None)
         elif config_id == options.THINKING:
             self.session.set_thinking_level(value)  # ValueError for an unknown level
+            self.session.thinking_choice = value  # type: ignore[assignment]  # checked
             await self.send(
                 CurrentModeUpdate(session_update="current_mode_update", current_mode_id=value)
             )

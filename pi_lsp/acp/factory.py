@@ -22,6 +22,7 @@ from ..runtime import (
     ConfigError,
     ConfiguredSession,
     FauxScriptError,
+    McpServerConfig,
     MissingKeyError,
     NoProviderError,
     PermissionsConfig,
@@ -126,6 +127,7 @@ def open_session(
     wrap_workspace: Callable[[Workspace], Workspace] = lambda ws: ws,
     resume: str | None = None,
     roots: Sequence[str] = (),
+    mcp_servers: Sequence[McpServerConfig] = (),
 ) -> OpenedSession:
     """A new session in ``cwd``, or the saved session ``resume`` (``SessionNotFoundError``;
     a session open in another process comes back as a copy with another id)."""
@@ -136,8 +138,11 @@ def open_session(
         file, _ = store.open_for_writing(resume)
     else:
         file = store.create() if prov.save else None
+    config = prov.config
+    if mcp_servers:  # the client's servers, after the configured ones
+        config = config.model_copy(update={"mcp_servers": (*config.mcp_servers, *mcp_servers)})
     session = create_agent_session(
-        prov.config,
+        config,
         workspace,
         file=file,
         resume=resume is not None,

@@ -50,6 +50,7 @@ from .factory import (
     open_session,
     store_for,
 )
+from .mcp_servers import from_acp
 from .permissions import BashMode, PermissionBridge, rules_file
 from .replay import replay
 from .session import AcpSession
@@ -155,7 +156,11 @@ class PiAcpAgent:
         )
 
     async def _open(
-        self, cwd: Path, resume: str | None = None, extra: list[str] | None = None
+        self,
+        cwd: Path,
+        resume: str | None = None,
+        extra: list[str] | None = None,
+        mcp: list[Any] | None = None,
     ) -> AcpSession:
         conn = self._client()
         holder = [resume or ""]
@@ -176,6 +181,7 @@ class PiAcpAgent:
                 wrap_workspace=wrap,
                 resume=resume,
                 roots=_extra_roots(extra),
+                mcp_servers=from_acp(mcp),
             )
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
@@ -229,7 +235,7 @@ class PiAcpAgent:
         mcp_servers: list[Any] | None = None,
         **kwargs: Any,
     ) -> NewSessionResponse:
-        session = await self._open(_absolute(cwd), extra=additional_directories)
+        session = await self._open(_absolute(cwd), extra=additional_directories, mcp=mcp_servers)
         self._announce_soon(session)
         return NewSessionResponse(
             session_id=session.session_id,
@@ -238,13 +244,17 @@ class PiAcpAgent:
         )
 
     async def _reopen(
-        self, cwd: str, session_id: str, extra: list[str] | None = None
+        self,
+        cwd: str,
+        session_id: str,
+        extra: list[str] | None = None,
+        mcp: list[Any] | None = None,
     ) -> AcpSession:
         existing = self.sessions.get(session_id)
         if existing is not None:
             await existing.close()
             self.sessions.pop(session_id, None)
-        session = await self._open(_absolute(cwd), resume=session_id, extra=extra)
+        session = await self._open(_absolute(cwd), resume=session_id, extra=extra, mcp=mcp)
         if session.session_id != session_id:  # open elsewhere: we got a copy under a new id
             await session.close()
             self.sessions.pop(session.session_id, None)
@@ -261,7 +271,7 @@ class PiAcpAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> LoadSessionResponse:
-        session = await self._reopen(cwd, session_id, additional_directories)
+        session = await self._reopen(cwd, session_id, additional_directories, mcp_servers)
         for update in replay(session_id, session.cwd, session.session.tree.get_branch()):
             await session.send(update)
         await session.announce()
@@ -275,7 +285,7 @@ class PiAcpAgent:
         additional_directories: list[str] | None = None,
         **kwargs: Any,
     ) -> ResumeSessionResponse:
-        session = await self._reopen(cwd, session_id, additional_directories)
+        session = await self._reopen(cwd, session_id, additional_directories, mcp_servers)
         self._announce_soon(session)
         return ResumeSessionResponse(config_options=session.config_options(), modes=session.modes())
 

@@ -84,6 +84,7 @@ class AcpSession:
         self.live = LiveUpdates(self.session_id, cwd)
         self._turn: asyncio.Task[None] | None = None
         self._cancel_requested = False
+        self._compacting = False
         self._titled = bool(self.session.agent.state.messages)
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.closed = False
@@ -207,9 +208,9 @@ class AcpSession:
         return self._turn is not None and not self._turn.done()
 
     async def prompt(self, blocks: Sequence[Any], deliver: str | None = None) -> StopReason:
-        if self.running and self._cancel_requested:
+        if self.running and (self._cancel_requested or self._compacting):
             assert self._turn is not None
-            await asyncio.shield(self._turn)  # the cancelled run finishes writing first
+            await asyncio.shield(self._turn)  # a cancelled run or a compaction finishes first
         text = prompt_text(blocks)
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
@@ -312,7 +313,9 @@ class AcpSession:
                 await self.send(self.usage())
 
         self._cancel_requested = False
+        self._compacting = True
         self._turn = asyncio.get_running_loop().create_task(run())
+        self._turn.add_done_callback(lambda _: setattr(self, "_compacting", False))
         await asyncio.shield(self._turn)
         return self.stop_reason()
 

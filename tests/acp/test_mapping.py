@@ -66,3 +66,34 @@ def test_terminal_deltas_never_resend_output() -> None:
     sent = "".join(f"line {i}\n" for i in range(100))
     now = sent[500:] + "line 100\n"
     assert view.output_delta(sent, now) == "line 100\n"
+
+
+def test_the_clients_mcp_servers_join_the_run_config() -> None:
+    from acp.schema import EnvVariable, HttpHeader, HttpMcpServer, McpServerStdio, SseMcpServer
+
+    from pi_lsp.acp.mcp_servers import from_acp
+
+    servers = from_acp(
+        [
+            McpServerStdio(
+                name="time",
+                command="uvx",
+                args=["mcp-server-time"],
+                env=[EnvVariable(name="TZ", value="UTC")],
+            ),
+            HttpMcpServer(
+                type="http",
+                name="docs",
+                url="https://example.invalid/mcp",
+                headers=[HttpHeader(name="Authorization", value="Bearer x")],
+            ),
+            SseMcpServer(type="sse", name="old", url="https://example.invalid/sse", headers=[]),
+        ]
+    )
+    assert [(s.name, s.transport, s.source) for s in servers] == [
+        ("time", "stdio", "acp"),
+        ("docs", "http", "acp"),
+    ]
+    assert servers[0].args == ("mcp-server-time",)
+    assert servers[0].env == {"TZ": "UTC"}
+    assert servers[1].headers == {"Authorization": "Bearer x"}

@@ -6,10 +6,14 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..runtime.event_loop import run as run_event_loop
 from .args import build_parser
+
+if TYPE_CHECKING:
+    from .server import PiAcpAgent
+    from .stdio import LineTransport
 
 EXIT_OK, EXIT_USAGE = 0, 2
 log = logging.getLogger("pi_lsp.acp")
@@ -27,15 +31,12 @@ def _logging(log_file: str | None, level: str) -> None:
     root.setLevel(level)
 
 
-async def serve(protocol_fd: int, agent: object) -> None:
+async def serve(transport: LineTransport, agent: PiAcpAgent) -> None:
+    """Serve ``agent`` over ``transport`` until the client closes it; then abort what still
+    runs and release every session (their files are complete when this returns)."""
     from acp.agent.connection import AgentSideConnection
     from acp.interfaces import Agent
 
-    from .server import PiAcpAgent
-    from .stdio import open_stdio
-
-    assert isinstance(agent, PiAcpAgent)
-    transport = await open_stdio(protocol_fd)
     conn = AgentSideConnection(
         cast(Agent, agent), transport, listening=False, use_unstable_protocol=True
     )
@@ -44,7 +45,13 @@ async def serve(protocol_fd: int, agent: object) -> None:
     finally:
         log.info("the client closed the connection")
         await agent.close_all()
-        await conn._conn.close()
+        await conn.close()
+
+
+async def _serve_stdio(protocol_fd: int, agent: PiAcpAgent) -> None:
+    from .stdio import open_stdio
+
+    await serve(await open_stdio(protocol_fd), agent)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -62,5 +69,5 @@ def main(argv: Sequence[str]) -> int:
 
     protocol_fd = protect_stdout()
     agent = PiAcpAgent(prov)
-    run_event_loop(serve(protocol_fd, agent))
+    run_event_loop(_serve_stdio(protocol_fd, agent))
     return EXIT_OK

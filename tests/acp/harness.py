@@ -1,4 +1,8 @@
-"""Driving ``pi-lsp acp`` with the official SDK's own client (``acp.spawn_agent_process``).
+"""Driving ``pi-lsp acp`` with the official SDK's own client: as a process
+(``spawn``: ``acp.spawn_agent_process``) or in the test's process (``in_process``: the real
+agent served over two pipes by the production line transport and ``serve``, what
+``pi-lsp acp`` runs after start-up — milliseconds instead of a process start, for everything
+whose subject is not the process).
 
 ``Recorder`` is the client: it records every ``session/update`` (the SDK parses them into
 ``acp.schema`` models), answers ``session/request_permission`` with a policy the test sets,
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -279,3 +284,60 @@ async def spawn(
         finally:
             log.close()
             agent.check()
+
+
+async def _client_streams(
+    read_fd: int, write_fd: int
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(write_fd, "wb", buffering=0)
+    )
+    return reader, asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+@contextlib.asynccontextmanager
+async def in_process(
+    tmp_path: Path,
+    url: str,
+    monkeypatch: Any,
+    *extra: str,
+    client: Recorder | None = None,
+) -> AsyncIterator[Agent]:
+    """``pi-lsp acp`` (its flags ``extra``) served in this process; closing the client's
+    end is the disconnect, after which every session is closed."""
+    from pi_lsp.acp.args import build_parser
+    from pi_lsp.acp.factory import provision
+    from pi_lsp.acp.main import serve
+    from pi_lsp.acp.server import PiAcpAgent
+    from pi_lsp.acp.stdio import LineTransport
+
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    env = clean_env(tmp_path)
+    for name in ("PI_LSP_DATA_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.setenv(name, env[name])
+    prov = provision(build_parser().parse_args([*model_args(url), *extra]))
+    agent = PiAcpAgent(prov)
+    to_agent_r, to_agent_w = os.pipe()
+    to_client_r, to_client_w = os.pipe()
+    transport = LineTransport(to_agent_r, to_client_w)
+    served = asyncio.ensure_future(serve(transport, agent))
+    reader, writer = await _client_streams(to_client_r, to_agent_w)
+    client = client or Recorder()
+    validator = Validator()
+    conn = acp.connect_to_agent(client, writer, reader, observers=[validator])
+    try:
+        yield Agent(conn, None, client, validator, work, env)  # type: ignore[arg-type]
+    finally:
+        await conn.close()  # EOF: the agent aborts, closes its sessions and returns
+        writer.close()
+        await asyncio.wait_for(served, 30)
+        for fd in (to_agent_r, to_client_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    Agent(conn, None, client, validator, work, env).check()  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
 """The ACP v1 requirements clients and the conformance kit check, against ``pi-lsp acp`` as a
 process: transport, JSON-RPC, initialize (unknown version too), session ids, prompt ordering
-and cancel. Every message the agent sends is validated against ``acp.schema``
+and cancel; and what only a process shows: a session held by another process, a client that
+disconnects mid-run. Every message the agent sends is validated against ``acp.schema``
 (``harness.Validator``); the model is the scripted HTTP server (OpenAI Chat Completions)."""
 
 from __future__ import annotations
@@ -186,3 +187,42 @@ async def test_cancel_resolves_the_prompt_cancelled_and_the_next_prompt_works(
         gate.event.set()
         assert await agent.prompt(sid, "again") == "end_turn"
         assert agent.client.text(sid).endswith("Second answer.")
+
+
+async def test_a_session_open_in_another_process_is_not_loaded_twice(tmp_path: Path) -> None:
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("Hi.")))
+        async with spawn(tmp_path, srv.url) as first, spawn(tmp_path, srv.url) as second:
+            await first.init()
+            await second.init()
+            sid = await first.new()
+            assert await first.prompt(sid, "hello") == "end_turn"
+            with pytest.raises(acp.RequestError) as held:
+                await second.conn.load_session(cwd=str(second.cwd), session_id=sid, mcp_servers=[])
+            assert "another process" in str(held.value.data)
+
+
+async def test_a_client_that_disconnects_mid_run_leaves_a_consistent_session(
+    tmp_path: Path,
+) -> None:
+    gate = Pause(asyncio.Event())
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("never finished", pieces=4), gate=gate, gate_after=2))
+        async with spawn(tmp_path, srv.url) as agent:
+            await agent.init()
+            sid = await agent.new()
+            asyncio.ensure_future(agent.prompt(sid, "one")).add_done_callback(
+                lambda f: f.cancelled() or f.exception()
+            )
+            await agent.client.wait_for(lambda: bool(agent.client.of("agent_message_chunk", sid)))
+            proc = agent.proc
+            assert proc.stdin is not None
+            proc.stdin.close()  # the editor went away
+            assert await asyncio.wait_for(proc.wait(), 30) == 0
+        gate.event.set()
+    files = list((tmp_path / "data").rglob(f"*_{sid}.jsonl"))
+    assert len(files) == 1
+    entries = [json.loads(line) for line in files[0].read_text().splitlines()]
+    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
+    assert roles == ["user", "assistant"]
+    assert entries[-1]["message"]["stopReason"] == "aborted"

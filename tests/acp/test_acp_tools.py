@@ -1,6 +1,7 @@
 """Tool calls as an ACP client sees them, live and after ``session/load``: statuses, kinds,
 locations, diffs (``oldText`` null for a new file), the bash terminal deltas; edits through
-the client's ``fs/*`` exactly when it advertised them."""
+the client's ``fs/*`` exactly when it advertised them. The agent is served in the test's
+process (``in_process``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from tests.lsp.openai_sse import response, text_events, tool_events
 from tests.support.http_server import ScriptedHTTPServer
 
-from .harness import fs_caps, spawn
+from .harness import fs_caps, in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -48,13 +49,15 @@ def _final(updates: list[Any]) -> dict[str, Any]:
     return shown
 
 
-async def test_tool_calls_live_and_replayed_on_load(tmp_path: Path) -> None:
+async def test_tool_calls_live_and_replayed_on_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = tmp_path / "work"
     work.mkdir()
     (work / "old.txt").write_text("alpha\nbeta\ngamma\n")
     async with ScriptedHTTPServer() as srv:
         _script(srv)
-        async with spawn(tmp_path, srv.url, "--yes") as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch, "--yes") as agent:
             await agent.init()
             sid = await agent.new()
             assert await agent.prompt(sid, "do the four things") == "end_turn"
@@ -93,7 +96,7 @@ async def test_tool_calls_live_and_replayed_on_load(tmp_path: Path) -> None:
         assert shown["read"]["locations"][0].line == 2
 
         # a new process loads the session: the same tool calls, before the response
-        async with spawn(tmp_path, srv.url) as again:
+        async with in_process(tmp_path, srv.url, monkeypatch) as again:
             await again.init()
             await again.conn.load_session(cwd=str(work), session_id=sid, mcp_servers=[])
             order = again.validator.updates_then_response("session/load")
@@ -113,7 +116,7 @@ async def test_tool_calls_live_and_replayed_on_load(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("delegate", [True, False])
 async def test_edits_go_through_the_clients_fs_only_when_advertised(
-    tmp_path: Path, delegate: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, delegate: bool
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -133,7 +136,7 @@ async def test_edits_go_through_the_clients_fs_only_when_advertised(
             )
         )
         srv.enqueue(response(text_events("ok")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             await agent.init(fs_caps(delegate))
             sid = await agent.new()
             assert await agent.prompt(sid, "edit") == "end_turn"

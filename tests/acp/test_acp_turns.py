@@ -1,6 +1,6 @@
-"""Turns under pressure: permission questions (all four answers and ``cancelled``), cancel
-during a tool and during a question, a prompt (or a steer) during a run, a failing model,
-config options, and a client that disconnects mid-run."""
+"""Turns under pressure, with the agent served in the test's process (``in_process``):
+permission questions (all four answers and ``cancelled``), cancel during a tool and during a
+question, a prompt (or a steer) during a run, a failing model, config options."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from tests.lsp.openai_sse import error, response, text_events, tool_events
 from tests.support.http_server import Pause, ScriptedHTTPServer
 
-from .harness import spawn
+from .harness import in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,12 +28,14 @@ def _tool_result(request_json: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("answer", ["allow_once", "allow_always", "reject_once", "reject_always"])
-async def test_permission_answers(tmp_path: Path, answer: str) -> None:
+async def test_permission_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
+) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(_bash("ls -a"))
         srv.enqueue(_bash("ls -l"))
         srv.enqueue(response(text_events("Done.")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             agent.client.answer = lambda req: answer
             await agent.init()
             sid = await agent.new()
@@ -67,11 +69,13 @@ async def test_permission_answers(tmp_path: Path, answer: str) -> None:
             assert "denied permission" in second
 
 
-async def test_a_cancelled_permission_answer_ends_the_turn(tmp_path: Path) -> None:
+async def test_a_cancelled_permission_answer_ends_the_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(_bash("ls"))
         srv.enqueue(response(text_events("after")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             agent.client.answer = lambda req: "cancelled"
             await agent.init()
             sid = await agent.new()
@@ -79,12 +83,14 @@ async def test_a_cancelled_permission_answer_ends_the_turn(tmp_path: Path) -> No
             assert await agent.prompt(sid, "next") == "end_turn"  # works at once
 
 
-async def test_cancel_during_a_permission_question_withdraws_it(tmp_path: Path) -> None:
+async def test_cancel_during_a_permission_question_withdraws_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     never: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(_bash("ls"))
         srv.enqueue(response(text_events("fresh turn")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             agent.client.answer = lambda req: never  # the user never answers
             await agent.init()
             sid = await agent.new()
@@ -98,11 +104,13 @@ async def test_cancel_during_a_permission_question_withdraws_it(tmp_path: Path) 
             never.set_result("allow_once")
 
 
-async def test_cancel_during_a_running_command(tmp_path: Path) -> None:
+async def test_cancel_during_a_running_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(_bash("echo started; sleep 60"))
         srv.enqueue(response(text_events("next turn")))
-        async with spawn(tmp_path, srv.url, "--yes") as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch, "--yes") as agent:
             await agent.init()
             sid = await agent.new()
             pending = asyncio.ensure_future(agent.prompt(sid, "wait"))
@@ -123,13 +131,13 @@ async def test_cancel_during_a_running_command(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("deliver", [None, "steer"])
 async def test_a_prompt_during_a_run_is_queued_with_a_notice(
-    tmp_path: Path, deliver: str | None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, deliver: str | None
 ) -> None:
     gate = Pause(asyncio.Event())
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(response(text_events("first answer", pieces=4), gate=gate, gate_after=2))
         srv.enqueue(response(text_events("second answer")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             await agent.init()
             sid = await agent.new()
             first = asyncio.ensure_future(agent.prompt(sid, "one"))
@@ -147,12 +155,14 @@ async def test_a_prompt_during_a_run_is_queued_with_a_notice(
             assert json.dumps(sent).count("two") == 1
 
 
-async def test_cancel_clears_queued_follow_ups_first(tmp_path: Path) -> None:
+async def test_cancel_clears_queued_follow_ups_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     gate = Pause(asyncio.Event())
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(response(text_events("first answer", pieces=4), gate=gate, gate_after=2))
         srv.enqueue(response(text_events("after the stop")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             await agent.init()
             sid = await agent.new()
             first = asyncio.ensure_future(agent.prompt(sid, "one"))
@@ -170,18 +180,21 @@ async def test_cancel_clears_queued_follow_ups_first(tmp_path: Path) -> None:
 
 async def test_a_failing_model_is_an_agent_message_and_a_valid_stop_reason(
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(error(400, "the model is unhappy"))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             await agent.init()
             sid = await agent.new()
             assert await agent.prompt(sid, "hi") == "end_turn"
             assert "the model is unhappy" in agent.client.text(sid)
 
 
-async def test_config_options_model_and_thinking(tmp_path: Path) -> None:
-    async with ScriptedHTTPServer() as srv, spawn(tmp_path, srv.url) as agent:
+async def test_config_options_model_and_thinking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with ScriptedHTTPServer() as srv, in_process(tmp_path, srv.url, monkeypatch) as agent:
         await agent.init()
         res = await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[])
         ids = [o.root.id if hasattr(o, "root") else o.id for o in res.config_options]
@@ -196,29 +209,3 @@ async def test_config_options_model_and_thinking(tmp_path: Path) -> None:
         await agent.client.wait_for(
             lambda: any(u.current_mode_id == "low" for u in agent.client.of("current_mode_update"))
         )
-
-
-async def test_a_client_that_disconnects_mid_run_leaves_a_consistent_session(
-    tmp_path: Path,
-) -> None:
-    gate = Pause(asyncio.Event())
-    async with ScriptedHTTPServer() as srv:
-        srv.enqueue(response(text_events("never finished", pieces=4), gate=gate, gate_after=2))
-        async with spawn(tmp_path, srv.url) as agent:
-            await agent.init()
-            sid = await agent.new()
-            asyncio.ensure_future(agent.prompt(sid, "one")).add_done_callback(
-                lambda f: f.cancelled() or f.exception()
-            )
-            await agent.client.wait_for(lambda: bool(agent.client.of("agent_message_chunk", sid)))
-            proc = agent.proc
-            assert proc.stdin is not None
-            proc.stdin.close()  # the editor went away
-            assert await asyncio.wait_for(proc.wait(), 30) == 0
-        gate.event.set()
-    files = list((tmp_path / "data").rglob(f"*_{sid}.jsonl"))
-    assert len(files) == 1
-    entries = [json.loads(line) for line in files[0].read_text().splitlines()]
-    roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
-    assert roles == ["user", "assistant"]
-    assert entries[-1]["message"]["stopReason"] == "aborted"

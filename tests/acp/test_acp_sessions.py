@@ -1,5 +1,5 @@
-"""Sessions over ACP: list, resume (no replay), close, a session another process holds, and
-``/compact`` (an advertised command)."""
+"""Sessions over ACP (agent served in the test's process): list, resume (no replay), close,
+and ``/compact`` (an advertised command)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ import pytest
 from tests.lsp.openai_sse import response, text_events
 from tests.support.http_server import ScriptedHTTPServer
 
-from .harness import spawn
+from .harness import in_process
 
 pytestmark = pytest.mark.timeout(90)
 
 
-async def test_list_resume_and_close(tmp_path: Path) -> None:
+async def test_list_resume_and_close(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(response(text_events("First answer.")))
         srv.enqueue(response(text_events("Second answer.")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             await agent.init()
             sid = await agent.new()
             assert await agent.prompt(sid, "remember the number 42") == "end_turn"
@@ -31,7 +31,7 @@ async def test_list_resume_and_close(tmp_path: Path) -> None:
             await agent.conn.close_session(session_id=sid)
             with pytest.raises(acp.RequestError):
                 await agent.prompt(sid, "closed?")
-        async with spawn(tmp_path, srv.url) as again:
+        async with in_process(tmp_path, srv.url, monkeypatch) as again:
             await again.init()
             res = await again.conn.resume_session(
                 cwd=str(again.cwd), session_id=sid, mcp_servers=[]
@@ -49,27 +49,14 @@ async def test_list_resume_and_close(tmp_path: Path) -> None:
             assert missing.value.code == -32002
 
 
-async def test_a_session_open_in_another_process_is_not_loaded_twice(tmp_path: Path) -> None:
-    async with ScriptedHTTPServer() as srv:
-        srv.enqueue(response(text_events("Hi.")))
-        async with spawn(tmp_path, srv.url) as first, spawn(tmp_path, srv.url) as second:
-            await first.init()
-            await second.init()
-            sid = await first.new()
-            assert await first.prompt(sid, "hello") == "end_turn"
-            with pytest.raises(acp.RequestError) as held:
-                await second.conn.load_session(cwd=str(second.cwd), session_id=sid, mcp_servers=[])
-            assert "another process" in str(held.value.data)
-
-
-async def test_the_compact_command(tmp_path: Path) -> None:
+async def test_the_compact_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     async with ScriptedHTTPServer() as srv:
         long = "an answer worth keeping " * 5000  # ≈ 30k tokens: more than compaction keeps
         srv.enqueue(response(text_events(long)))
         srv.enqueue(response(text_events("A second long answer. " + long)))
         srv.enqueue(response(text_events("## Goal\nSummary of the conversation.")))
         srv.enqueue(response(text_events("## Turn\nSummary of the turn's start.")))
-        async with spawn(tmp_path, srv.url) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             await agent.init()
             sid = await agent.new()
             await agent.client.wait_for(lambda: bool(agent.client.of("available_commands_update")))

@@ -215,6 +215,8 @@ class AcpSession:
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
         message = to_message(blocks, images_allowed="image" in self.session.agent.state.model.input)
+        if len(message.content) == 1 and not message_text(message).strip():
+            return "end_turn"  # an empty prompt: nothing to ask the model
         if self.running:
             await self._queue(message, deliver)
         else:

@@ -69,3 +69,15 @@ async def test_the_compact_command(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             assert await agent.prompt(sid, "/compact keep the answer") == "end_turn"
             assert agent.client.text(sid).endswith("The conversation was compacted.")
             assert "keep the answer" in str(srv.requests[2].json["messages"])
+
+
+async def test_an_empty_prompt_asks_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with ScriptedHTTPServer() as srv, in_process(tmp_path, srv.url, monkeypatch) as agent:
+        await agent.init()
+        sid = await agent.new()
+        res = await agent.conn.prompt(session_id=sid, prompt=[])
+        assert res.stop_reason == "end_turn"
+        assert await agent.prompt(sid, "   ") == "end_turn"
+        assert srv.requests == []

@@ -44,6 +44,7 @@ def run_config(args: argparse.Namespace) -> RunConfig:
     """The command line's flags as a ``RunConfig`` (this front end's one mapping)."""
     return RunConfig(
         provider="faux" if args.faux_script else args.provider,
+        api=args.api,
         model=args.model,
         base_url=args.base_url,
         api_key_env=args.api_key_env,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,10 @@ from acp.schema import (
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
+    PermissionOption,
     PromptCapabilities,
     PromptResponse,
+    RequestPermissionResponse,
     ResumeSessionResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
@@ -38,10 +41,12 @@ from acp.schema import (
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    ToolCallUpdate,
 )
 
 from .. import __version__
 from ..runtime import ConfigError
+from ..security.rules import RuleStore
 from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
     OpenedSession,
@@ -78,6 +83,39 @@ def _absolute(cwd: str) -> Path:
 def _extra_roots(extra: list[str] | None) -> list[str]:
     """``additionalDirectories`` that exist (each must be absolute)."""
     return [p for p in (extra or []) if Path(p).is_absolute() and Path(p).is_dir()]
+
+
+@dataclass(slots=True)
+class ClientLink:
+    """The client's side of one session (its id is set once the session is made)."""
+
+    conn: Client
+    session_id: str
+
+    async def read(self, path: Path) -> str:
+        try:
+            answer = await self.conn.read_text_file(session_id=self.session_id, path=str(path))
+        except RequestError as exc:
+            raise ClientFsError(str(exc)) from exc
+        return answer.content
+
+    async def write(self, path: Path, text: str) -> None:
+        try:
+            await self.conn.write_text_file(
+                session_id=self.session_id, path=str(path), content=text
+            )
+        except RequestError as exc:
+            raise ClientFsError(str(exc)) from exc
+
+    async def ask(
+        self, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        return await self.conn.request_permission(
+            session_id=self.session_id, tool_call=tool_call, options=options
+        )
+
+    async def send(self, update: Any) -> None:
+        await self.conn.session_update(session_id=self.session_id, update=update)
 
 
 class PiAcpAgent:
@@ -132,29 +170,6 @@ class PiAcpAgent:
 
     # ------------------------------------------------------------------ sessions
 
-    def _fs(self, session_id: list[str]) -> ClientFs:
-        """The client's ``fs/*`` as far as it advertised them (``session_id[0]`` is filled
-        in once the session has its id)."""
-        fs = self.client_caps.fs
-        conn = self._client()
-
-        async def read(path: Path) -> str:
-            try:
-                return (await conn.read_text_file(session_id=session_id[0], path=str(path))).content
-            except RequestError as exc:
-                raise ClientFsError(str(exc)) from exc
-
-        async def write(path: Path, text: str) -> None:
-            try:
-                await conn.write_text_file(session_id=session_id[0], path=str(path), content=text)
-            except RequestError as exc:
-                raise ClientFsError(str(exc)) from exc
-
-        return ClientFs(
-            read=read if fs is not None and fs.read_text_file else None,
-            write=write if fs is not None and fs.write_text_file else None,
-        )
-
     async def _open(
         self,
         cwd: Path,
@@ -162,52 +177,34 @@ class PiAcpAgent:
         extra: list[str] | None = None,
         mcp: list[Any] | None = None,
     ) -> AcpSession:
-        conn = self._client()
-        holder = [resume or ""]
-        fs = self._fs(holder)
-        bridge_box: list[PermissionBridge] = []
-
-        async def before_tool_call(ctx: Any, signal: Any) -> Any:
-            return await bridge_box[0].before_tool_call(ctx, signal)
-
-        def wrap(workspace: Any) -> Any:
-            return ClientFsWorkspace(workspace, fs)
-
+        link = ClientLink(self._client(), resume or "")
+        bridge = PermissionBridge(
+            ask=link.ask,
+            rules=RuleStore(rules_file(cwd), str(cwd)),
+            cwd=cwd,
+            mode=self._bash_mode,
+        )
+        caps = self.client_caps.fs
+        fs = ClientFs(  # only what the client advertised
+            read=link.read if caps is not None and caps.read_text_file else None,
+            write=link.write if caps is not None and caps.write_text_file else None,
+        )
         try:
             opened: OpenedSession = open_session(
                 self.prov,
                 cwd,
-                before_tool_call=before_tool_call,
-                wrap_workspace=wrap,
+                before_tool_call=bridge.before_tool_call,
+                wrap_workspace=lambda workspace: ClientFsWorkspace(workspace, fs),
                 resume=resume,
                 roots=_extra_roots(extra),
                 mcp_servers=from_acp(mcp),
             )
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
-        session_id = opened.session.session_id
-        holder[0] = session_id
-
-        async def ask(tool_call: Any, options: Any) -> Any:
-            return await conn.request_permission(
-                session_id=session_id, tool_call=tool_call, options=options
-            )
-
-        async def send(update: Any) -> None:
-            await conn.session_update(session_id=session_id, update=update)
-
-        from ..security.rules import RuleStore
-
-        bridge = PermissionBridge(
-            ask=ask,
-            rules=RuleStore(rules_file(cwd), str(cwd)),
-            cwd=cwd,
-            mode=self._bash_mode,
-        )
-        bridge_box.append(bridge)
-        session = AcpSession(opened, cwd, self.prov, bridge, send)
+        link.session_id = opened.session.session_id
+        session = AcpSession(opened, cwd, self.prov, bridge, link.send)
         bridge.on_cancelled = session.cancel
-        self.sessions[session_id] = session
+        self.sessions[link.session_id] = session
         return session
 
     def _bash_mode(self) -> BashMode:

@@ -207,6 +207,8 @@ class SessionManager:
         sessions = list(self.sessions.values())
         if sessions:
             await asyncio.gather(*(h.stop() for h in sessions), return_exceptions=True)
+            for hosted in sessions:
+                hosted.close()
             await asyncio.gather(*(h.session.aclose() for h in sessions), return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)

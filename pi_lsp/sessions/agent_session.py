@@ -33,7 +33,13 @@ from ..agent.messages import (
     convert_to_llm_default,
     user_message,
 )
-from ..agent.types import AgentEvent, AgentLoopTurnUpdate, AgentTool, MaybeAwaitable
+from ..agent.types import (
+    AgentEvent,
+    AgentLoopTurnUpdate,
+    AgentTool,
+    MaybeAwaitable,
+    MessagePoll,
+)
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
 from ..ai.events import RetryInfo
 from ..ai.thinking import THINKING_LEVELS
@@ -267,6 +273,11 @@ class AgentSession(SessionQueues, CompactionMixin):
         agent.stream_fn = settings.stream_fn
         if agent.stream_options != settings.stream_options:
             agent.stream_options = settings.stream_options
+
+    def set_call_notes(self, poll: MessagePoll | None) -> None:
+        """Messages to add right before each model call, whichever run makes it (the review
+        notes of the language server)."""
+        self.agent.get_call_notes = poll
 
     def extend_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
         """More tools for the agent, from its next run on."""

@@ -17,12 +17,11 @@ from typing import Any, Literal
 
 from lsprotocol import types
 
-from ...agent.messages import AgentMessage, user_message
-from ...ai import TextContent, UserMessage
+from ...agent.messages import AgentMessage
 from ...runtime import ConfigError, ConfiguredSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
-from ..editor.review_book import ReviewBook, undo_note
+from ..editor.review_book import ReviewBook
 from ..protocol.models import EVENT, DeliverAs, Delivered
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config, setup_error
@@ -75,6 +74,7 @@ class HostedSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self.events)
         self.review: ReviewBook | None = None
+        session.set_call_notes(self._call_notes)
 
     @property
     def running(self) -> bool:
@@ -98,7 +98,6 @@ class HostedSession:
         if self.running:
             return self.queue(message, "followUp" if deliver_as == "followUp" else "steer")
         self.configure()
-        message = self._with_review_notes(message)
         task = self.session.prompt(message)
         self.run_task = task
         progress = RunProgress(self.bridge, on_cancel=self.abort)
@@ -107,23 +106,16 @@ class HostedSession:
         task.add_done_callback(lambda t: self._run_done(t, progress))
         return "prompt"
 
-    def deliver_review_notes(self) -> None:
-        """The user undid hunks: during a run the note is steered in (it reaches the model
-        before its next call); otherwise it joins the next prompt."""
-        if not self.running or self.review is None:
-            return
-        undone = self.review.take_undone(self.id)
-        if undone:
-            self.session.steer(user_message(undo_note(undone)))
-
-    def _with_review_notes(self, message: AgentMessage) -> AgentMessage:
-        undone = self.review.take_undone(self.id) if self.review is not None else []
-        if not undone or not isinstance(message, UserMessage):
-            return message
-        content = message.content
-        blocks = [TextContent(text=content)] if isinstance(content, str) else list(content)
-        note = TextContent(text=undo_note(undone))
-        return message.model_copy(update={"content": [note, *blocks]})
+    async def _call_notes(self) -> list[AgentMessage]:
+        """Before each model call, whichever run makes it: the review note owed to the model
+        (docs/protocol.md#review-hunks-keep-or-undo-each-change-91), exactly once."""
+        if self.review is None:
+            return []
+        try:
+            return list(await self.review.take_notes(self.id))
+        except Exception:  # the hook must not fail the run
+            log.exception("session %s: review notes not delivered", self.id)
+            return []
 
     def queue(self, message: AgentMessage, kind: Literal["steer", "followUp"]) -> Delivered:
         """``pi/steer`` / ``pi/followUp``: queued now, delivered by this or the next run."""

@@ -65,7 +65,7 @@ def _hold(h: Harness, sid: str, when: Callable[[Any], bool]) -> tuple[asyncio.Ev
     """Hold the session's run inside the first event ``when`` accepts: returns (reached,
     release)."""
     assert h.local is not None
-    agent = h.local.server.manager.get(sid).agent
+    agent = h.local.server.manager.get(sid).session.agent
     reached, release = asyncio.Event(), asyncio.Event()
 
     async def listener(event: Any, _signal: Any) -> None:

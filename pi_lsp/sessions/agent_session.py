@@ -36,9 +36,7 @@ from ..agent.messages import (
 from ..agent.types import (
     AgentEvent,
     AgentLoopTurnUpdate,
-    AgentTool,
     MaybeAwaitable,
-    MessagePoll,
 )
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
 from ..ai.events import RetryInfo
@@ -55,8 +53,8 @@ from .events import (
 )
 from .overflow import is_retryable_error
 from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
-from .run_settings import RunSettings
 from .session_compaction import CompactionMixin
+from .session_controls import SessionControls
 from .session_file import SessionFile
 from .session_queues import SessionQueues
 from .usage import UsageTotals, context_tokens, usage_totals
@@ -91,7 +89,7 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
         await signal.wait()
 
 
-class AgentSession(SessionQueues, CompactionMixin):
+class AgentSession(SessionQueues, SessionControls, CompactionMixin):
     """See the module docstring and docs/sessions.md#using-it-from-python."""
 
     def __init__(
@@ -259,29 +257,6 @@ class AgentSession(SessionQueues, CompactionMixin):
     def tree(self) -> SessionFile:
         """The session's entries (the file, or an in-memory tree when there is none)."""
         return self._tree
-
-    def apply_settings(self, settings: RunSettings) -> None:
-        """The settings of the next run (a run in progress keeps its model and key; a model
-        of the same provider takes over at its next model call, see ``_next_turn``)."""
-        agent = self.agent
-        agent.state.model = settings.model
-        if settings.thinking_level is not None:
-            agent.state.thinking_level = settings.thinking_level
-        agent.steering_mode = settings.steering_mode
-        agent.follow_up_mode = settings.follow_up_mode
-        agent.tool_execution = settings.tool_execution
-        agent.stream_fn = settings.stream_fn
-        if agent.stream_options != settings.stream_options:
-            agent.stream_options = settings.stream_options
-
-    def set_call_notes(self, poll: MessagePoll | None) -> None:
-        """Messages to add right before each model call, whichever run makes it (the review
-        notes of the language server)."""
-        self.agent.get_call_notes = poll
-
-    def extend_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
-        """More tools for the agent, from its next run on."""
-        self.agent.state.tools = [*self.agent.state.tools, *tools]
 
     def notify_retry(self, info: RetryInfo) -> None:
         """A provider retry (``StreamOptions.on_retry``): told to the listeners as an event,

@@ -21,6 +21,7 @@ EDITOR_LIBS = {"pygls", "lsprotocol"}
 
 ABOVE_AI = {
     "pi_lsp.runtime",
+    "pi_lsp.mcp",
     "pi_lsp.agent",
     "pi_lsp.tools",
     "pi_lsp.sessions",
@@ -33,13 +34,23 @@ FORBIDDEN: dict[str, set[str]] = {
     "ai": ABOVE_AI,
     "agent": {
         "pi_lsp.tools",
+        "pi_lsp.mcp",
         "pi_lsp.sessions",
         "pi_lsp.lsp",
         "pi_lsp.cli",
         "pi_lsp.main",
         "pi_lsp.runtime",
     },
-    "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
+    "tools": {
+        "pi_lsp.sessions",
+        "pi_lsp.lsp",
+        "pi_lsp.cli",
+        "pi_lsp.main",
+        "pi_lsp.runtime",
+        "pi_lsp.mcp",
+    },
+    # the MCP client, beside tools/: the runtime and the front ends import it
+    "mcp": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
     "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
     # the runtime every front end shares: no front end in it
     "runtime": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main"},

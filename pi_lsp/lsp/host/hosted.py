@@ -90,6 +90,8 @@ class HostedSession:
         """Final answers as messages, for a client that shows no ``pi/event``."""
         self._run_provider: str | None = None
         session.agent.prepare_next_turn = self._next_turn
+        self.mcp_permissions: Any = None
+        """This session's MCP permission questions (``McpPermissions``), for ``pi/state``."""
 
     @property
     def agent(self) -> Agent:
@@ -377,7 +379,11 @@ class HostedSession:
             pending_steering=len(agent.queued_steering),
             pending_follow_up=len(agent.queued_follow_ups),
             pending_permissions=[
-                PendingPermission.model_validate(p) for p in self.permissions.pending_list()
+                PendingPermission.model_validate(p)
+                for p in [
+                    *self.permissions.pending_list(),
+                    *(self.mcp_permissions.pending_list() if self.mcp_permissions else []),
+                ]
             ],
             usage=UsageTotals(
                 input=usage.input,

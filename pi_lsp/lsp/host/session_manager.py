@@ -24,6 +24,7 @@ from ..editor.review_book import ReviewBook
 from ..settings import ClientFeatures, Settings
 from .agent_setup import AgentSetup, SetupError
 from .hosted import HostedSession
+from .mcp_host import McpHost
 from .permissions import BashPermissions, SecurityContext
 
 log = logging.getLogger(__name__)
@@ -64,18 +65,42 @@ class SessionManager:
         self.review: ReviewBook | None = None
         """Set by the server: the pending review hunks
         (docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
+        self.mcp = McpHost(
+            bridge, settings, lambda: list(getattr(workspace, "roots", ())), security.rules
+        )
+        """The MCP servers every session uses (docs/tools.md#mcp-servers)."""
+        self.mcp.features = features
 
     # ------------------------------------------------------------------------ create
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
         setup = AgentSetup(self.workspace, self.settings, sandbox=self.security)
         permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
-        agent = setup.new_agent(permissions.before_tool_call)
+        box: list[str] = [""]
+        mcp_permissions, toolset = self.mcp.attach(lambda: box[0])
+
+        async def before_tool_call(ctx: Any, signal: Any) -> Any:
+            answer = await permissions.before_tool_call(ctx, signal)
+            return (
+                answer
+                if answer is not None
+                else await mcp_permissions.before_tool_call(ctx, signal)
+            )
+
+        agent = setup.new_agent(before_tool_call)
         session = AgentSession.resume(agent, file) if resume else AgentSession(agent, file)
+        box[0] = session.session_id
+
+        async def before_run() -> None:
+            self.mcp.reload()
+            await toolset.before_run(agent)
+
+        session.before_run = before_run
         hosted = HostedSession(
             session, setup, permissions, bridge=self.bridge, features=self.features
         )
         hosted.review = self.review
+        hosted.mcp_permissions = mcp_permissions
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
@@ -196,6 +221,7 @@ class SessionManager:
     def attach_client(self, features: ClientFeatures) -> None:
         """A new connection (TCP reconnect): its client capabilities apply to every session."""
         self.features = features
+        self.mcp.features = features
         for hosted in self.sessions.values():
             hosted.attach_client(features)
 
@@ -210,6 +236,7 @@ class SessionManager:
             await asyncio.gather(*(h.setup.aclose() for h in sessions), return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
+        await self.mcp.aclose()
 
 
 def _title(hosted: HostedSession) -> str:

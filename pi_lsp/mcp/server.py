@@ -29,7 +29,8 @@ STARTUP_TIMEOUT_S = 30.0
 """How long a turn waits for a server to start; the start itself goes on in the background."""
 START_LIMIT_S = 300.0
 """A start that has not finished after this long fails (and is retried on next use)."""
-BACKOFF_S = (1.0, 2.0, 5.0, 15.0, 30.0, 60.0)
+BACKOFF_S = (0.0, 2.0, 5.0, 15.0, 30.0, 60.0)
+"""Wait before starting again after 1, 2, 3… failures in a row: a crash is retried at once."""
 GUARD = Path(__file__).with_name("_guard.py")
 
 
@@ -87,6 +88,9 @@ class McpServer:
 
     async def wait_ready(self, limit: float) -> bool:
         """Start if needed and wait (at most ``limit`` seconds) until ready; ``True`` if it is."""
+        closing = self._task
+        if closing is not None and not closing.done() and self._stop.is_set():
+            await asyncio.wait({closing}, timeout=limit)  # a broken connection still closing
         self.start()
         if self.state == "ready":
             return True
@@ -146,18 +150,13 @@ class McpServer:
                 self._failures = 0
                 self._set("ready", None)
                 self._ready.set()
-                while not self._stop.is_set():
-                    refresh = asyncio.ensure_future(self._refresh.wait())
-                    stop = asyncio.ensure_future(self._stop.wait())
-                    try:
-                        await asyncio.wait({refresh, stop}, return_when="FIRST_COMPLETED")
-                    finally:
-                        refresh.cancel()
-                        stop.cancel()
-                    if self._refresh.is_set() and not self._stop.is_set():
-                        self._refresh.clear()
-                        self.tools = await _list_tools(client)
-                        self._on_change()
+                listener = asyncio.ensure_future(_listen(client, self.tools_changed))
+                try:
+                    await self._serve(client)
+                finally:
+                    listener.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await listener
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # an SDK or transport failure
@@ -170,6 +169,21 @@ class McpServer:
                 self._set("stopped", None)
             elif self.state in ("ready", "starting"):
                 self._fail("the server closed the connection")
+
+    async def _serve(self, client: Any) -> None:
+        """Until stopped: refresh the tool list when the server says it changed."""
+        while not self._stop.is_set():
+            refresh = asyncio.ensure_future(self._refresh.wait())
+            stop = asyncio.ensure_future(self._stop.wait())
+            try:
+                await asyncio.wait({refresh, stop}, return_when="FIRST_COMPLETED")
+            finally:
+                refresh.cancel()
+                stop.cancel()
+            if self._refresh.is_set() and not self._stop.is_set():
+                self._refresh.clear()
+                self.tools = await _list_tools(client)
+                self._on_change()
 
     # ---------------------------------------------------------------------- calls
 
@@ -215,6 +229,24 @@ async def _list_tools(client: Any) -> list[ListedTool]:
         if not cursor:
             break
     return tools
+
+
+async def _listen(client: Any, changed: Callable[[], None]) -> None:
+    """On a 2026-07-28 connection, tool list changes come on a ``subscriptions/listen``
+    stream (older servers send ``notifications/tools/list_changed``: ``on_message``)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+        return
+    capabilities = client.server_capabilities
+    if capabilities.tools is None or not capabilities.tools.list_changed:
+        return
+    try:
+        async with client.listen(tools_list_changed=True) as subscription:
+            async for _event in subscription:
+                changed()
+    except Exception as exc:  # no stream: the list is read again on restart only
+        log.info("MCP: no tool list updates (%s)", describe_error(exc))
 
 
 @contextlib.asynccontextmanager

@@ -26,7 +26,7 @@ CONVERT = {"source_timezone": "Europe/Berlin", "time": "12:00", "target_timezone
 @pytest.fixture(autouse=True)
 def no_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    yield
+    return
 
 
 def project_file(workspace: Path, command: Path, **extra: Any) -> None:
@@ -47,7 +47,8 @@ async def test_time_server_from_mcp_json_is_trusted_asked_and_called(
     sid = await h.run("what time is noon in Berlin in Tokyo?")
 
     trust, call = perms.requests
-    assert ".mcp.json" in trust["title"] and "time" in trust["title"]
+    assert ".mcp.json" in trust["title"]
+    assert "time" in trust["title"]
     assert str(command) in trust["detail"]
     assert [o["kind"] for o in trust["options"]] == ["allowAlways", "deny"]
     assert call["tool"] == "mcp__time__convert_time"
@@ -63,7 +64,8 @@ async def test_time_server_from_mcp_json_is_trusted_asked_and_called(
     tools = {t["function"]["name"]: t["function"] for t in first["tools"]}
     schema = tools["mcp__time__convert_time"]["parameters"]
     assert set(schema["required"]) == {"source_timezone", "time", "target_timezone"}
-    assert "mcp__time__get_current_time" in tools and "bash" in tools
+    assert "mcp__time__get_current_time" in tools
+    assert "bash" in tools
 
     (end,) = h.tool_ends(sid)
     assert not end["isError"]
@@ -107,5 +109,6 @@ async def test_denied_trust_starts_nothing_and_is_remembered(
         names = [t["function"]["name"] for t in request.json["tools"]]
         assert not [n for n in names if n.startswith("mcp")]
     (server,) = (await h.call("pi/mcp"))["servers"]
-    assert server["state"] == "failed" and "not allowed" in server["message"]
+    assert server["state"] == "failed"
+    assert "not allowed" in server["message"]
     assert processes_with(command.name) == []

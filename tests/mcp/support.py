@@ -13,7 +13,9 @@ import pytest
 
 
 def time_server_command() -> str:
-    found = shutil.which("mcp-server-time") or str(Path(sys.executable).with_name("mcp-server-time"))
+    found = shutil.which("mcp-server-time") or str(
+        Path(sys.executable).with_name("mcp-server-time")
+    )
     if not Path(found).exists():
         if os.environ.get("CI") == "true":
             pytest.fail("mcp-server-time is not installed (pip install -e '.[test]')")

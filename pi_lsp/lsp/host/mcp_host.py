@@ -6,6 +6,7 @@ sessions, configured from ``.mcp.json`` at the first workspace root, the user's
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -59,6 +60,7 @@ class McpHost:
         self.roots = roots
         self.rules = rules
         self.features: ClientFeatures | None = None
+        self._eager: asyncio.Task[None] | None = None
         root = self._root()
         self.hub = McpHub(trust=TrustStore(trust_file(root)) if root else None)
         self.reload()
@@ -90,6 +92,12 @@ class McpHost:
         )
         toolset = McpToolset(self.hub, ask_trust=asking_trust(ask), notify=self._warn)
         return permissions, toolset
+
+    def start_eager(self, session_id: Callable[[], str]) -> None:
+        """Once, with the first session: start the servers configured ``eager``."""
+        if self._eager is None:
+            ask = asking_trust(self.ask_for(session_id))
+            self._eager = asyncio.ensure_future(self.hub.start_eager(ask))
 
     def _warn(self, text: str) -> None:
         self.bridge.show_message(types.MessageType.Warning, text)

@@ -96,6 +96,7 @@ class SessionManager:
             await toolset.before_run(agent)
 
         session.before_run = before_run
+        self.mcp.start_eager(lambda: box[0])
         hosted = HostedSession(
             session, setup, permissions, bridge=self.bridge, features=self.features
         )

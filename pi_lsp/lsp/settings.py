@@ -17,10 +17,10 @@ from pydantic.alias_generators import to_camel
 
 from ..ai.models import PROVIDERS
 from ..ai.thinking import AgentThinkingLevel
+from ..mcp.config import McpPermission
 
 ThinkingSetting = AgentThinkingLevel  # the one definition: ai/thinking.py
 BashPermission = Literal["ask", "allow", "deny", "sandbox"]
-McpPermission = Literal["ask", "readOnlyWithoutAsking", "allow", "deny"]
 InputKind = Literal["text", "image"]
 
 DEFAULT_UPDATES_PER_SECOND = 60

@@ -9,28 +9,7 @@ optional extra (``pi-lsp[mcp]``), imported only when a server starts.
 - ``server``: one server's connection, owned by one task; ``hub``: all of a process's servers;
 - ``tools`` / ``results``: MCP tools as agent tools, the ``mcp`` proxy, results;
 - ``permissions``: asking before a call; ``toolset``: one session's MCP tools.
+
+Import from the modules (``pi_lsp.mcp.config`` …): this package file imports nothing, so
+``runtime/config.py`` can use the config model without loading the rest.
 """
-
-from .config import LoadedConfig, McpServerConfig, load, parse_servers, read_file
-from .hub import INSTALL_HINT, McpHub
-from .permissions import Answer, Ask, McpPermission, McpPermissions, Question, asking_trust
-from .toolset import McpToolset
-from .trust import TrustStore
-
-__all__ = [
-    "INSTALL_HINT",
-    "Answer",
-    "Ask",
-    "LoadedConfig",
-    "McpHub",
-    "McpPermission",
-    "McpPermissions",
-    "McpServerConfig",
-    "McpToolset",
-    "Question",
-    "TrustStore",
-    "asking_trust",
-    "load",
-    "parse_servers",
-    "read_file",
-]

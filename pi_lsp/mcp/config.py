@@ -28,13 +28,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Source = Literal["project", "user", "settings", "acp"]
+McpPermission = Literal["ask", "readOnlyWithoutAsking", "allow", "deny"]
+"""``permissions.mcp``: how MCP tool calls are allowed (pi_lsp/mcp/permissions.py)."""
 PROJECT_FILE = ".mcp.json"
 
 
 class McpServerConfig(BaseModel):
     """One configured MCP server, its strings already ``${VAR}``-expanded."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     transport: Literal["stdio", "http"]
@@ -46,10 +48,11 @@ class McpServerConfig(BaseModel):
     headers: Mapping[str, str] = Field(default_factory=dict)
     disabled: bool = False
     timeout_s: float | None = None
-    """Longest a tool call may take (``None``: the default, 120 s)."""
+    """Longest one tool call of this server may take (``None``: the default, 120 s)."""
     always_allow: tuple[str, ...] = ()
     eager: bool = False
     source: Source = "settings"
+    """Where the entry came from: trust decisions depend on it."""
 
     def describe(self) -> str:
         """Where it runs, for the user: the command line or the URL — never env or headers."""

@@ -23,11 +23,11 @@ from typing import Any, Literal
 from ..agent.types import BeforeToolCallContext, BeforeToolCallResult
 from ..ai import AbortSignal
 from ..security.rules import RuleStore
+from .config import McpPermission
 from .tools import McpProxyTool, McpTool
 
 log = logging.getLogger(__name__)
 
-McpPermission = Literal["ask", "readOnlyWithoutAsking", "allow", "deny"]
 Kind = Literal["allowOnce", "allowSession", "allowAlways", "deny"]
 DENIED = "The user denied permission to call this MCP tool. It was not called."
 DENIED_BY_SETTING = (

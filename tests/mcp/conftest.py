@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from pi_lsp.mcp import McpHub, parse_servers
+from pi_lsp.mcp.config import parse_servers
+from pi_lsp.mcp.hub import McpHub
 
 DEMO = Path(__file__).parent / "servers" / "demo_server.py"
 

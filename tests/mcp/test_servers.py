@@ -12,7 +12,7 @@ import re
 import pytest
 
 from pi_lsp.agent.types import ToolFailure
-from pi_lsp.mcp import McpHub
+from pi_lsp.mcp.hub import McpHub
 from pi_lsp.mcp.tools import McpTool, call_tool, direct_tools
 
 from .conftest import configure, demo_stdio

@@ -16,27 +16,20 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from ...ai.abort import AbortSignal
-from ...mcp import (
-    Answer,
-    Ask,
-    McpHub,
-    McpPermissions,
-    McpToolset,
-    Question,
-    TrustStore,
-    asking_trust,
-    load,
-    parse_servers,
-)
+from ...mcp.config import load, parse_servers
+from ...mcp.hub import McpHub
+from ...mcp.permissions import Answer, Ask, McpPermissions, Question, asking_trust
+from ...mcp.toolset import McpToolset
+from ...mcp.trust import TrustStore
 from ...security.rules import RuleStore
 from ...sessions.paths import data_dir, workspace_key
-from ..api.models import (
+from ..bridge import ClientBridge, RequestAborted
+from ..protocol.models import (
     REQUEST_PERMISSION,
     PermissionOption,
     RequestPermissionParams,
     RequestPermissionResult,
 )
-from ..bridge import ClientBridge, RequestAborted
 from ..settings import ClientFeatures, Settings
 
 log = logging.getLogger(__name__)

@@ -71,11 +71,14 @@ async def grow(ctx: Context) -> str:
 
 
 def _many(count: int) -> None:
+    def make(i: int) -> Any:
+        def tool(query: str, limit: int = 10) -> str:
+            return f"tool {i}: {query} {limit}"
+
+        return tool
+
     for i in range(count):
-
-        def tool(query: str, limit: int = 10, _i: int = i) -> str:
-            return f"tool {_i}: {query} {limit}"
-
+        tool = make(i)
         server.add_tool(
             tool,
             name=f"generated_tool_{i:03d}",

@@ -46,4 +46,9 @@ def build_parser(
         help="fail a request after this long without data (default 600)",
     )
     p.add_argument("--no-save", action="store_true", help="do not save the session")
+    p.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help='MCP servers ({"mcpServers": …}) besides .mcp.json and ~/.config/mcp/mcp.json',
+    )
     return p

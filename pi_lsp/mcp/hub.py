@@ -70,8 +70,11 @@ class McpHub:
         on_change: Callable[[], None] = lambda: None,
         startup_timeout: float = STARTUP_TIMEOUT_S,
         sdk: bool | None = None,
+        remember_trust: bool = True,
     ) -> None:
         self.trust = trust
+        self.remember_trust = remember_trust
+        """``False``: a trust answer holds for this process only (``pi-lsp run --yes``)."""
         self.on_change = on_change
         self.startup_timeout = startup_timeout
         self.sdk = sdk_available() if sdk is None else sdk
@@ -79,6 +82,8 @@ class McpHub:
         self.configs: list[McpServerConfig] = []
         self.problems: list[str] = []
         self._denied: set[str] = set()
+        self._allowed: set[str] = set()
+        """This process's trust answers (also when they are not remembered)."""
         self._trust_lock = asyncio.Lock()
         self._sdk_noted = False
         self._closed = False
@@ -114,46 +119,38 @@ class McpHub:
 
     # ---------------------------------------------------------------- starting
 
+    def _decision(self, server: McpServer) -> str | None:
+        if server.name in self._denied:
+            return "deny"
+        if server.name in self._allowed:
+            return "allow"
+        return self.trust.decision(server.config) if self.trust else None
+
     async def _trusted(self, ask: AskTrust | None) -> list[McpServer]:
+        """The servers that may start; undecided project servers are asked about first (one
+        question for all of them, even when two sessions start at once)."""
         servers = self.enabled()
-        undecided = []
-        for server in servers:
-            if server.config.source != "project" or server.name in self._denied:
-                continue
-            decision = self.trust.decision(server.config) if self.trust else None
-            if decision == "deny":
-                self._denied.add(server.name)
-            elif decision is None:
-                undecided.append(server)
-        if undecided:
-            async with self._trust_lock:  # one question, even when two sessions start at once
-                still = [
-                    s
-                    for s in undecided
-                    if self.trust is None or self.trust.decision(s.config) is None
-                ]
+        projects = [s for s in servers if s.config.source == "project"]
+        if any(self._decision(s) is None for s in projects):
+            async with self._trust_lock:
+                still = [s for s in projects if self._decision(s) is None]
                 if still:
                     allowed = await ask([s.config for s in still]) if ask else False
-                    if self.trust is not None and ask is not None:
+                    (self._allowed if allowed else self._denied).update(s.name for s in still)
+                    if self.trust is not None and ask is not None and self.remember_trust:
                         try:
                             self.trust.remember(
                                 [s.config for s in still], "allow" if allowed else "deny"
                             )
                         except OSError as exc:
                             log.error("could not save the MCP trust decision: %s", exc)
-                    if not allowed:
-                        self._denied.update(s.name for s in still)
         trusted = []
         for server in servers:
-            if server.config.source == "project":
-                decision = self.trust.decision(server.config) if self.trust else None
-                if server.name in self._denied or decision != "allow":
-                    self._denied.add(server.name)
-                    if server.message != UNTRUSTED:
-                        server.message = UNTRUSTED
-                        server.state = "failed"
-                        self.on_change()
-                    continue
+            if server.config.source == "project" and self._decision(server) != "allow":
+                if server.message != UNTRUSTED:
+                    server.state, server.message = "failed", UNTRUSTED
+                    self.on_change()
+                continue
             trusted.append(server)
         return trusted
 
@@ -215,6 +212,7 @@ class McpHub:
             return False
         if server.config.source == "project" and name in self._denied and ask is not None:
             self._denied.discard(name)  # asked again
+            self._allowed.discard(name)
             if self.trust is not None:
                 self.trust.forget([server.config])
         await server.stop()

@@ -6,11 +6,13 @@ under a unique name, started ``eager`` from the ``pi.mcpServers`` setting."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.mcp.conftest import demo_stdio
 from tests.mcp.support import processes_with, unique_time_server
 
 from .conftest import Start
@@ -61,6 +63,20 @@ async def test_no_orphan_after_the_client_disconnects(pi: Start, tmp_path: Path)
 
 async def test_no_orphan_after_kill_9_of_the_server(pi: Start, tmp_path: Path) -> None:
     h, marker = await started(pi, tmp_path)
+    proc = h.client._server  # type: ignore[attr-defined]
+    proc.kill()
+    await asyncio.wait_for(proc.wait(), DEADLINE)
+    await until(lambda: not processes_with(marker))
+
+
+async def test_kill_9_also_ends_what_the_server_started(pi: Start, tmp_path: Path) -> None:
+    """The server's own child (``npx`` → ``node``) outlives a server that exits when its
+    stdin closes; only the guard's kill of the process group ends it."""
+    marker = f"demo-child-{uuid.uuid4().hex[:10]}"
+    server = demo_stdio(env={"DEMO_CHILD": marker}, eager=True)
+    h = await pi(pi={"provider": "faux", "mcpServers": {"demo": server}})
+    await h.call("pi/newSession")
+    await until(lambda: processes_with(marker))
     proc = h.client._server  # type: ignore[attr-defined]
     proc.kill()
     await asyncio.wait_for(proc.wait(), DEADLINE)

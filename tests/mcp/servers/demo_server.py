@@ -4,7 +4,8 @@
 127.0.0.1, printing ``READY`` when it listens). Tools: ``echo_header`` (the ``X-Api-Key``
 header it got), ``fail`` (an error result), ``sleep`` (sleeps N seconds), ``crash`` (the
 server exits mid-call), ``grow`` (adds a tool ``extra`` and announces tools/list_changed),
-``pid`` (its process id), ``many`` tools when ``DEMO_TOOLS=N`` is set.
+``pid`` (its process id); ``DEMO_TOOLS=N`` adds N generated tools, ``DEMO_CHILD=MARKER``
+starts a child process with MARKER on its command line.
 """
 
 from __future__ import annotations
@@ -90,6 +91,12 @@ def _many(count: int) -> None:
 
 
 def main(argv: list[str]) -> Any:
+    marker = os.environ.get("DEMO_CHILD")
+    if marker:  # a child of its own, as npx starts node: it must die with pi-lsp too
+        import subprocess
+
+        code = "import time; time.sleep(600)"
+        subprocess.Popen([sys.executable, "-c", code, marker], stdin=subprocess.DEVNULL)
     if os.environ.get("DEMO_TOOLS"):
         _many(int(os.environ["DEMO_TOOLS"]))
     if argv[1] == "stdio":

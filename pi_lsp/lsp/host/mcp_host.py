@@ -87,10 +87,12 @@ class McpHost:
         return permissions, toolset
 
     def start_eager(self, session_id: Callable[[], str]) -> None:
-        """Once, with the first session: start the servers configured ``eager``."""
+        """Once, at start-up: start the servers configured ``eager`` (their trust question,
+        if any, goes through ``session_id``'s prompt)."""
         if self._eager is None:
+            loop = asyncio.get_running_loop()  # RuntimeError outside the server's loop
             ask = asking_trust(self.ask_for(session_id))
-            self._eager = asyncio.ensure_future(self.hub.start_eager(ask))
+            self._eager = loop.create_task(self.hub.start_eager(ask), name="mcp eager start")
 
     def _warn(self, text: str) -> None:
         self.bridge.show_message(types.MessageType.Warning, text)

@@ -8,6 +8,7 @@ without a ``sessionId``. Runs of different sessions are independent tasks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -68,6 +69,8 @@ class SessionManager:
         )
         """The MCP servers every session uses (docs/tools.md#mcp-servers)."""
         self.mcp.features = features
+        with contextlib.suppress(RuntimeError):  # no running loop (a unit test's manager)
+            self.mcp.start_eager(lambda: self.current.id if self.current is not None else "")
 
     # ------------------------------------------------------------------------ create
 

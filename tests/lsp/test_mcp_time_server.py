@@ -18,7 +18,7 @@ from tests.support.http_server import ScriptedHTTPServer
 from .conftest import Start, http_settings
 from .harness import stop
 from .openai_sse import response, text_events, tool_events
-from .test_e2e_security import start_with_permissions, text_of
+from .test_security import start_with_permissions, text_of
 
 CONVERT = {"source_timezone": "Europe/Berlin", "time": "12:00", "target_timezone": "Asia/Tokyo"}
 

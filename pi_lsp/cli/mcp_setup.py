@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from ..ai import AbortSignal
+from ..mcp.attach import attach
 from ..mcp.config import LoadedConfig, load, read_file
 from ..mcp.hub import McpHub
-from ..mcp.permissions import Answer, Ask, McpPermissions, Question, asking_trust
-from ..mcp.toolset import McpToolset
-from ..mcp.trust import TrustStore
+from ..mcp.permissions import Answer, Ask, Question
 from ..security.rules import RuleStore
 from ..sessions.paths import data_dir, workspace_key
 from .output import BashPermission
@@ -51,48 +50,25 @@ def attach_mcp(
     """Give ``session`` the MCP tools (``None`` when no server is configured)."""
     layers: list[LoadedConfig] = [read_file(extra, "settings")] if extra else []
     loaded = load(cwd, layers)
-    for problem in loaded.problems:
-        notice(f"pi-lsp run: {problem}")
-    if not loaded.servers:
-        return None
-    key = workspace_key(cwd)
     allow_all, interactive = permission.allow_all, permission.interactive
-    hub = McpHub(
-        trust=TrustStore(data_dir() / "mcp-trust" / f"{key}.json"),
-        remember_trust=not allow_all,
-    )
-    hub.configure(loaded)
-    ask: Ask | None = terminal_ask(permission) if interactive else None
-    ask_trust = asking_trust(ask)
-    if allow_all:
-
-        async def trust_all(_: list[Any]) -> bool:
-            return True
-
-        ask_trust = trust_all
-    elif not interactive:
+    if loaded.servers and not allow_all and not interactive:
         notice(
             "pi-lsp run: not a terminal: MCP tool calls are denied and the project's "
             ".mcp.json servers do not start unless trusted before (pass --yes to allow)"
         )
-    rules = RuleStore(data_dir() / "permissions" / f"{key}.json", str(cwd))
-    permissions = McpPermissions(
-        ask=ask, setting=lambda: "allow" if allow_all else "ask", rules=rules
+
+    async def trust_all(_: list[Any]) -> bool:
+        return True
+
+    key = workspace_key(cwd)
+    return attach(
+        session,
+        loaded,
+        ask=terminal_ask(permission) if interactive else None,
+        trust_file=data_dir() / "mcp-trust" / f"{key}.json",
+        rules=RuleStore(data_dir() / "permissions" / f"{key}.json", str(cwd)),
+        permission=lambda: "allow" if allow_all else "ask",
+        notify=notice,
+        ask_trust=trust_all if allow_all else None,
+        remember_trust=not allow_all,
     )
-    toolset = McpToolset(hub, ask_trust=ask_trust, notify=notice)
-    agent = session.agent
-    bash = agent.before_tool_call
-
-    async def before_tool_call(ctx: Any, signal: Any) -> Any:
-        answer = await bash(ctx, signal) if bash is not None else None
-        if answer is not None:
-            return answer
-        return await permissions.before_tool_call(ctx, signal)
-
-    agent.before_tool_call = before_tool_call
-
-    async def before_run() -> None:
-        await toolset.before_run(agent)
-
-    session.before_run = before_run
-    return hub

@@ -169,6 +169,7 @@ ACP_MAY_IMPORT = (
     "pi_lsp.ai.abort",
     "pi_lsp.ai.thinking_levels",
     "pi_lsp.tools.workspace",  # the Workspace protocol, not the tools
+    "pi_lsp.mcp",  # the MCP client: the servers a client passes in session/new become tools
 )
 ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)
 """acp/factory.py makes the sessions (runtime.create_agent_session) over a disk workspace."""

@@ -21,7 +21,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from ..ai import AbortSignal
+from ..ai.abort import AbortSignal
 from ..mcp.attach import attach
 from ..mcp.config import LoadedConfig, McpPermission, load
 from ..mcp.hub import McpHub

@@ -9,7 +9,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..agent.types import AgentTool, MessagePoll
+from ..agent._hooks import resolve
+from ..agent.types import (
+    AgentTool,
+    BeforeToolCall,
+    BeforeToolCallContext,
+    BeforeToolCallResult,
+    MessagePoll,
+)
+from ..ai import AbortSignal
 from .run_settings import RunSettings
 
 if TYPE_CHECKING:
@@ -50,3 +58,18 @@ class SessionControls:
         """The agent's whole tool list, from its next model call on (a tool source whose
         tools change: an MCP server restarted)."""
         self.agent.state.tools = list(tools)
+
+    def add_tool_check(self, check: BeforeToolCall) -> None:
+        """One more question before each tool call (an MCP server's permission), asked when
+        the existing ``before_tool_call`` let the call through (the first answer wins)."""
+        first = self.agent.before_tool_call
+
+        async def before_tool_call(
+            ctx: BeforeToolCallContext, signal: AbortSignal | None
+        ) -> BeforeToolCallResult | None:
+            answer = await resolve(first(ctx, signal)) if first is not None else None
+            if answer is not None:
+                return answer
+            return await resolve(check(ctx, signal))
+
+        self.agent.before_tool_call = before_tool_call

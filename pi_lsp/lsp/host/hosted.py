@@ -75,6 +75,8 @@ class HostedSession:
         self._unsubscribe = session.subscribe(self.events)
         self.review: ReviewBook | None = None
         session.set_call_notes(self._call_notes)
+        self.mcp_permissions: Any = None
+        """This session's MCP permission questions (``McpPermissions``), for ``pi/state``."""
 
     @property
     def running(self) -> bool:
@@ -233,7 +235,10 @@ class HostedSession:
         """``pi/state`` (``session_views.state_result``)."""
         return state_result(
             self.session,
-            pending_permissions=self.permissions.pending_list(),
+            pending_permissions=[
+                *self.permissions.pending_list(),
+                *(self.mcp_permissions.pending_list() if self.mcp_permissions else []),
+            ],
             forked_from=self.forked_from,
         )
 

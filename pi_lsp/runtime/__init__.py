@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from .session_factory import (
         ConfiguredSession,
         SessionHooks,
-        ToolSource,
         create_agent_session,
     )
 
@@ -57,7 +56,6 @@ _LAZY = {
     "offered_models": ".resolve",
     "ConfiguredSession": ".session_factory",
     "SessionHooks": ".session_factory",
-    "ToolSource": ".session_factory",
     "check_config": ".resolve",
     "create_agent_session": ".session_factory",
 }
@@ -74,7 +72,6 @@ __all__ = [
     "PermissionsConfig",
     "RunConfig",
     "SessionHooks",
-    "ToolSource",
     "UnknownModelError",
     "api_key_variable",
     "build_agent",

@@ -4,19 +4,18 @@
 ``RunConfig`` (``resolve.py``), builds the agent (``assemble.build_agent``: the coding tools
 over the front end's workspace, the bash tool's process registry and secret-free environment,
 the system prompt), and returns a ``ConfiguredSession``: an ``AgentSession`` that owns what it
-was built with (its provider HTTP client, its process registry, its faux provider, the tool
-sources' connections) and closes them in ``aclose``. A front end keeps the session and
+was built with (its provider HTTP client, its process registry, its faux provider) and
+closes them in ``aclose``. A front end keeps the session and
 passes a new ``RunConfig`` to ``configure`` when its settings change.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..agent.types import AgentTool
 from ..ai import StreamOptions
 from ..ai.thinking_levels import THINKING_LEVELS, AgentThinkingLevel
 from ..sessions import SessionFile
@@ -52,25 +51,12 @@ class SandboxSource(Protocol):
     def effective_mode(self, mode: BashMode) -> BashMode: ...
 
 
-class ToolSource(Protocol):
-    """Extra tools for a session (MCP servers' tools): built with the session, closed with
-    it. ``tools()`` is read when the session is made; a source whose tools arrive later
-    hands them to ``ConfiguredSession.add_tools``."""
-
-    def tools(self) -> Sequence[AgentTool[Any]]: ...
-
-    async def aclose(self) -> None: ...
-
-
-ToolSourceFactory = Callable[[RunConfig, Workspace], "ToolSource | None"]
-"""Makes a session's ``ToolSource`` from its config (``None``: nothing for this config)."""
-
-
 @dataclass(frozen=True, slots=True)
 class SessionHooks:
-    """What a front end (or a feature such as MCP) adds to the sessions it creates."""
+    """What a front end adds to the sessions it creates. (Tools that come and go, such as
+    MCP servers', join through ``AgentSession.before_run`` and ``set_tools``; their permission
+    question through ``add_tool_check``.)"""
 
-    tool_sources: Sequence[ToolSourceFactory] = ()
     http_transport: TransportWrap | None = None
     """Wraps the provider client's transport (``pi-lsp run``'s early first request)."""
 
@@ -99,15 +85,12 @@ def create_agent_session(
     """
     hooks = hooks or SessionHooks()
     registry = ProcessRegistry()
-    sources = [s for s in (make(config, workspace) for make in hooks.tool_sources) if s]
-    extra = [tool for source in sources for tool in source.tools()]
     agent = build_agent(
         workspace,
         registry=registry,
         api_key_env=config.api_key_env,
         system_prompt_append=config.system_prompt_append,
         before_tool_call=before_tool_call,
-        extra_tools=extra,
     )
     if resume and file is not None:
         AgentSession.restore(agent, file)
@@ -118,7 +101,6 @@ def create_agent_session(
         registry=registry,
         sandbox=sandbox,
         http_transport=hooks.http_transport,
-        tool_sources=sources,
     )
     bind_session(agent.state.tools, session.session_id)
     saved = session.saved_model_choice() if resume and keep_saved_model else None
@@ -133,7 +115,7 @@ def create_agent_session(
 
 class ConfiguredSession(AgentSession):
     """An ``AgentSession`` made by ``create_agent_session``: it owns its HTTP client, process
-    registry, faux provider and tool sources, and re-resolves its ``RunConfig`` in
+    registry and faux provider, and re-resolves its ``RunConfig`` in
     ``configure``."""
 
     def __init__(
@@ -145,14 +127,12 @@ class ConfiguredSession(AgentSession):
         registry: ProcessRegistry,
         sandbox: SandboxSource | None = None,
         http_transport: TransportWrap | None = None,
-        tool_sources: Sequence[ToolSource] = (),
     ) -> None:
         super().__init__(agent, file)
         self.config = config
         self.registry = registry
         self._sandbox = sandbox
         self._wrap = http_transport
-        self._sources = list(tool_sources)
         self._http: httpx.AsyncClient | None = None
         self._faux: tuple[str, Any] | None = None
         self.model_choice: tuple[str, str] | None = None
@@ -175,18 +155,11 @@ class ConfiguredSession(AgentSession):
         """Kill every command the session's tools started (and what they left behind)."""
         self.registry.kill_all()
 
-    def add_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
-        """Tools a source finished making after the session was made (from the next run)."""
-        self.extend_tools(tools)
-
     async def aclose(self) -> None:
-        """Close the provider client and the tool sources (a later run opens a new client)."""
+        """Close the provider client (a later run opens a new one)."""
         client, self._http = self._http, None
         if client is not None and not client.is_closed:
             await client.aclose()
-        sources, self._sources = self._sources, []
-        for source in sources:
-            await source.aclose()
 
     # ------------------------------------------------------------------ configuration
 

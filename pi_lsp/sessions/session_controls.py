@@ -46,10 +46,6 @@ class SessionControls:
         notes of the language server)."""
         self.agent.get_call_notes = poll
 
-    def extend_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
-        """More tools for the agent, from its next run on."""
-        self.agent.state.tools = [*self.agent.state.tools, *tools]
-
     @property
     def tools(self) -> list[AgentTool[Any]]:
         return list(self.agent.state.tools)

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
-from pi_lsp.agent.types import AgentTool, AgentToolResult
 from pi_lsp.ai import AssistantMessage, TextContent
 from pi_lsp.runtime import (
     ConfigError,
@@ -23,7 +22,6 @@ from pi_lsp.runtime import (
     MissingKeyError,
     NoProviderError,
     RunConfig,
-    SessionHooks,
     UnknownModelError,
     check_config,
     create_agent_session,
@@ -188,57 +186,6 @@ async def test_provider_retries_reach_the_listeners_as_session_events(tmp_path: 
     assert [(r.attempt, r.type) for r in retries] == [(1, "retry")]
     assert "busy" in retries[0].error_message
     assert last_text(session.messages) == "after a retry"
-
-
-class _EchoParams(BaseModel):
-    text: str
-
-
-class _EchoTool(AgentTool[Any]):
-    name = "echo"
-    label = "echo"
-    description = "Echo the text back."
-    parameters = _EchoParams
-
-    async def execute(self, *_: Any, **__: Any) -> AgentToolResult:
-        raise AssertionError("not called here")
-
-
-class _Source:
-    def __init__(self) -> None:
-        self.closed = False
-
-    def tools(self) -> Sequence[AgentTool[Any]]:
-        return [_EchoTool()]
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-
-async def test_tool_sources_add_tools_and_close_with_the_session(tmp_path: Path) -> None:
-    """The extension point MCP uses: a source per session, made from its config."""
-    sources: list[_Source] = []
-
-    def make(config: RunConfig, workspace: Any) -> _Source | None:
-        if not config.mcp_servers:
-            return None
-        sources.append(_Source())
-        return sources[-1]
-
-    hooks = SessionHooks(tool_sources=(make,))
-    plain = create_agent_session(RunConfig(provider="faux"), DiskWorkspace([tmp_path]), hooks=hooks)
-    assert "echo" not in [t.name for t in plain.agent.state.tools]
-    server = McpServerConfig(name="x", transport="http", url="http://127.0.0.1:9/mcp")
-    config = RunConfig(provider="faux", mcp_servers=(server,))
-    session = create_agent_session(config, DiskWorkspace([tmp_path]), hooks=hooks)
-    names = [t.name for t in session.agent.state.tools]
-    assert names[-1] == "echo"
-    assert "bash" in names
-    assert "echo" in session.agent.state.system_prompt
-    await session.aclose()
-    assert sources[0].closed
-    plain.close()
-    session.close()
 
 
 class _RecordingWorkspace(DiskWorkspace):

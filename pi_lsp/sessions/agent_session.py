@@ -46,6 +46,7 @@ from .events import (
     SessionSaveEvent,
 )
 from .overflow import is_retryable_error
+from .plan_state import PlanStateMixin
 from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
@@ -81,7 +82,7 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
         await signal.wait()
 
 
-class AgentSession(CompactionMixin):
+class AgentSession(PlanStateMixin, CompactionMixin):
     """See the module docstring and docs/sessions.md#using-it-from-python."""
 
     def __init__(
@@ -123,6 +124,7 @@ class AgentSession(CompactionMixin):
         self._pending_listeners: set[asyncio.Future[Any]] = set()
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         agent.on_queue_change = self._queue_changed
+        self._init_plan_state()
 
     @classmethod
     def resume(
@@ -204,7 +206,10 @@ class AgentSession(CompactionMixin):
         )
         if saved is not None and (steering or follow_ups):
             self._record(self._tree.flush)  # written now, even before the first message
-        event = QueueUpdateEvent(steering, follow_ups)
+        self._notify(QueueUpdateEvent(steering, follow_ups))
+
+    def _notify(self, event: SessionEvent) -> None:
+        """Tell the listeners from synchronous code; an awaitable they return is scheduled."""
         for listener in tuple(self._listeners.values()):
             try:
                 result = listener(event)
@@ -337,6 +342,7 @@ class AgentSession(CompactionMixin):
             raise AgentBusyError(PROMPT_BUSY)
         message = user_message(input, images) if isinstance(input, str) else input
         self._abort_requested = False
+        self._mode_before_run()
         task = asyncio.get_running_loop().create_task(self._run_prompt([message]))
         self._task = task
         return task

@@ -116,10 +116,11 @@ class PlanStateMixin:
             self._apply_mode()
             self._notify(ModeUpdateEvent(mode))
 
-    def set_mode(self, mode: Mode) -> bool:
+    def set_mode(self, mode: Mode, deliver: Callable[[str], object] | None = None) -> bool:
         """Switch the session's mode (recorded in the file, told to the listeners). Returns
         whether a follow-up asking the model to carry out its plan was delivered: switching
-        to ``act`` after a run in ``plan``."""
+        to ``act`` after a run in ``plan``. ``deliver`` is the front end's way to send that
+        text (default: a new run when idle, a queued follow-up otherwise)."""
         if mode not in MODES:
             raise ValueError(f"Unknown mode: {mode!r} (expected 'plan' or 'act')")
         if mode == self._mode:
@@ -133,7 +134,10 @@ class PlanStateMixin:
         planned, self._planned = self._planned, False
         if not planned:
             return False
-        self._carry_out_plan()
+        if deliver is not None:
+            deliver(ACT_FOLLOW_UP)
+        else:
+            self._carry_out_plan()
         return True
 
     def _carry_out_plan(self) -> None:

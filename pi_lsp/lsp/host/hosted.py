@@ -40,7 +40,9 @@ from ..protocol.models import (
     DeliverAs,
     Delivered,
     PendingPermission,
+    PendingQuestion,
     StateResult,
+    TodoEntry,
     UsageTotals,
 )
 from ..settings import ClientFeatures
@@ -49,6 +51,7 @@ from .channel import MAX_WINDOW, EventChannel
 from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
+from .questions import Questions
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +93,11 @@ class HostedSession:
         """Final answers as messages, for a client that shows no ``pi/event``."""
         self._run_provider: str | None = None
         session.agent.prepare_next_turn = self._next_turn
+        self.features = features
+        self.questions = Questions(bridge, lambda: self.features)
+        self.questions.session_id = self.id
+        session.ask_handler = self.questions.ask
+        session.add_session_tools()
 
     @property
     def agent(self) -> Agent:
@@ -260,6 +268,7 @@ class HostedSession:
 
     def attach_client(self, features: ClientFeatures) -> None:
         """A new client connected (TCP): its update budget and whether it renders events."""
+        self.features = features
         self.channel.interval = min(features.update_interval, MAX_WINDOW)
         self.channel.window = self.channel.interval
         self.compact_events = features.compact_events
@@ -276,6 +285,14 @@ class HostedSession:
         if state.model.provider != self._run_provider:
             return None
         return AgentLoopTurnUpdate(model=state.model, thinking_level=state.thinking_level)
+
+    def set_mode(self, mode: Literal["plan", "act"]) -> bool:
+        """``pi/setMode``: from the next run on (the tool list of a run in progress stays);
+        switching to ``act`` after a run in ``plan`` sends the carry-out message as a
+        follow-up (a new run when idle). True when it was sent."""
+        return self.session.set_mode(
+            mode, deliver=lambda text: self.submit(user_message(text), "followUp")
+        )
 
     def set_model(self, provider: str | None, model_id: str, thinking: str | None) -> None:
         """``pi/setModel``: this session only, from its next model call (``SetupError`` /
@@ -390,6 +407,11 @@ class HostedSession:
             context_window=model.context_window if model is not None else None,
             save_error=self.session.persist_error,
             forked_from=self.forked_from,
+            mode=self.session.mode,
+            todo=[TodoEntry.model_validate(item.model_dump()) for item in self.session.todos],
+            pending_questions=[
+                PendingQuestion.model_validate(q) for q in self.questions.pending_list()
+            ],
         ).to_state_wire()
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:
@@ -452,6 +474,7 @@ class HostedSession:
             and not steering
             and not follow_up
             and not self.permissions.pending
+            and not self.questions.pending
             and not self._tasks
         )
 

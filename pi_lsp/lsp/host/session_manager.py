@@ -116,6 +116,7 @@ class SessionManager:
 
     def create(self) -> HostedSession:
         hosted = self._host(self.store.create(), resume=False)
+        hosted.session.set_default_mode(self.settings().default_mode)
         self.current = hosted
         return hosted
 

@@ -28,6 +28,7 @@ QUEUE = "pi/queue"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
+SET_MODE = "pi/setMode"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -44,6 +45,7 @@ REQUESTS = (
     MODELS,
     SET_MODEL,
     PERMISSIONS,
+    SET_MODE,
     REVIEW,
     REVIEW_DECISION,
     CHECKPOINTS,
@@ -56,6 +58,7 @@ EVENT = "pi/event"
 SAVE_DOCUMENTS = "pi/saveDocuments"
 DIAGNOSTICS = "pi/diagnostics"
 REQUEST_PERMISSION = "pi/requestPermission"
+ASK = "pi/ask"
 # workspace/executeCommand commands (arguments: one object, the request's params)
 CMD_PROMPT = "pi.prompt"
 CMD_STEER = "pi.steer"

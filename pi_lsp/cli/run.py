@@ -223,6 +223,7 @@ async def execute(plan: Plan) -> int:
         max_tokens=plan.max_tokens,
         timeout_ms=int(plan.read_timeout * 1000) if plan.read_timeout else None,
     )
+    session.add_session_tools(ask=False)  # nobody to answer questions in a script
     session.subscribe(printer)
 
     interrupts = 0

@@ -1,5 +1,5 @@
 """The ``ask`` tool: the model asks the user a question with choices instead of guessing
-(docs/tools.md#ask).
+(docs/tools.md#ask-question-options-label-description-allowfreetext-multiselect).
 
 ``{question, options: [{label, description?}] (2–6), allowFreeText?, multiSelect?}``. The
 question goes to an ``Asker`` the front end supplies (a card in the editor, a message box, a

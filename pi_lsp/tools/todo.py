@@ -1,4 +1,5 @@
-"""The ``todo`` tool: the model keeps a visible checklist of its work (docs/tools.md#todo).
+"""The ``todo`` tool: the model keeps a visible checklist of its work
+(docs/tools.md#todo-todos-id-content-status).
 
 The model writes the whole list each time (``{todos: [{id, content, status}]}``); at most one
 item is ``in_progress`` and ids are unique. The list goes to a ``TodoBoard`` the front end's

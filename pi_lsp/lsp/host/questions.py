@@ -1,4 +1,4 @@
-"""Putting the ``ask`` tool's questions to the editor (docs/protocol.md#questions-pi-ask).
+"""Putting the ``ask`` tool's questions to the editor (docs/protocol.md#piask-server--client).
 
 A client that declared ``clientCapabilities.ask`` gets the request ``pi/ask {sessionId,
 toolCallId, question, options, allowFreeText, multiSelect}`` → ``{answers, text?}`` or

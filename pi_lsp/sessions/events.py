@@ -85,6 +85,17 @@ class QueueUpdateEvent:
 
 
 @dataclass(slots=True)
+class ProviderRetryEvent:
+    """The provider failed transiently before any output and retries the request after
+    ``delay_ms`` (``StreamOptions.on_retry``, told to the session's listeners)."""
+
+    attempt: int
+    delay_ms: int
+    error_message: str
+    type: Literal["retry"] = "retry"
+
+
+@dataclass(slots=True)
 class TodoUpdateEvent:
     """The ``todo`` tool wrote a new list (the whole of it)."""
 
@@ -109,5 +120,6 @@ SessionOnlyEvent: TypeAlias = (
     | SessionSaveEvent
     | TodoUpdateEvent
     | ModeUpdateEvent
+    | ProviderRetryEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

@@ -100,7 +100,10 @@ async function tier2(cs, scratch, ext) {
     const specs = fixture ? ['fixture.test.js']
       : real ? ['real.test.js']
         : readdirSync(join(HERE, 'host'))
-          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js').sort();
+          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js')
+          // PI_E2E_ONLY=plan.test.js,agent.test.js: only those specs (a developer's quick run)
+          .filter((f) => !process.env.PI_E2E_ONLY || process.env.PI_E2E_ONLY.split(',').includes(f))
+          .sort();
     const modelPort = await freePort();
     const settings = fixture ? {} : piSettings(piServer(), modelPort);
     if (real && !fixture) {

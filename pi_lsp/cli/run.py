@@ -69,6 +69,7 @@ def run_config(args: argparse.Namespace, *, demo: bool = False) -> RunConfig:
         provider="faux" if args.faux_script else args.provider,  # a script is the model
         model=args.model,
         base_url=args.base_url,
+        api=getattr(args, "api", None),
         api_key_env=args.api_key_env,
         thinking=args.thinking,
         context_window=args.context_window,
@@ -91,7 +92,8 @@ def usage_text(error: ConfigError) -> str:
     demo = "or try the offline demo: pi-lsp run --demo"
     if isinstance(error, NoProviderError):
         return (
-            "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
+            "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY or "
+            "GEMINI_API_KEY, or pass "
             f"--provider openai-compatible --base-url URL for a local server; {demo}"
         )
     if isinstance(error, MissingKeyError):

@@ -54,6 +54,8 @@ class CustomModelConfig(_Frozen):
     provider: str = "openai-compatible"
     name: str | None = None
     base_url: str | None = None
+    api: str | None = None
+    """The wire API when not the provider's own (``openai-responses`` …)."""
     context_window: int | None = None
     max_tokens: int | None = None
     reasoning: bool = False
@@ -76,10 +78,13 @@ class RunConfig(_Frozen):
     """Everything about a session's runs that a user can configure."""
 
     provider: str | None = None
-    """``None``: the first of anthropic, openai whose key is in the environment."""
+    """``None``: the first of anthropic, openai, google whose key is in the environment."""
     model: str | None = None
     """``None``: the provider's default model."""
     base_url: str | None = None
+    api: str | None = None
+    """The wire API when not the provider's or model's own: ``openai-completions``,
+    ``openai-responses``, ``anthropic-messages`` or ``google-generative-ai``."""
     api_key_env: str | None = None
     """The variable the configured provider's key is read from (default: the provider's)."""
     thinking: AgentThinkingLevel | None = None

@@ -86,7 +86,7 @@ def configured_model(config: RunConfig) -> ModelChoice:
     provider = configured_provider(config)
     if provider is None:
         raise NoProviderError()
-    model = _resolve(provider, config.model, config.base_url)
+    model = _resolve(provider, config.model, config.base_url, config.api)
     choice = ModelChoice(model)
     custom = _custom(config, model.provider, model.id)
     if custom is not None:
@@ -106,12 +106,14 @@ def choose_model(config: RunConfig, provider: str, model_id: str) -> ModelChoice
     if provider == configured and model_id == _configured_id(config, provider):
         return configured_model(config)
     base_url = config.base_url if provider == configured else None
+    api = config.api if provider == configured else None
     custom = _custom(config, provider, model_id)
     if custom is not None:
-        return _apply_custom(_resolve(provider, model_id, custom.base_url or base_url), custom)
+        model = _resolve(provider, model_id, custom.base_url or base_url, custom.api or api)
+        return _apply_custom(model, custom)
     if provider not in FREE_MODEL_IDS and not is_catalog_model(provider, model_id):
         raise UnknownModelError(provider, model_id)
-    return ModelChoice(_resolve(provider, model_id, base_url))
+    return ModelChoice(_resolve(provider, model_id, base_url, api))
 
 
 def offered_models(config: RunConfig) -> list[Model]:
@@ -191,12 +193,21 @@ def faux_script(config: RunConfig) -> Any:
         raise FauxScriptError(config.faux_script, str(exc)) from None
 
 
-def _resolve(provider: str, model_id: str | None, base_url: str | None) -> Model:
+def _resolve(
+    provider: str, model_id: str | None, base_url: str | None, api: str | None = None
+) -> Model:
     try:
-        return resolve_model(provider, model_id, base_url)
+        return resolve_model(provider, model_id, base_url, api=api)
     except ValueError as exc:
-        field = "base_url" if "baseUrl" in str(exc) else "provider"
-        raise ConfigError(field, str(exc)) from None
+        text = str(exc)
+        field = (
+            "base_url"
+            if "baseUrl" in text
+            else "api"
+            if text.startswith("Unknown api")
+            else "provider"
+        )
+        raise ConfigError(field, text) from None
 
 
 def _configured_id(config: RunConfig, provider: str) -> str:

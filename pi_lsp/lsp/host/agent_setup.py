@@ -23,7 +23,7 @@ from ...runtime import offered_models as runtime_offered_models
 from ..settings import CustomModel, Settings
 
 NO_PROVIDER = (
-    "pi has no provider configured: set the `pi.provider` setting (openai, anthropic, "
+    "pi has no provider configured: set the `pi.provider` setting (openai, anthropic, google, "
     "openai-compatible, ollama, openrouter, groq or faux) in your editor's LSP settings."
 )
 
@@ -38,6 +38,7 @@ def run_config(settings: Settings) -> RunConfig:
         provider=settings.provider,
         model=settings.model,
         base_url=settings.base_url,
+        api=settings.api,
         api_key_env=settings.api_key_env,
         thinking=settings.thinking_level,
         tool_execution=settings.tool_execution,
@@ -63,6 +64,7 @@ def _custom(model: CustomModel) -> CustomModelConfig:
         provider=model.provider,
         name=model.name,
         base_url=model.base_url,
+        api=model.api,
         context_window=model.context_window,
         max_tokens=model.max_tokens,
         reasoning=model.reasoning,

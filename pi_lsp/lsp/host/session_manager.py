@@ -16,6 +16,7 @@ from lsprotocol import types
 
 from ...runtime import create_agent_session
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
+from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
 from ..protocol.models import SessionSummary
@@ -205,25 +206,23 @@ class SessionManager:
     # ---------------------------------------------------------------------- shutdown
 
     async def stop_all(self) -> None:
-        """Abort every run (≤ 2 s), kill tool processes, flush every session file, close
-        the provider clients."""
+        """Abort every run (≤ 2 s), kill tool processes, flush every session file and release
+        its lock (a server started next in this process may open it), close the provider
+        clients."""
         sessions = list(self.sessions.values())
         if sessions:
             await asyncio.gather(*(h.stop() for h in sessions), return_exceptions=True)
+            for hosted in sessions:
+                hosted.close()
             await asyncio.gather(*(h.session.aclose() for h in sessions), return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
 
 
 def _title(hosted: HostedSession) -> str:
-    for message in hosted.agent.state.messages:
-        if getattr(message, "role", None) == "user":
-            content = message.content  # type: ignore[union-attr]
-            text = (
-                content
-                if isinstance(content, str)
-                else " ".join(getattr(b, "text", "") for b in content)
-            )
-            flat = " ".join(text.split())
-            return flat[:80] or "(no messages)"
-    return "(no messages)"
+    """A live session's title, cut as a saved one's is (``sessions.store.session_title``)."""
+    first = next(
+        (m for m in hosted.agent.state.messages if getattr(m, "role", None) == "user"), None
+    )
+    prompt = prompt_text(getattr(first, "content", None))
+    return session_title(prompt, hosted.session.tree.name)

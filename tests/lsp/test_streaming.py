@@ -26,7 +26,7 @@ def deltas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(("budget", "declared"), [(60, None), (20, 20)])
 async def test_fast_model_is_coalesced_to_the_budget(
-    pi: Start, tmp_path: Path, budget: int, declared: int | None
+    pi_in_process: Start, tmp_path: Path, budget: int, declared: int | None
 ) -> None:
     text = "".join(f"w{i} " for i in range(WORDS))  # ~4 chars a token
     # 8 chars (~2 tokens) every millisecond: a ~2000 token/s model
@@ -39,7 +39,7 @@ async def test_fast_model_is_coalesced_to_the_budget(
     settings: dict[str, Any] = {"provider": "faux", "fauxScript": str(script)}
     if declared is not None:
         settings["clientCapabilities"] = {"maxUpdatesPerSecond": declared}
-    h = await pi(pi=settings)
+    h = await pi_in_process(pi=settings)
     started = time.monotonic()
     sid = await h.run("stream a lot")
     elapsed = time.monotonic() - started
@@ -52,24 +52,24 @@ async def test_fast_model_is_coalesced_to_the_budget(
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 
 
-async def test_a_slow_model_is_not_delayed(pi: Start, tmp_path: Path) -> None:
+async def test_a_slow_model_is_not_delayed(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "slow.json",
         [{"content": [{"type": "text", "text": "a b c d "}]}],
         chunkSize=2,
         delayMs=100,
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("slowly")
     sent = deltas(h.session_events(sid))
     assert [e["event"]["assistantMessageEvent"]["delta"] for e in sent] == ["a ", "b ", "c ", "d "]
 
 
-async def test_replay_returns_what_was_sent(pi: Start, tmp_path: Path) -> None:
+async def test_replay_returns_what_was_sent(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "s.json", [{"content": [{"type": "text", "text": "hello there"}]}]
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("hi")
     sent = h.session_events(sid)
     replay = await h.call("pi/replay", {"sessionId": sid, "afterSeq": 0})

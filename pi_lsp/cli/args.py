@@ -43,6 +43,11 @@ def build_parser(
     p.add_argument("--faux-script", metavar="FILE", help="play a scripted faux model (JSON)")
     p.add_argument("--resume", metavar="SESSION_ID", help="continue a saved session of --cwd")
     p.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan mode: the agent can only read (no write/edit, read-only shell commands)",
+    )
+    p.add_argument(
         "--context-window",
         type=int,
         metavar="TOKENS",

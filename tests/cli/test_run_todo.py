@@ -53,3 +53,32 @@ def test_json_output_has_todo_update_events(tmp_path: Path) -> None:
             "items": [{"id": "1", "content": "step 1", "status": "in_progress"}],
         }
     ]
+
+
+def test_plan_flag_keeps_the_files_untouched(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("original\n")
+    script = faux_script(
+        tmp_path / "script.json",
+        [
+            {
+                "content": [
+                    {
+                        "type": "toolCall",
+                        "name": "write",
+                        "arguments": {"path": "a.txt", "content": "x"},
+                    },
+                    {"type": "toolCall", "name": "bash", "arguments": {"command": "rm a.txt"}},
+                ]
+            },
+            {"content": [{"type": "text", "text": "Plan: change a.txt."}]},
+        ],
+    )
+    res = pi_run(
+        ["plan it", "--cwd", str(tmp_path), "--faux-script", str(script), "--plan", "--yes"],
+        clean_env(tmp_path),
+    )
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "a.txt").read_text() == "original\n"
+    assert "Tool write not found" in res.stdout
+    assert "plan mode" in res.stdout
+    assert "Plan: change a.txt." in res.stdout

@@ -63,7 +63,8 @@ class AskAnswer:
     text: str | None = None
     """What the user typed, if anything."""
     free_text_unavailable: bool = False
-    """The front end could not offer a text field (a plain LSP message box)."""
+    """The front end could only offer one of the options: no text field, no multiple choice
+    (a plain LSP message box)."""
 
 
 class Asker(Protocol):
@@ -87,6 +88,8 @@ def answer_text(params: AskParams, answer: AskAnswer) -> str:
         lines.append("The user answered without choosing an option or writing anything.")
     if params.allow_free_text and answer.free_text_unavailable:
         lines.append("(This editor could only offer the listed choices, not a free-text answer.)")
+    if params.multi_select and answer.free_text_unavailable:
+        lines.append("(This editor could only offer one choice, not several.)")
     return "\n".join(lines)
 
 

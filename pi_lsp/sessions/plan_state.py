@@ -17,19 +17,23 @@ them; custom entries never reach the model. Each change is told to the listeners
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..agent.types import AgentTool
+from ..agent.types import AgentTool, BeforeToolCallContext, BeforeToolCallResult
 from ..ai import AbortSignal
 from ..tools.ask import AskAnswer, AskParams, AskTool
+from ..tools.bash import BashTool
 from ..tools.common import ToolError
 from ..tools.plan_mode import (
     ACT_FOLLOW_UP,
     PLAN_MODE_PROMPT,
     PlanModeBashTool,
+    is_read_only,
     plan_mode_tools,
+    plan_refusal,
 )
 from ..tools.todo import TodoItem, TodoTool
 from .entries import CustomEntry, SessionEntry
@@ -99,6 +103,7 @@ class PlanStateMixin:
         self._mode = mode or "act"
         self._planned = self._mode == "plan"
         self._apply_mode()
+        self._guard_tool_calls()
 
     # ------------------------------------------------------------------ mode
 
@@ -191,6 +196,28 @@ class PlanStateMixin:
             self._act_tools = [t for t in target if t.name not in names] + tools
         self._apply_mode()
 
+    def _guard_tool_calls(self) -> None:
+        """Put a plan-mode check in front of the agent's ``before_tool_call`` (the front
+        end's permission prompt): a run that started in act mode and was switched to plan
+        mode cannot write either — its tool list was fixed when it started."""
+        inner = self.agent.before_tool_call
+
+        async def guarded(
+            ctx: BeforeToolCallContext, signal: AbortSignal | None
+        ) -> BeforeToolCallResult | None:
+            if self._mode == "plan":
+                reason = _plan_mode_block(ctx)
+                if reason is not None:
+                    return BeforeToolCallResult(block=True, reason=reason)
+            if inner is None:
+                return None
+            result = inner(ctx, signal)
+            if isawaitable(result):
+                result = await result
+            return result
+
+        self.agent.before_tool_call = guarded
+
     # ------------------------------------------------------------------ todo
 
     @property
@@ -213,3 +240,17 @@ class PlanStateMixin:
         if handler is None:
             raise ToolError(NO_ASKER)
         return await handler(tool_call_id, params, signal)
+
+
+def _plan_mode_block(ctx: BeforeToolCallContext) -> str | None:
+    """Why plan mode refuses this call (``None``: it may run)."""
+    name = ctx.tool_call.name
+    tool = next((t for t in ctx.context.tools if t.name == name), None)
+    if isinstance(tool, BashTool):
+        return plan_refusal(str(getattr(ctx.args, "command", "")))
+    if tool is not None and is_read_only(tool):
+        return None
+    return (
+        f"Not run: the session was switched to plan mode, where {name} is not available. "
+        "Describe the change in your plan instead; the user switches to act mode to carry it out."
+    )

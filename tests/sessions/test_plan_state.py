@@ -227,3 +227,37 @@ async def test_abort_while_asking_ends_the_run(root: Path, store: SessionStore) 
     session.abort()
     await task
     assert tool_ends(events)[0][1] is True
+
+
+async def test_switching_to_plan_during_a_run_blocks_its_next_writes(
+    root: Path, store: SessionStore
+) -> None:
+    faux = FauxProvider(
+        [
+            FauxResponse.tool_calls(("ask", QUESTION)),
+            FauxResponse.tool_calls(
+                ("write", {"path": "a.txt", "content": "overwritten"}),
+                ("bash", {"command": "rm a.txt"}),
+                ("read", {"path": "a.txt"}),
+            ),
+            FauxResponse.text("ok"),
+        ]
+    )
+    session, events = make(faux, root, store)
+
+    async def switch_while_asked(*_: Any) -> AskAnswer:
+        session.set_mode("plan")  # the user switches while the run goes on
+        return AskAnswer(("A",))
+
+    session.ask_handler = switch_while_asked
+    await session.prompt("go")
+    ends = tool_ends(events)
+    assert [(name, error) for name, error, _ in ends] == [
+        ("ask", False),
+        ("write", True),
+        ("bash", True),
+        ("read", False),
+    ]
+    assert "switched to plan mode" in ends[1][2]
+    assert "plan mode" in ends[2][2]
+    assert (root / "a.txt").read_text() == "original\n"

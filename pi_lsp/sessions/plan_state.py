@@ -189,11 +189,10 @@ class PlanStateMixin:
         if ask:
             tools.append(AskTool(self))
         names = {t.name for t in tools}
-        target = self._act_tools if self._act_tools is not None else None
         state = self.agent.state
         state.tools = [t for t in state.tools if t.name not in names] + tools
-        if target is not None:
-            self._act_tools = [t for t in target if t.name not in names] + tools
+        if self._act_tools is not None:  # planning: the act list gets them too
+            self._act_tools = [t for t in self._act_tools if t.name not in names] + tools
         self._apply_mode()
 
     def _guard_tool_calls(self) -> None:

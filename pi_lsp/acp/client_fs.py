@@ -72,6 +72,9 @@ class ClientFsWorkspace:
     def confine(self, path: Path) -> Path:
         return self.inner.confine(path)
 
+    def seen_text(self, path: Path) -> str | None:
+        return self.inner.seen_text(path)
+
     def display_path(self, path: Path) -> str:
         return self.inner.display_path(path)
 

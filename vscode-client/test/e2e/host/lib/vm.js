@@ -53,6 +53,10 @@ const vm = {
   answerQuestion: (a, card, answers, text) =>
     a.webviewMessage({ type: 'answer', requestKey: card.requestKey, answers, ...(text ? { text } : {}) }),
   restore: (a, checkpoint, mode) => a.webviewMessage({ type: 'restore', entryId: checkpoint.entryId, mode }),
+  /** "Revert this change" on an edit/write tool card. */
+  revertToolCall: (a, card) => a.webviewMessage({ type: 'revertToolCall', toolCallId: card.toolCallId }),
+  /** "pi was told: …" markers (notes pi gave the model, e.g. the review note). */
+  toldNotices: (s) => items(s).filter((i) => kindOf(i) === 'notice' && i.topic === 'told'),
 };
 
 module.exports = vm;

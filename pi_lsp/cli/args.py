@@ -31,4 +31,9 @@ def build_parser(
         help="plan mode: the agent can only read (no write/edit, read-only shell commands)",
     )
     p.add_argument("--no-save", action="store_true", help="do not save the session")
+    p.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help='MCP servers ({"mcpServers": …}) besides .mcp.json and ~/.config/mcp/mcp.json',
+    )
     return p

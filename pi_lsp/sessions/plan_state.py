@@ -164,21 +164,15 @@ class PlanStateMixin:
         if self._mode == "plan":
             if self._act_tools is None:
                 self._act_tools = list(state.tools)
-            else:  # tools added while planning join the act list
-                for tool in state.tools:
-                    if not isinstance(tool, PlanModeBashTool) and tool not in self._act_tools:
-                        self._act_tools.append(tool)
+            else:  # others changed the list while planning (MCP tools each run): follow them
+                self._act_tools = _merged(self._act_tools, state.tools)
             state.tools = plan_mode_tools(self._act_tools)
             if not state.system_prompt.endswith(PLAN_MODE_PROMPT):
                 self._base_prompt = state.system_prompt
                 state.system_prompt = f"{state.system_prompt}\n\n{PLAN_MODE_PROMPT}"
             return
         if self._act_tools is not None:
-            act = self._act_tools
-            for tool in state.tools:
-                if not isinstance(tool, PlanModeBashTool) and tool not in act:
-                    act.append(tool)
-            state.tools, self._act_tools = act, None
+            state.tools, self._act_tools = _merged(self._act_tools, state.tools), None
         if self._base_prompt is not None and state.system_prompt.endswith(PLAN_MODE_PROMPT):
             state.system_prompt = self._base_prompt
         self._base_prompt = None
@@ -253,3 +247,19 @@ def _plan_mode_block(ctx: BeforeToolCallContext) -> str | None:
         f"Not run: the session was switched to plan mode, where {name} is not available. "
         "Describe the change in your plan instead; the user switches to act mode to carry it out."
     )
+
+
+def _merged(act: list[AgentTool[Any]], shown: list[AgentTool[Any]]) -> list[AgentTool[Any]]:
+    """The act-mode list after others changed the plan-mode list ``shown``: a tool plan mode
+    shows stays only if it is still shown, a hidden one (write, edit, …) stays, tools added
+    since join; one tool per name (the newest)."""
+    visible = {id(t.inner) if isinstance(t, PlanModeBashTool) else id(t) for t in shown}
+    kept = [t for t in act if id(t) in visible or not plan_mode_tools([t])]
+    known = {id(t) for t in kept}
+    added = [t for t in shown if not isinstance(t, PlanModeBashTool) and id(t) not in known]
+    by_name: dict[str, AgentTool[Any]] = {}
+    for tool in [*kept, *added]:
+        by_name.pop(tool.name, None)
+        by_name[tool.name] = tool
+    order = {id(t): i for i, t in enumerate([*kept, *added])}
+    return sorted(by_name.values(), key=lambda t: order[id(t)])

@@ -261,3 +261,41 @@ async def test_switching_to_plan_during_a_run_blocks_its_next_writes(
     assert "switched to plan mode" in ends[1][2]
     assert "plan mode" in ends[2][2]
     assert (root / "a.txt").read_text() == "original\n"
+
+
+async def test_tools_a_before_run_hook_adds_obey_plan_mode(root: Path, store: SessionStore) -> None:
+    """The MCP toolset replaces its tools in the agent before every run: in plan mode only
+    the read-only ones reach the model, and switching back gives the current ones, once."""
+    from pi_lsp.tools.todo import TodoTool
+
+    class Reads(TodoTool):
+        name = "mcp__db__query"
+
+    class Writes(TodoTool):
+        name = "mcp__db__drop"
+        read_only = False
+
+    faux = FauxProvider([FauxResponse.text("1"), FauxResponse.text("2"), FauxResponse.text("3")])
+    session, _ = make(faux, root, store)
+    generation: list[int] = [0]
+
+    async def before_run() -> None:  # what mcp/toolset does: drop the old ones, add new ones
+        generation[0] += 1
+        state = session.agent.state
+        kept = [t for t in state.tools if not t.name.startswith("mcp__")]
+        state.tools = [*kept, Reads(session), Writes(session)]
+
+    session.before_run = before_run
+    session.set_mode("plan")
+    await session.prompt("one")
+    await session.prompt("two")
+    names = [t.name for t in faux.calls[1].tools or []]
+    assert names.count("mcp__db__query") == 1
+    assert "mcp__db__drop" not in names
+    assert "write" not in names
+    session.set_mode("act", deliver=lambda _: None)
+    await session.prompt("three")
+    names = [t.name for t in faux.calls[2].tools or []]
+    assert names.count("mcp__db__query") == 1
+    assert names.count("mcp__db__drop") == 1
+    assert "write" in names

@@ -185,3 +185,19 @@ def test_ask_schema_uses_camel_case() -> None:
     schema = AskTool(_Asker(None)).to_tool().parameters
     assert set(schema["properties"]) == {"question", "options", "allowFreeText", "multiSelect"}
     assert schema["properties"]["options"]["minItems"] == 2
+
+
+def test_plan_mode_keeps_mcp_tools_annotated_read_only() -> None:
+    from types import SimpleNamespace
+
+    from pi_lsp.mcp.server import ListedTool
+    from pi_lsp.mcp.tools import make_tool
+
+    server: Any = SimpleNamespace(name="db")
+    reads = make_tool(
+        server, ListedTool("query", "Run a query", {}, read_only=True), "mcp__db__query"
+    )
+    writes = make_tool(
+        server, ListedTool("drop", "Drop a table", {}, read_only=False), "mcp__db__drop"
+    )
+    assert [t.name for t in plan_mode_tools([reads, writes])] == ["mcp__db__query"]

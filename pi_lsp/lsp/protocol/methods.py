@@ -29,6 +29,7 @@ MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
 SET_MODE = "pi/setMode"
+MCP = "pi/mcp"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -46,6 +47,7 @@ REQUESTS = (
     SET_MODEL,
     PERMISSIONS,
     SET_MODE,
+    MCP,
     REVIEW,
     REVIEW_DECISION,
     CHECKPOINTS,

@@ -829,6 +829,7 @@ function applyState(d: Draft, s: Record<string, unknown>): void {
   if (typeof s.thinkingLevel === 'string') vm.thinkingLevel = s.thinkingLevel;
   if (s.mode === 'plan' || s.mode === 'act') setMode(vm, s.mode);
   if (Array.isArray(s.todo)) vm.todo = normTodo(s.todo);
+  if (Array.isArray(s.mcp)) vm.mcp = normMcp(s.mcp);
 }
 
 function setMode(vm: ViewModel, mode: 'plan' | 'act'): void {
@@ -867,7 +868,6 @@ function askQuestion(d: Draft, requestKey: string, p: Record<string, unknown>): 
   };
   d.push(item);
   d.vm.questions = [...d.vm.questions, d.get<QuestionItem>(item.id) as QuestionItem];
-  if (Array.isArray(s.mcp)) vm.mcp = normMcp(s.mcp);
 }
 
 function normMcp(list: unknown[]): McpServerRow[] {

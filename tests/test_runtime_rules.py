@@ -3,9 +3,9 @@ of run state, run identity as an argument.
 
 - resolution (provider, model, key, faux script, HTTP client) happens only in ``runtime/``
   (and below it, in ``ai/``);
-- a front end (``lsp/``, ``cli/``, ``acp/``) imports no provider module, no tool class and not
-  ``Agent``: tools reach it only as the ``Workspace`` protocol (``tools/workspace.py``) and the
-  ``DiskWorkspace`` implementation of it;
+- a front end (``lsp/``, ``cli/``, ``acp/``) imports no provider module, no tool class (nor
+  the factory that makes them) and not ``Agent``: files reach it as the ``Workspace``
+  protocol (``tools/workspace.py``, ``DiskWorkspace``);
 - nothing outside ``agent/`` and ``sessions/`` assigns a field of an ``Agent`` (or of its
   state);
 - no context variable carries which run, session or tool call a change belongs to.
@@ -35,7 +35,16 @@ RESOLUTION_EXEMPT = {
     "cli/prefetch.py": "the early first request: standard library only, sent before the "
     "runtime loads; the run uses its answer only if its own request is the same bytes",
 }
-TOOL_MODULES_ALLOWED = ("pi_lsp.tools.workspace", "pi_lsp.tools.disk_workspace")
+TOOL_FACTORIES = ("pi_lsp.tools.factory", "create_coding_tools", "bind_session")
+
+
+def _is_tool_class_or_factory(mod: str) -> bool:
+    """A tool class (``BashTool``: front ends get tools only inside a session) or the code
+    that makes them; a tool's data models (``AskParams``) and renderers may be shared."""
+    name = mod.rsplit(".", 1)[-1]
+    return name.endswith("Tool") or mod.startswith(TOOL_FACTORIES) or name in TOOL_FACTORIES
+
+
 AGENT_OWNERS = ("agent", "sessions")
 
 
@@ -68,7 +77,7 @@ def _front_end_problems(files: list[Path]) -> list[str]:
             elif (
                 mod in ("pi_lsp.agent.Agent", "pi_lsp.agent.agent")
                 or mod.startswith("pi_lsp.agent.agent.")
-                or (mod.startswith("pi_lsp.tools") and not mod.startswith(TOOL_MODULES_ALLOWED))
+                or (mod.startswith("pi_lsp.tools") and _is_tool_class_or_factory(mod))
             ):
                 problems.append(f"{_rel(f)} imports {mod}")
     return problems

@@ -17,12 +17,12 @@ from typing import Any, Literal
 
 from lsprotocol import types
 
-from ...agent.messages import AgentMessage
+from ...agent.messages import AgentMessage, user_message
 from ...runtime import ConfigError, ConfiguredSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
-from ..protocol.models import EVENT, DeliverAs, Delivered
+from ..protocol.models import EVENT, DeliverAs, Delivered, PendingQuestion, TodoEntry
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel
@@ -31,6 +31,7 @@ from .event_relay import EventRelay
 from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
+from .questions import Questions
 from .session_views import queue_op, state_result, transcript
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ class HostedSession:
         self,
         session: ConfiguredSession,
         permissions: BashPermissions,
+        questions: Questions,
         *,
         bridge: ClientBridge,
         features: ClientFeatures,
@@ -74,6 +76,7 @@ class HostedSession:
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self.events)
         self.review: ReviewBook | None = None
+        self.questions = questions
         session.set_call_notes(self._call_notes)
         self.mcp_permissions: Any = None
         """This session's MCP permission questions (``McpPermissions``), for ``pi/state``."""
@@ -141,6 +144,14 @@ class HostedSession:
             self.session.configure(run_config(self.settings()))
         except ConfigError as exc:
             raise setup_error(exc) from None
+
+    def set_mode(self, mode: Literal["plan", "act"]) -> bool:
+        """``pi/setMode``: from the next run on (the tool list of a run in progress stays);
+        switching to ``act`` after a run in ``plan`` sends the carry-out message as a
+        follow-up (a new run when idle). True when it was sent."""
+        return self.session.set_mode(
+            mode, deliver=lambda text: self.submit(user_message(text), "followUp")
+        )
 
     def set_model(self, provider: str | None, model_id: str, thinking: str | None) -> None:
         """``pi/setModel``: this session only, from its next model call (``SetupError`` /
@@ -240,6 +251,11 @@ class HostedSession:
                 *(self.mcp_permissions.pending_list() if self.mcp_permissions else []),
             ],
             forked_from=self.forked_from,
+            mode=self.session.mode,
+            todo=[TodoEntry.model_validate(item.model_dump()) for item in self.session.todos],
+            pending_questions=[
+                PendingQuestion.model_validate(q) for q in self.questions.pending_list()
+            ],
         )
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:
@@ -261,6 +277,7 @@ class HostedSession:
             and self._compaction is None
             and not self.session.has_queued()
             and not self.permissions.pending
+            and not self.questions.pending
             and not self._tasks
         )
 

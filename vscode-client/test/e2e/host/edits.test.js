@@ -5,7 +5,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const vscode = require('vscode');
-const { api, waitFor, model, skipBecause, serverHas, wsPath, wsUri, userTexts } = require('./lib/pi');
+const { api, waitFor, model, wsPath, wsUri, userTexts } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 const ORIGINAL = 'def greet(name):\n    return "Hello, " + name\n\n\ndef add(a, b):\n    return a + b\n';
@@ -70,10 +70,7 @@ describe('edits in the real editor (extension host)', function () {
     assert.strictEqual(doc.getText(), ORIGINAL);
   });
 
-  it('a hunk undone from its CodeLens is reverted and reported to the model', async function () {
-    if (!(await serverHas(a, 'pi/review', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks review (docs/protocol.md §9: pi/review)');
-    }
+  it('a hunk undone from its CodeLens is reverted and reported to the model', async () => {
     const doc = await freshFile('e2.py');
     srv.tools([editCall('e2.py', '"Hello, "', '"Howdy, "')]);
     srv.text('Changed it.');
@@ -92,10 +89,7 @@ describe('edits in the real editor (extension host)', function () {
     assert.match(notes, /Howdy/, `the model was told about the undone hunk:\n${notes}`);
   });
 
-  it('restoring a checkpoint\'s code reverts the agent\'s edit after it', async function () {
-    if (!(await serverHas(a, 'pi/checkpoints', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks checkpoints (docs/protocol.md §9.5: pi/checkpoints, pi/restore)');
-    }
+  it('restoring a checkpoint\'s code reverts the agent\'s edit after it', async () => {
     const doc = await freshFile('e3.py');
     srv.tools([editCall('e3.py', 'a + b', 'a - b')]);
     srv.text('Subtracting now.');

@@ -14,10 +14,6 @@ export async function check(ctx, title, fn) {
   }
 }
 
-export function skip(ctx, title, reason) {
-  ctx.tally.record({ state: 'skipped', title, reason });
-}
-
 /** Open the workbench on a folder and wait until it has rendered. */
 export async function openWorkbench(page, url) {
   await page.goto(url);

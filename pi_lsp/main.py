@@ -85,13 +85,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .lsp.connection.attrs_cache import attrs_code_cache
 
         with attrs_code_cache():  # lsprotocol's generated methods, compiled once per machine
-            from .lsp.connection.tcp import serve_tcp
+            from .lsp.serve.tcp import serve_tcp
 
         host, port = _parse_tcp(args.tcp)
         log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
         code = serve_tcp(host, port)
     else:
-        from .lsp.connection.stdio import serve_stdio  # answers initialize before the heavy imports
+        from .lsp.serve.stdio import serve_stdio  # answers initialize before the heavy imports
 
         log.info("pi-lsp %s serving on stdio", __version__)
         code = serve_stdio()

@@ -1,5 +1,6 @@
 """The layer import direction of docs/architecture.md, enforced on the source.
 
+- inside lsp/, no two sub-folders (or a sub-folder and a root module) import each other;
 - nothing under ai/, agent/, tools/, sessions/, review/ imports pygls or lsprotocol;
 - security/ and review/ (pure text algorithms) import nothing of ours; ai/ imports nothing of
   ours above it; agent/ and tools/ do not import lsp/ or sessions/; sessions/ does not import
@@ -223,3 +224,77 @@ def test_one_function_builds_the_agents_of_every_front_end() -> None:
                 if name == "Agent":
                     callers.append(str(f.relative_to(PKG)))
     assert callers == ["runtime/assemble.py"]
+
+
+def _lsp_part(path: Path) -> str:
+    """The part of ``lsp/`` a module belongs to: its first sub-folder, or the root module."""
+    rel = path.relative_to(PKG / "lsp")
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def _lsp_part_graph() -> dict[str, set[str]]:
+    """Which parts of ``lsp/`` (sub-folders and root modules) import which others."""
+    root = PKG / "lsp"
+    graph: dict[str, set[str]] = {}
+    for f in sorted(root.rglob("*.py")):
+        part = _lsp_part(f)
+        if part == "__init__":
+            continue
+        targets = graph.setdefault(part, set())
+        for mod in _imports(f):
+            names = mod.split(".")
+            inside = names[:2] == ["pi_lsp", "lsp"] and len(names) > 2 and names[2] != part
+            if inside and ((root / names[2]).is_dir() or (root / f"{names[2]}.py").is_file()):
+                targets.add(names[2])
+    return graph
+
+
+def _lsp_part_cycles() -> list[str]:
+    """Every pair of ``lsp/`` parts that reach each other through imports (mutual imports,
+    direct or through other parts): the parts must form a DAG."""
+    graph = _lsp_part_graph()
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    reached = {part: reach(part) for part in graph}
+    return sorted(
+        f"{a} <-> {b}" for a in graph for b in reached[a] if a < b and a in reached.get(b, ())
+    )
+
+
+def test_no_mutual_imports_inside_lsp() -> None:
+    """``lsp/``'s sub-folders and root modules form a DAG (docs/architecture.md gives the
+    order): contract models below handlers, entry points above ``server.py``."""
+    assert _lsp_part_cycles() == []
+
+
+def test_the_lsp_part_graph_sees_mutual_imports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # guard the guard: a root module and a sub-folder importing each other (one lazily), and a
+    # sub-folder importing a second one, are seen
+    lsp = tmp_path / "pi_lsp" / "lsp"
+    (lsp / "editor").mkdir(parents=True)
+    (lsp / "protocol").mkdir()
+    (tmp_path / "pi_lsp" / "__init__.py").write_text("")
+    (lsp / "__init__.py").write_text("")
+    (lsp / "bridge.py").write_text("from .editor.positions import x\n")
+    (lsp / "editor" / "__init__.py").write_text("")
+    (lsp / "editor" / "positions.py").write_text("from ..protocol import models\n")
+    (lsp / "editor" / "work.py").write_text("def f():\n    from ..bridge import y\n")
+    (lsp / "protocol" / "models.py").write_text("import os\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG", tmp_path / "pi_lsp")
+    assert _lsp_part_graph() == {
+        "bridge": {"editor"},
+        "editor": {"bridge", "protocol"},
+        "protocol": set(),
+    }
+    assert _lsp_part_cycles() == ["bridge <-> editor"]

@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 from ..ai.abort import AbortSignal
 from .connection.transport import PiProtocol
-from .editor.positions import Encoding, normalize_encoding
+from .protocol.positions import Encoding, normalize_encoding
 
 log = logging.getLogger(__name__)
 

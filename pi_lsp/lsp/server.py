@@ -1,6 +1,6 @@
 """The language server object, its handler registration, and start-up (stdio or TCP).
 
-Orchestration only: settings (``configuration``), the ``pi/*`` requests (``api``), sessions
+Orchestration only: settings (``configuration``), the ``pi/*`` requests (``handlers/``), sessions
 (``session_manager``), edits (``editor_workspace``), code actions, the transport and the
 outbox live in their own modules and are wired together here.
 """
@@ -21,8 +21,6 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..runtime.event_loop import run as run_event_loop
-from .api.models import COMMANDS, DIAGNOSTICS
-from .api.requests import PiApi
 from .bridge import ClientBridge
 from .configuration import SECTION, Configuration
 from .connection.converter import dict_converter
@@ -37,6 +35,8 @@ from .connection.transport import (
 )
 from .editor.code_actions import code_actions
 from .editor.documents import DocumentTracker
+from .handlers.requests import PiApi
+from .protocol.models import COMMANDS, DIAGNOSTICS
 
 if TYPE_CHECKING:
     from .editor.review_book import ReviewBook
@@ -84,11 +84,11 @@ class PiLanguageServer(LanguageServer):
         from ..security.sandbox import default_sandbox
         from ..sessions import SessionStore
         from ..sessions.fsync_worker import background_fsync
-        from .api.checkpoints import CheckpointApi
-        from .api.review import ReviewApi
         from .editor.editor_workspace import EditorWorkspace, EditPolicy
         from .editor.review_book import ReviewBook
         from .editor.text_document import install
+        from .handlers.checkpoints import CheckpointApi
+        from .handlers.review import ReviewApi
         from .host.permissions import SecurityContext, rules_file
         from .host.session_manager import SessionManager
 

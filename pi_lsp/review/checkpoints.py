@@ -12,7 +12,7 @@ conflict, left as it is; the record's other hunks are still taken out).
 ``bash.jsonl`` names the checkpoints after which ``bash`` ran (what a command changed on disk
 is not tracked, so a restore says so). ``RestoreLog`` keeps what a restore changed per file
 (the text before and after it), so ``pi/undoRestore`` can put it back, also after a restart.
-Served by ``pi_lsp/lsp/api/checkpoints.py``.
+Served by ``pi_lsp/lsp/handlers/checkpoints.py``.
 """
 
 from __future__ import annotations

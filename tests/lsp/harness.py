@@ -240,7 +240,7 @@ class Harness:
 
 def apply_lsp_edits(text: str, edits: list[Any]) -> str:
     """Apply LSP TextEdits (UTF-16 positions) to ``text``."""
-    from pi_lsp.lsp.editor.positions import TextIndex
+    from pi_lsp.lsp.protocol.positions import TextIndex
 
     index = TextIndex(text, "utf-16")
     spans = []

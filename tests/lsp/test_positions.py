@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_lsp.lsp.editor.positions import TextIndex, normalize_encoding, units
+from pi_lsp.lsp.protocol.positions import TextIndex, normalize_encoding, units
 
 
 def test_utf16_counts_astral_chars_twice() -> None:

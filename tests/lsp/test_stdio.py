@@ -13,7 +13,7 @@ from lsprotocol.converters import get_converter
 from pytest_lsp import client_capabilities
 
 from pi_lsp.lsp.connection.framing import BlockingFrameReader
-from pi_lsp.lsp.connection.stdio import initialize_result, read_frame
+from pi_lsp.lsp.serve.stdio import initialize_result, read_frame
 from pi_lsp.lsp.server import create_server
 
 CLIENTS = ["visual-studio-code@v1.65.2", "neovim@v0.7.0", "neovim@v0.11.0", "emacs@v29.1"]

@@ -9,8 +9,8 @@ import pytest
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument
 
-from pi_lsp.lsp.editor.positions import TextIndex
 from pi_lsp.lsp.editor.text_document import PiTextDocument
+from pi_lsp.lsp.protocol.positions import TextIndex
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 

@@ -1,2 +1,2 @@
-"""The editor's side of the agent's work: buffers, edits as LSP edits, positions, review
-hunks, attachments."""
+"""The editor's side of the agent's work: buffers, edits as LSP edits, review hunks,
+attachments."""

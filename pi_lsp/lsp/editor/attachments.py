@@ -20,9 +20,9 @@ from pygls.uris import from_fs_path
 from ...ai import ImageContent, Model
 from ...tools.disk_workspace import DiskWorkspace
 from ...tools.workspace import WorkspaceError
-from ..api.models import Attachment, DiagnosticsAttachment, FileAttachment, ImageAttachment
+from ..protocol.models import Attachment, DiagnosticsAttachment, FileAttachment, ImageAttachment
+from ..protocol.positions import Encoding
 from .documents import DocumentTracker, real_path
-from .positions import Encoding
 from .prompt_context import diagnostics_section, file_section, lines_section
 
 MENTION = re.compile(r"(?<![\w@/])@([\w./~+-][^\s@#`'\"]*)(?:#L(\d+)(?:-L?(\d+))?)?")

@@ -13,7 +13,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..api.models import CMD_PROMPT
+from ..protocol.models import CMD_PROMPT
 
 FIX_TITLE = "Ask pi to fix this"
 EXPLAIN_TITLE = "Explain this"

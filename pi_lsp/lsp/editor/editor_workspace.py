@@ -38,8 +38,8 @@ from ...tools.workspace import (
     TextEdit,
     apply_text_edits,
 )
-from ..api.models import SAVE_DOCUMENTS, SaveDocumentsParams
 from ..bridge import ClientBridge, RequestAborted
+from ..protocol.models import SAVE_DOCUMENTS, SaveDocumentsParams
 from ..settings import ClientFeatures, Settings
 from .diagnostics import DiagnosticsStore, describe
 from .documents import DocumentTracker, real_path

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from lsprotocol import types
 
 from ...tools.workspace import TextEdit
-from .positions import Encoding, TextIndex
+from ..protocol.positions import Encoding, TextIndex
 
 ANNOTATION_ID = "pi"
 BOM = "\ufeff"

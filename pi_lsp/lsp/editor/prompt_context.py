@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .positions import Encoding, TextIndex
+from ..protocol.positions import Encoding, TextIndex
 
 MAX_LINES = 2000
 MAX_BYTES = 50 * 1024

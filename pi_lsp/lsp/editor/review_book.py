@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...review import Hunk, HunkTracker, UndoConflict, split_hunks
-from .positions import Encoding, TextIndex
+from ..protocol.positions import Encoding, TextIndex
 
 log = logging.getLogger(__name__)
 

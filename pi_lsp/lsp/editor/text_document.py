@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace import Workspace as PyglsWorkspace
 
-from .positions import Encoding, normalize_encoding
+from ..protocol.positions import Encoding, normalize_encoding
 
 _ASTRAL = "\U00010000"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")

@@ -32,7 +32,10 @@ from ...review import CheckpointStore
 from ...sessions.agent_session import AgentSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ...wire import event_wire, message_wire, queue_wire
-from ..api.models import (
+from ..bridge import ClientBridge
+from ..editor.editor_workspace import CURRENT_SIGNAL
+from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
+from ..protocol.models import (
     EVENT,
     DeliverAs,
     Delivered,
@@ -40,9 +43,6 @@ from ..api.models import (
     StateResult,
     UsageTotals,
 )
-from ..bridge import ClientBridge
-from ..editor.editor_workspace import CURRENT_SIGNAL
-from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
 from ..settings import ClientFeatures
 from .agent_setup import AgentSetup, choose_model
 from .channel import MAX_WINDOW, EventChannel

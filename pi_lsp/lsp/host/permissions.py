@@ -34,13 +34,13 @@ from ...security.rules import RuleStore, command_allowed, suggest_patterns
 from ...security.sandbox import SANDBOX_NAME, Bubblewrap
 from ...sessions.paths import data_dir, workspace_key
 from ...tools import BashTool
-from ..api.models import (
+from ..bridge import ClientBridge, RequestAborted
+from ..protocol.models import (
     REQUEST_PERMISSION,
     PermissionOption,
     RequestPermissionParams,
     RequestPermissionResult,
 )
-from ..bridge import ClientBridge, RequestAborted
 from ..settings import BashPermission, ClientFeatures, Settings
 
 log = logging.getLogger(__name__)

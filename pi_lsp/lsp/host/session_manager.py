@@ -18,9 +18,9 @@ from lsprotocol import types
 from ...ai.thinking import THINKING_LEVELS
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.agent_session import AgentSession
-from ..api.models import SessionSummary
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
+from ..protocol.models import SessionSummary
 from ..settings import ClientFeatures, Settings
 from .agent_setup import AgentSetup, SetupError
 from .hosted import HostedSession

@@ -23,15 +23,15 @@ from typing import Any
 from pygls.exceptions import JsonRpcException
 
 from ...runtime.event_loop import run as run_event_loop
-from ..server import PiLanguageServer, create_server
-from .framing import FrameError, frame
-from .transport import (
+from ..connection.framing import FrameError, frame
+from ..connection.transport import (
     PiProtocol,
     StreamWriterAdapter,
     encode_body,
     run_loop,
     stream_frames,
 )
+from ..server import PiLanguageServer, create_server
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from ...review import UndoConflict
 from ...tools.workspace import WorkspaceError
 from ..editor.editor_workspace import EditorWorkspace
 from ..editor.review_book import ReviewBook, Undone
-from .methods import REVIEW, REVIEW_DECISION
-from .models import RequiredSessionParams, WireParams, parse_params
+from ..protocol.methods import REVIEW, REVIEW_DECISION
+from ..protocol.models import RequiredSessionParams, WireParams, parse_params
 
 
 class Decision(WireParams):

@@ -24,7 +24,7 @@ from ..editor.documents import DocumentTracker
 from ..host.agent_setup import SetupError, model_for, offered_models
 from ..host.hosted import HostedSession
 from ..host.session_manager import SessionManager, UnknownSessionError
-from .methods import (
+from ..protocol.methods import (
     CHECKPOINTS,
     RESTORE,
     REVERT_TOOL_CALL,
@@ -32,7 +32,7 @@ from .methods import (
     REVIEW_DECISION,
     UNDO_RESTORE,
 )
-from .models import (
+from ..protocol.models import (
     ABORT,
     COMPACT,
     FOLLOW_UP,

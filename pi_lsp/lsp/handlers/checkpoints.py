@@ -33,8 +33,8 @@ from ...tools.workspace import WorkspaceError
 from ..editor.editor_workspace import EditorWorkspace
 from ..editor.review_book import UNDO_NOTE_HEAD, ReviewBook
 from ..host.hosted import HostedSession
-from .methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
-from .models import RequiredSessionParams, WireParams, parse_params
+from ..protocol.methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
+from ..protocol.models import RequiredSessionParams, WireParams, parse_params
 
 REQUEST_FAILED = -32803
 BASH_NOTE = (

@@ -17,10 +17,10 @@ from typing import Any, BinaryIO
 
 from ... import __version__
 from ...ai import tls
-from ..api.methods import CODE_ACTION_KINDS, COMMANDS
-from .attrs_cache import attrs_code_cache
-from .framing import BlockingFrameReader, frame
-from .outbox import Outbox
+from ..connection.attrs_cache import attrs_code_cache
+from ..connection.framing import BlockingFrameReader, frame
+from ..connection.outbox import Outbox
+from ..protocol.methods import CODE_ACTION_KINDS, COMMANDS
 
 log = logging.getLogger(__name__)
 

@@ -1,1 +1,0 @@
-"""The ``pi/*`` requests: their names, params/result models and handlers."""

@@ -1,0 +1,1 @@
+"""The handlers of the ``pi/*`` requests (the contract they serve lives in ``lsp/protocol/``)."""

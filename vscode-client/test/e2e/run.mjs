@@ -2,7 +2,7 @@
 // Runs the pi extension's tests in a real VS Code (code-server 4.139.1, Node 24, headless
 // Chromium). Needs `bash .ci/install-vscode.sh` first.
 //
-//   node run.mjs [--tiers 2,3] [--fixture] [--no-build] [--keep]
+//   node run.mjs [--tiers 2,3] [--specs a.test.js,b.test.js] [--fixture] [--no-build] [--keep]
 //
 //   tier 2  extension-host tests: mocha inside code-server's real extension host, the
 //           extension loaded from vscode-client/ (extensionDevelopmentPath), against the real
@@ -37,6 +37,7 @@ const option = (name, dflt) => {
 };
 const tiers = option('--tiers', '2,3').split(',').map((s) => s.trim());
 const fixture = flag('--fixture');
+const only = option('--specs', '') ? option('--specs', '').split(',').map((s) => s.trim()) : null; // tier 2 specs
 const keep = flag('--keep');
 
 const started = Date.now();
@@ -99,7 +100,8 @@ async function tier2(cs, scratch, ext) {
     const specs = fixture ? ['fixture.test.js']
       : real ? ['real.test.js']
         : readdirSync(join(HERE, 'host'))
-          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js').sort();
+          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js')
+          .filter((f) => !only || only.includes(f)).sort();
     const modelPort = await freePort();
     const settings = fixture ? {} : piSettings(piServer(), modelPort);
     if (real && !fixture) {

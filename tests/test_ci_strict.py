@@ -146,3 +146,18 @@ def test_outside_ci_skips_stay_skips(tmp_path: Path) -> None:
     proc = run_pytest(tmp_path, None)
     assert proc.returncode == 0, proc.stdout
     assert "1 passed, 3 skipped" in proc.stdout, proc.stdout
+
+
+def test_under_ci_a_module_skipped_at_import_fails(tmp_path: Path) -> None:
+    (tmp_path / "test_module_skip.py").write_text(
+        'import pytest\npytest.importorskip("no_such_module_pi_lsp")\n\ndef test_x():\n    pass\n'
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": "true"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
+         "-q", str(tmp_path / "test_module_skip.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode != 0, proc.stdout
+    assert "could not import 'no_such_module_pi_lsp'" in proc.stdout, proc.stdout
+    assert "CI=true: this tier cannot run here" in proc.stdout, proc.stdout

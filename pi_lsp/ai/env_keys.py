@@ -17,7 +17,7 @@ from ..security import env_secrets, vault
 PROVIDER_ENV_KEYS: dict[str, tuple[str, ...]] = {
     "anthropic": ("ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
     "openai": ("OPENAI_API_KEY",),
-    "google": ("GEMINI_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "groq": ("GROQ_API_KEY",),
     "cerebras": ("CEREBRAS_API_KEY",),
     "xai": ("XAI_API_KEY",),
@@ -49,6 +49,19 @@ def get_env_api_key(
         if value and value.strip():
             return value.strip()
     return None
+
+
+def env_key_variable(
+    provider: str, env: Mapping[str, str] | None = None, api_key_env: str | None = None
+) -> str:
+    """The name of the variable ``get_env_api_key`` took the key from (for messages)."""
+    source = vault.environ() if env is None else env
+    names = (api_key_env,) if api_key_env else PROVIDER_ENV_KEYS.get(provider, ())
+    for name in names:
+        value = source.get(name)
+        if value and value.strip():
+            return name
+    return names[0] if names else "the API key variable"
 
 
 def requires_api_key(provider: str) -> bool:

@@ -28,6 +28,8 @@ _providers: dict[str, ProviderStreamFn] = {}
 # api name -> module that registers it on import
 _BUILTIN: dict[str, str] = {
     "openai-completions": "pi_lsp.ai.providers.openai_completions",
+    "openai-responses": "pi_lsp.ai.providers.openai_responses",
+    "google-generative-ai": "pi_lsp.ai.providers.google_generative_ai",
     "anthropic-messages": "pi_lsp.ai.providers.anthropic_messages",
     "faux": "pi_lsp.ai.providers.faux",
 }

@@ -33,6 +33,9 @@ TOOL_IMAGE_PLACEHOLDER = "(tool image omitted: model does not support images)"
 NO_RESULT_TEXT = "No result provided"
 
 ToolCallIdNormalizer = Callable[[str], str]
+SourceAwareNormalizer = Callable[[str, AssistantMessage], str]
+"""Like ``ToolCallIdNormalizer`` but also told the message the call comes from (the Responses
+provider hashes item ids of calls made through another provider or API)."""
 
 
 def _replace_images(content: list[UserContent], placeholder: str) -> list[UserContent]:
@@ -63,7 +66,7 @@ def _is_same_model(message: AssistantMessage, model: Model) -> bool:
 def _transform_assistant(
     message: AssistantMessage,
     model: Model,
-    normalize: ToolCallIdNormalizer | None,
+    normalize: SourceAwareNormalizer | None,
     id_map: dict[str, str],
 ) -> AssistantMessage:
     same = _is_same_model(message, model)
@@ -90,7 +93,7 @@ def _transform_assistant(
         else:
             call = block
             if not same:
-                new_id = normalize(call.id) if normalize else call.id
+                new_id = normalize(call.id, message) if normalize else call.id
                 if new_id != call.id:
                     id_map[call.id] = new_id
                 if new_id != call.id or call.thought_signature is not None:
@@ -119,8 +122,15 @@ def transform_messages(
     messages: Sequence[Message],
     model: Model,
     normalize_tool_call_id: ToolCallIdNormalizer | None = None,
+    *,
+    normalize_with_source: SourceAwareNormalizer | None = None,
 ) -> list[Message]:
-    """The replay-safe copy of ``messages`` for ``model`` (see the module docstring)."""
+    """The replay-safe copy of ``messages`` for ``model`` (see the module docstring).
+    ``normalize_with_source`` replaces ``normalize_tool_call_id`` when given."""
+    normalize = normalize_with_source
+    if normalize is None and normalize_tool_call_id is not None:
+        plain = normalize_tool_call_id
+        normalize = lambda call_id, _source: plain(call_id)  # noqa: E731
     supports_images = "image" in model.input
     id_map: dict[str, str] = {}
     dropped_calls: set[str] = set()
@@ -147,7 +157,7 @@ def transform_messages(
             if message.stop_reason in ("error", "aborted"):
                 dropped_calls.update(b.id for b in message.content if isinstance(b, ToolCall))
                 continue
-            first.append(_transform_assistant(message, model, normalize_tool_call_id, id_map))
+            first.append(_transform_assistant(message, model, normalize, id_map))
 
     result: list[Message] = []
     pending: list[ToolCall] = []

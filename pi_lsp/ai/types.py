@@ -170,6 +170,16 @@ class AnthropicCompat(WireModel):
     allow_empty_signature: bool = False
 
 
+class OpenAIResponsesCompat(WireModel):
+    """Switches for servers that speak the OpenAI Responses API (api.openai.com by default)."""
+
+    supports_developer_role: bool = True
+    send_session_id_header: bool = True
+    """``session_id`` header with the session id (prompt-cache routing)."""
+    supports_long_cache_retention: bool = True
+    """``prompt_cache_retention: "24h"`` when the cache retention is ``long``."""
+
+
 def _text_only() -> list[InputKind]:
     return ["text"]
 

@@ -20,7 +20,19 @@ def build_parser(
     )
     p.add_argument("prompt", nargs="?", help="what the agent should do (optional with --demo)")
     p.add_argument("--cwd", default=".", help="the project directory (default: the current one)")
-    p.add_argument("--provider", help="openai, anthropic, openai-compatible, ollama, … or faux")
+    p.add_argument(
+        "--provider", help="openai, anthropic, google, openai-compatible, ollama, … or faux"
+    )
+    p.add_argument(
+        "--api",
+        choices=(
+            "openai-completions",
+            "openai-responses",
+            "anthropic-messages",
+            "google-generative-ai",
+        ),
+        help="the wire API to speak (default: the provider's or model's own)",
+    )
     p.add_argument("--model", help="model id (default: the provider's default model)")
     p.add_argument("--base-url", help="server URL, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--api-key-env", metavar="NAME", help="environment variable holding the key")

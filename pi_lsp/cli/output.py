@@ -28,6 +28,7 @@ from ..sessions.events import (
     AutoRetryStartEvent,
     CompactionEndEvent,
     CompactionStartEvent,
+    ProviderRetryEvent,
     SessionEvent,
     SessionSaveEvent,
 )
@@ -93,13 +94,15 @@ class TerminalPrinter:
         self.err.write(text + "\n")
         self.err.flush()
 
-    def on_retry(self, info: RetryInfo) -> None:
+    def on_retry(self, info: RetryInfo | ProviderRetryEvent) -> None:
         self.notice(
             f"[retry {info.attempt} in {info.delay_ms / 1000:g}s: {_short(info.error_message)}]"
         )
 
     def __call__(self, event: SessionEvent) -> None:
-        if isinstance(event, MessageUpdateEvent):
+        if isinstance(event, ProviderRetryEvent):
+            self.on_retry(event)
+        elif isinstance(event, MessageUpdateEvent):
             inner = event.assistant_message_event
             if isinstance(inner, TextDeltaEvent):
                 if self._in_thinking:
@@ -204,7 +207,7 @@ class JsonPrinter:
     def __call__(self, event: SessionEvent) -> None:
         self.emit(event)
 
-    def on_retry(self, info: RetryInfo) -> None:
+    def on_retry(self, info: RetryInfo | ProviderRetryEvent) -> None:
         self.emit(info)
 
 

@@ -115,9 +115,10 @@ def template_key(args: argparse.Namespace, provider: str, cwd: Path) -> str:
         "date": time.strftime("%Y-%m-%d"),
         "PI_CACHE_RETENTION": os.environ.get("PI_CACHE_RETENTION"),
         "args": {
-            name: getattr(args, name)
+            name: getattr(args, name, None)
             for name in (
                 "provider",
+                "api",
                 "model",
                 "base_url",
                 "api_key_env",

@@ -22,16 +22,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..ai import AssistantMessage, Model, StreamOptions
-from ..ai.env_keys import get_env_api_key
-from ..ai.http import new_http_client
-from ..runtime import api_key_variable, default_provider
+from ..ai import AssistantMessage
 from ..runtime.event_loop import run as run_event_loop
-from ..security import vault
 from ..sessions import SessionNotFoundError, SessionStore
-from ..sessions.agent_session import AgentSession
 from .args import build_parser
 from .output import BashPermission, JsonPrinter, TerminalPrinter
 from .prefetch import Prefetch
@@ -39,9 +34,9 @@ from .prefetch import Prefetch
 if TYPE_CHECKING:
     import httpx
 
+    from ..runtime import ConfigError, RunConfig
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-KEYLESS_PROVIDERS = frozenset(("openai-compatible", "ollama"))
-"""Local OpenAI-compatible servers usually need no key."""
 
 
 class UsageError(Exception):
@@ -50,49 +45,85 @@ class UsageError(Exception):
 
 @dataclass(slots=True)
 class Plan:
-    """Everything the run needs, resolved from the arguments and the environment."""
+    """The run: its ``RunConfig`` (checked) and what only the command line decides."""
 
     prompt: str
     cwd: Path
-    model: Model
-    stream_fn: Any = None
-    get_api_key: Callable[[str], str | None] | None = None
-    api_key_env: str | None = None
-    secrets: list[str] = field(default_factory=list)
+    config: RunConfig
+    scripted: bool = False
+    """A faux model plays the answers (no request leaves the machine)."""
     allow_bash: bool = False
     save: bool = True
     resume: str | None = None
-    thinking: str | None = None
     json: bool = False
     banner: list[str] = field(default_factory=list)
-    max_tokens: int | None = None
-    read_timeout: float | None = None
     prefetch: Prefetch | None = None
     """The first request sent at spawn (``cli.prefetch``), for a fresh session only."""
 
 
+def run_config(args: argparse.Namespace, *, demo: bool = False) -> RunConfig:
+    """The command line's flags as a ``RunConfig`` (the CLI's one mapping)."""
+    from ..runtime import PermissionsConfig, RunConfig
+
+    config = RunConfig(
+        provider="faux" if args.faux_script else args.provider,  # a script is the model
+        model=args.model,
+        base_url=args.base_url,
+        api=getattr(args, "api", None),
+        api_key_env=args.api_key_env,
+        thinking=args.thinking,
+        context_window=args.context_window,
+        max_tokens=args.max_tokens,
+        read_timeout=args.read_timeout,
+        faux_script=args.faux_script,
+        permissions=PermissionsConfig(bash="allow" if args.yes or demo else "ask"),
+    )
+    if demo:  # the scripted offline demo, whatever else the flags say
+        return config.model_copy(
+            update={"provider": "faux", "model": None, "faux_script": None, "faux_demo": True}
+        )
+    return config
+
+
+def usage_text(error: ConfigError) -> str:
+    """A ``ConfigError`` in the command line's terms."""
+    from ..runtime import FauxScriptError, MissingKeyError, NoProviderError
+
+    demo = "or try the offline demo: pi-lsp run --demo"
+    if isinstance(error, NoProviderError):
+        return (
+            "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY or "
+            "GEMINI_API_KEY, or pass "
+            f"--provider openai-compatible --base-url URL for a local server; {demo}"
+        )
+    if isinstance(error, MissingKeyError):
+        return (
+            f"no API key for {error.provider}: set {error.variable} in the environment "
+            f"(or name another variable with --api-key-env), {demo}"
+        )
+    if isinstance(error, FauxScriptError):
+        return f"--faux-script {error.path}: {error.reason}"
+    return error.detail.replace("baseUrl setting", "--base-url")
+
+
 def plan_run(args: argparse.Namespace) -> Plan:
     """Resolve the mode, directory, model and key (``UsageError`` says what to fix)."""
-    common: dict[str, Any] = {
-        "thinking": args.thinking,
-        "json": args.json,
-        "resume": args.resume,
-        "save": not args.no_save,
-        "max_tokens": args.max_tokens,
-        "read_timeout": args.read_timeout,
-    }
-    if args.demo or (args.provider == "faux" and not args.faux_script):
-        from ..ai.providers.faux import FAUX_MODEL, FauxProvider
-        from ..demo import DEMO_PROMPT, copy_project, demo_script
+    from ..runtime import ConfigError, check_config
+
+    demo = args.demo or (args.provider == "faux" and not args.faux_script)
+    config = run_config(args, demo=demo)
+    if demo:
+        from ..demo import DEMO_PROMPT, copy_project
 
         project = copy_project()
         return Plan(
             prompt=args.prompt or DEMO_PROMPT,
             cwd=project,
-            model=FAUX_MODEL.model_copy(deep=True),
-            stream_fn=FauxProvider(demo_script()).stream,
+            config=config,
+            scripted=True,
             allow_bash=True,
-            **{**common, "save": False, "resume": None},
+            save=False,
+            json=args.json,
             banner=[
                 f"demo: a scripted model working in a temporary copy of the example project: "
                 f"{project}",
@@ -104,65 +135,19 @@ def plan_run(args: argparse.Namespace) -> Plan:
     cwd = Path(args.cwd).expanduser().resolve()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {args.cwd}: not a directory")
-    if args.faux_script:
-        from ..ai.providers.faux import FAUX_MODEL, FauxProvider, FauxScript
-
-        try:
-            script = FauxScript.load(args.faux_script)
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"--faux-script {args.faux_script}: {exc}") from None
-        return Plan(
-            prompt=args.prompt,
-            cwd=cwd,
-            model=FAUX_MODEL.model_copy(deep=True),
-            stream_fn=FauxProvider(script).stream,
-            allow_bash=args.yes,
-            **common,
-        )
-    from ..ai.models import resolve_model
-
-    provider = args.provider or default_provider()
-    if provider is None:
-        raise UsageError(
-            "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
-            "--provider openai-compatible --base-url URL for a local server; or try the "
-            "offline demo: pi-lsp run --demo"
-        )
     try:
-        model = resolve_model(
-            provider,
-            args.model,
-            args.base_url,
-            context_window=args.context_window,
-            max_tokens=args.max_tokens,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc).replace("baseUrl setting", "--base-url")) from None
-    key_env = args.api_key_env
-    if key_env:  # redacted from session files and kept from commands, like the server does
-        vault.mark_secret(key_env)
-    key = get_env_api_key(provider, api_key_env=key_env)
-    vault.remember_value(key)
-    if key is None and provider not in KEYLESS_PROVIDERS:
-        raise UsageError(
-            f"no API key for {provider}: set {api_key_variable(provider, key_env)} in the "
-            "environment "
-            "(or name another variable with --api-key-env), or try the offline demo: "
-            "pi-lsp run --demo"
-        )
-
-    def get_api_key(name: str) -> str | None:
-        return get_env_api_key(name, api_key_env=key_env)
-
+        choice = check_config(config, need_key=True)
+    except ConfigError as exc:
+        raise UsageError(usage_text(exc)) from None
     return Plan(
         prompt=args.prompt,
         cwd=cwd,
-        model=model,
-        get_api_key=get_api_key,
-        api_key_env=key_env,
-        secrets=[key] if key else [],
+        config=config,
+        scripted=choice.model.api == "faux",
         allow_bash=args.yes,
-        **common,
+        save=not args.no_save,
+        resume=args.resume,
+        json=args.json,
     )
 
 
@@ -177,25 +162,16 @@ def _answering_early(
 
 async def execute(plan: Plan) -> int:
     """Run the plan; returns the exit status."""
-    from ..runtime import build_agent
-    from ..tools import DiskWorkspace, ProcessRegistry
+    from ..runtime import SessionHooks, create_agent_session
+    from ..tools.disk_workspace import DiskWorkspace
 
-    registry = ProcessRegistry()
     workspace = DiskWorkspace([plan.cwd])
     terminal = TerminalPrinter()
     for line in plan.banner:
         terminal.notice(line)
     permission = BashPermission(allow_all=plan.allow_bash, interactive=sys.stdin.isatty())
-    agent = build_agent(
-        workspace,
-        registry=registry,
-        api_key_env=plan.api_key_env,
-        model=plan.model,
-        stream_fn=plan.stream_fn,
-        get_api_key=plan.get_api_key,
-        before_tool_call=permission,
-    )
     store = SessionStore.for_workspace(plan.cwd)  # redacts every secret the vault knows
+    file = None
     if plan.resume:
         try:
             file, locked_original = store.open_for_writing(plan.resume)
@@ -207,21 +183,20 @@ async def execute(plan: Plan) -> int:
                 f"session {locked_original} is open elsewhere (an editor or another run): "
                 f"continuing in a copy, session {file.session_id}"
             )
-        session = AgentSession.resume(agent, file)
-    else:
-        session = AgentSession(agent, store.create() if plan.save else None)
-    if plan.thinking:
-        agent.state.thinking_level = plan.thinking  # type: ignore[assignment]
+    elif plan.save:
+        file = store.create()
+    wrap = None if plan.prefetch is None else _answering_early(plan.prefetch)
+    session = create_agent_session(  # one connection to the provider for the whole run
+        plan.config,
+        workspace,
+        file=file,
+        resume=file is not None and plan.resume is not None,
+        before_tool_call=permission,
+        hooks=SessionHooks(http_transport=wrap),
+        keep_saved_model=False,  # the command line's flags say which model
+    )
     printer: TerminalPrinter | JsonPrinter = (
         JsonPrinter(session.session_id) if plan.json else terminal
-    )
-    wrap = None if plan.prefetch is None else _answering_early(plan.prefetch)
-    http = new_http_client(wrap)  # one connection to the provider for the whole run
-    agent.stream_options = StreamOptions(
-        on_retry=printer.on_retry,
-        http_client=http,
-        max_tokens=plan.max_tokens,
-        timeout_ms=int(plan.read_timeout * 1000) if plan.read_timeout else None,
     )
     session.subscribe(printer)
 
@@ -234,7 +209,7 @@ async def execute(plan: Plan) -> int:
             terminal.notice("^C aborting… (Ctrl-C again kills running commands at once)")
             session.abort()
             return
-        registry.kill_all()
+        session.kill_processes()
         terminal.notice("^C killed running commands")
         sys.stdout.flush()
         os._exit(EXIT_INTERRUPTED)
@@ -246,17 +221,15 @@ async def execute(plan: Plan) -> int:
         await session.wait_for_idle()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
-        registry.kill_all()  # background jobs a command left behind end with the run
-        await http.aclose()
+        session.kill_processes()  # background jobs a command left behind end with the run
+        await session.aclose()
     if not plan.json:
         terminal.notice(terminal.summary())
     if session.file is not None and session.file.is_persisted:
         terminal.notice(f"session {session.session_id} saved: {session.file.path}")
     if interrupts:
         return EXIT_INTERRUPTED
-    last = next(
-        (m for m in reversed(agent.state.messages) if isinstance(m, AssistantMessage)), None
-    )
+    last = next((m for m in reversed(session.messages) if isinstance(m, AssistantMessage)), None)
     if last is not None and last.stop_reason == "error":
         return EXIT_FAILED
     return EXIT_OK
@@ -271,7 +244,7 @@ def main(argv: Sequence[str], prefetch: Prefetch | None = None) -> int:
     except UsageError as exc:
         print(f"pi-lsp run: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if plan.stream_fn is None and not plan.resume:  # a fresh session with a real provider
+    if not plan.scripted and not plan.resume:  # a fresh session with a real provider
         plan.prefetch = prefetch
     elif prefetch is not None:
         prefetch.discard()

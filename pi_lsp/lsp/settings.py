@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from ..ai.models import PROVIDERS
+from ..ai.models import APIS, PROVIDERS
 from ..ai.thinking import AgentThinkingLevel
 
 ThinkingSetting = AgentThinkingLevel  # the one definition: ai/thinking.py
@@ -53,6 +53,12 @@ class Permissions(_Model):
         return value
 
 
+def _check_api(value: str | None) -> str | None:
+    if value is not None and value not in APIS:
+        raise ValueError(f"unknown api; expected one of {', '.join(APIS)}")
+    return value
+
+
 class CustomModel(_Model):
     """One entry of the ``models`` setting: a model the catalog does not know (a local
     server's), offered by ``pi/models`` and selectable with ``pi/setModel``."""
@@ -61,6 +67,8 @@ class CustomModel(_Model):
     provider: str = "openai-compatible"
     name: str | None = None
     base_url: str | None = None
+    api: str | None = None
+    """The wire API (``openai-responses`` …) when not the provider's own."""
     context_window: int | None = Field(default=None, gt=0)
     max_tokens: int | None = Field(default=None, gt=0)
     reasoning: bool = False
@@ -74,6 +82,11 @@ class CustomModel(_Model):
         if value not in PROVIDERS:
             raise ValueError(f"unknown provider; expected one of {', '.join(PROVIDERS)}")
         return value
+
+    @field_validator("api")
+    @classmethod
+    def _known_api(cls, value: str | None) -> str | None:
+        return _check_api(value)
 
 
 class ClientFeatures(_Model):
@@ -112,6 +125,14 @@ class Settings(_Model):
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
+    api: str | None = None
+    """The wire API to speak when not the provider's or model's own (a llama.cpp server
+    speaks openai-completions, openai-responses and anthropic-messages)."""
+
+    @field_validator("api")
+    @classmethod
+    def _known_api(cls, value: str | None) -> str | None:
+        return _check_api(value)
 
     @field_validator("provider")
     @classmethod

@@ -1,34 +1,93 @@
-"""The runtime every front end shares: what an agent session is made of.
+"""The runtime every front end shares: the one way to get an agent session.
 
-``pi-lsp run`` (``cli``) and the language server (``lsp/``) are adapters over it; a third
-front end (an Agent Client Protocol adapter, an HTTP API) builds its agents here too.
-
-- ``assemble.build_agent`` is the one function that constructs an ``Agent`` for a front end:
-  the coding tools over a workspace, the bash tool's process registry and secret-free
-  environment, and the system prompt.
-- ``providers`` picks the provider when none is configured and names its key variable.
+A front end (``pi-lsp run`` in ``cli/``, the language server in ``lsp/``, an Agent Client
+Protocol adapter) maps its own input to a ``RunConfig`` (``config.py``) and calls
+``create_agent_session(config, workspace, file=…, before_tool_call=…)``
+(``session_factory.py``), which resolves the config (``resolve.py``: provider, model, key
+variable, faux script, timeouts), builds the agent (``assemble.py``: tools over the
+workspace, the bash tool's process registry and secret-free environment, the system prompt)
+and returns a ``ConfiguredSession`` that owns and closes what it was built with.
 
 The runtime imports the layers below it (``agent``, ``ai``, ``tools``, ``sessions``,
-``security``), never a front end.
+``security``), never a front end. Heavy modules load on first use, so ``pi-lsp run --help``
+and a usage error stay fast.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from .providers import api_key_variable, default_provider
 
 if TYPE_CHECKING:
     from .assemble import build_agent
+    from .config import CustomModelConfig, McpServerConfig, PermissionsConfig, RunConfig
+    from .resolve import (
+        ConfigError,
+        FauxScriptError,
+        MissingKeyError,
+        ModelChoice,
+        NoProviderError,
+        UnknownModelError,
+        check_config,
+        configured_model,
+        offered_models,
+    )
+    from .session_factory import (
+        ConfiguredSession,
+        SessionHooks,
+        ToolSource,
+        create_agent_session,
+    )
 
-__all__ = ["api_key_variable", "build_agent", "default_provider"]
+_LAZY = {
+    "build_agent": ".assemble",
+    "CustomModelConfig": ".config",
+    "McpServerConfig": ".config",
+    "PermissionsConfig": ".config",
+    "RunConfig": ".config",
+    "ConfigError": ".resolve",
+    "FauxScriptError": ".resolve",
+    "MissingKeyError": ".resolve",
+    "ModelChoice": ".resolve",
+    "NoProviderError": ".resolve",
+    "UnknownModelError": ".resolve",
+    "configured_model": ".resolve",
+    "offered_models": ".resolve",
+    "ConfiguredSession": ".session_factory",
+    "SessionHooks": ".session_factory",
+    "ToolSource": ".session_factory",
+    "check_config": ".resolve",
+    "create_agent_session": ".session_factory",
+}
+
+__all__ = [
+    "ConfigError",
+    "ConfiguredSession",
+    "CustomModelConfig",
+    "FauxScriptError",
+    "McpServerConfig",
+    "MissingKeyError",
+    "ModelChoice",
+    "NoProviderError",
+    "PermissionsConfig",
+    "RunConfig",
+    "SessionHooks",
+    "ToolSource",
+    "UnknownModelError",
+    "api_key_variable",
+    "build_agent",
+    "check_config",
+    "configured_model",
+    "create_agent_session",
+    "default_provider",
+    "offered_models",
+]
 
 
 def __getattr__(name: str) -> Any:
-    # ``build_agent`` pulls in the tools: loaded on first use, so ``pi-lsp run --help`` and a
-    # usage error stay fast
-    if name == "build_agent":
-        from .assemble import build_agent
-
-        return build_agent
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

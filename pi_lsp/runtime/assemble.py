@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..agent import Agent
+from ..agent.types import AgentTool
 from ..ai import Model, StreamOptions
 from ..tools import (
     BashOptions,
@@ -27,18 +28,23 @@ def build_agent(
     model: Model | None = None,
     stream_fn: Any = None,
     get_api_key: Callable[[str], str | None] | None = None,
+    extra_tools: Sequence[AgentTool[Any]] = (),
 ) -> Agent:
     """An agent with the coding tools over ``workspace``.
 
     The bash tool runs its commands through ``registry`` (so a front end can kill them all)
     in an environment without the server's secrets; ``api_key_env`` names one more variable
-    to keep out of it (a key the user configured under their own name). The system prompt
-    describes the workspace and the tools, plus ``system_prompt_append``.
+    to keep out of it (a key the user configured under their own name). ``extra_tools``
+    (MCP servers' tools) join the coding tools. The system prompt describes the workspace and
+    the tools, plus ``system_prompt_append``.
     """
     secret_env = frozenset({api_key_env}) if api_key_env else frozenset()
-    tools = create_coding_tools(
-        workspace, bash=BashOptions(process_registry=registry, extra_secret_env=secret_env)
-    )
+    tools = [
+        *create_coding_tools(
+            workspace, bash=BashOptions(process_registry=registry, extra_secret_env=secret_env)
+        ),
+        *extra_tools,
+    ]
     kwargs: dict[str, Any] = {}
     if model is not None:
         kwargs["model"] = model

@@ -9,9 +9,9 @@ from ..security import vault
 
 
 def default_provider(env: Mapping[str, str] | None = None) -> str | None:
-    """With no provider configured: the first of anthropic, openai whose key is set."""
+    """With no provider configured: the first of anthropic, openai, google whose key is set."""
     source = vault.environ() if env is None else env
-    for provider in ("anthropic", "openai"):
+    for provider in ("anthropic", "openai", "google"):
         if any(source.get(name, "").strip() for name in PROVIDER_ENV_KEYS[provider]):
             return provider
     return None

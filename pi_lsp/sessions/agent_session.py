@@ -33,20 +33,23 @@ from ..agent.messages import (
     convert_to_llm_default,
     user_message,
 )
-from ..agent.types import AgentEvent, MaybeAwaitable
+from ..agent.types import AgentEvent, AgentLoopTurnUpdate, AgentTool, MaybeAwaitable
 from ..ai import AbortSignal, AssistantMessage, ImageContent, Model
+from ..ai.events import RetryInfo
 from ..ai.thinking import THINKING_LEVELS
 from .compaction.tokens import CompactionSettings
 from .entries import CustomEntry
 from .events import (
     AutoRetryEndEvent,
     AutoRetryStartEvent,
+    ProviderRetryEvent,
     QueueUpdateEvent,
     SessionEvent,
     SessionSaveEvent,
 )
 from .overflow import is_retryable_error
 from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
+from .run_settings import RunSettings
 from .session_compaction import CompactionMixin
 from .session_file import SessionFile
 from .usage import UsageTotals, context_tokens, usage_totals
@@ -123,6 +126,9 @@ class AgentSession(CompactionMixin):
         self._pending_listeners: set[asyncio.Future[Any]] = set()
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         agent.on_queue_change = self._queue_changed
+        agent.prepare_next_turn = self._next_turn
+        self._run_provider: str | None = None
+        """The provider the current run started with (its key and transport)."""
 
     @classmethod
     def resume(
@@ -137,6 +143,15 @@ class AgentSession(CompactionMixin):
     ) -> AgentSession:
         """A session over ``file`` with its messages, model and thinking level restored into
         ``agent.state`` (the model when ``resolve_model(provider, id)`` finds it)."""
+        cls.restore(agent, file, resolve_model=resolve_model)
+        return cls(agent, file, compaction=compaction, retry=retry, sleep=sleep)
+
+    @staticmethod
+    def restore(
+        agent: Agent, file: SessionFile, *, resolve_model: ModelResolver | None = None
+    ) -> None:
+        """Restore ``file``'s messages, model, thinking level and queues into ``agent``
+        (before a session is made over them)."""
         context = file.build_context()
         agent.state.messages = context.messages
         if context.thinking_level in THINKING_LEVELS:
@@ -158,7 +173,6 @@ class AgentSession(CompactionMixin):
                     )
         agent.session_id = file.session_id
         agent.restore_queues(*restore_queues(file.get_branch()))
-        return cls(agent, file, compaction=compaction, retry=retry, sleep=sleep)
 
     # ------------------------------------------------------------------ listeners
 
@@ -204,7 +218,10 @@ class AgentSession(CompactionMixin):
         )
         if saved is not None and (steering or follow_ups):
             self._record(self._tree.flush)  # written now, even before the first message
-        event = QueueUpdateEvent(steering, follow_ups)
+        self._notify(QueueUpdateEvent(steering, follow_ups))
+
+    def _notify(self, event: SessionEvent) -> None:
+        """Tell the listeners from synchronous code; an awaitable they return is scheduled."""
         for listener in tuple(self._listeners.values()):
             try:
                 result = listener(event)
@@ -229,6 +246,47 @@ class AgentSession(CompactionMixin):
     def tree(self) -> SessionFile:
         """The session's entries (the file, or an in-memory tree when there is none)."""
         return self._tree
+
+    def apply_settings(self, settings: RunSettings) -> None:
+        """The settings of the next run (a run in progress keeps its model and key; a model
+        of the same provider takes over at its next model call, see ``_next_turn``)."""
+        agent = self.agent
+        agent.state.model = settings.model
+        if settings.thinking_level is not None:
+            agent.state.thinking_level = settings.thinking_level
+        agent.steering_mode = settings.steering_mode
+        agent.follow_up_mode = settings.follow_up_mode
+        agent.tool_execution = settings.tool_execution
+        agent.stream_fn = settings.stream_fn
+        if agent.stream_options != settings.stream_options:
+            agent.stream_options = settings.stream_options
+
+    def extend_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
+        """More tools for the agent, from its next run on."""
+        self.agent.state.tools = [*self.agent.state.tools, *tools]
+
+    @property
+    def model(self) -> Model:
+        return self.agent.state.model
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        """The conversation as the model sees it (read it; change it through the session)."""
+        return self.agent.state.messages
+
+    def notify_retry(self, info: RetryInfo) -> None:
+        """A provider retry (``StreamOptions.on_retry``): told to the listeners as an event,
+        synchronously like ``queue_update``."""
+        self._notify(ProviderRetryEvent(info.attempt, info.delay_ms, info.error_message))
+
+    def _next_turn(self, signal: Any) -> AgentLoopTurnUpdate | None:
+        """Before each further model call of a run: a model chosen meanwhile takes over
+        (another provider only from the next run, whose key and transport are set up at its
+        start)."""
+        state = self.agent.state
+        if state.model.provider != self._run_provider:
+            return None
+        return AgentLoopTurnUpdate(model=state.model, thinking_level=state.thinking_level)
 
     def set_model(self, model: Model) -> None:
         self.agent.state.model = model
@@ -337,6 +395,7 @@ class AgentSession(CompactionMixin):
             raise AgentBusyError(PROMPT_BUSY)
         message = user_message(input, images) if isinstance(input, str) else input
         self._abort_requested = False
+        self._run_provider = self.agent.state.model.provider
         task = asyncio.get_running_loop().create_task(self._run_prompt([message]))
         self._task = task
         return task

@@ -83,6 +83,17 @@ class QueueUpdateEvent:
     type: Literal["queue_update"] = "queue_update"
 
 
+@dataclass(slots=True)
+class ProviderRetryEvent:
+    """The provider failed transiently before any output and retries the request after
+    ``delay_ms`` (``StreamOptions.on_retry``, told to the session's listeners)."""
+
+    attempt: int
+    delay_ms: int
+    error_message: str
+    type: Literal["retry"] = "retry"
+
+
 SessionOnlyEvent: TypeAlias = (
     CompactionStartEvent
     | CompactionEndEvent
@@ -90,5 +101,6 @@ SessionOnlyEvent: TypeAlias = (
     | AutoRetryEndEvent
     | QueueUpdateEvent
     | SessionSaveEvent
+    | ProviderRetryEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

@@ -6,12 +6,16 @@ secret the process holds or was told about (``security.vault``: the variables mo
 ``os.environ`` at start-up, names marked secret such as the configured ``apiKeyEnv`` — by the
 server and the CLI alike — and remembered key values), names and values the caller adds,
 authorization headers, bearer tokens and ``sk-…`` style keys. The default redactor follows
-the vault as it grows, so there is one redaction path for every front-end.
+the vault as it grows, so there is one redaction path for every front-end. Opaque replay
+data a provider handed back (signatures, an OpenAI reasoning item's ``encrypted_content``)
+loses only exact secret values, never key *shapes*: a shape in ciphertext is chance, and one
+changed byte makes the provider reject the replay after a resume.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -46,6 +50,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (env_secrets.TOKEN, REDACTED),
     (env_secrets.WEBHOOK_URL, REDACTED),
 )
+
+
+OPAQUE_FIELDS = frozenset({"thinkingSignature", "textSignature", "thoughtSignature"})
+"""Content-block fields holding a provider's opaque replay data (base64 bytes, ids), or a
+reasoning item as JSON (then only its ``encrypted_content`` is opaque)."""
+CIPHERTEXT_FIELDS = frozenset({"encrypted_content"})
 
 
 class Redactor:
@@ -86,12 +96,39 @@ class Redactor:
             value = pattern.sub(replacement, value)
         return value
 
+    def exact(self, value: str) -> str:
+        """``value`` with only the known secret values replaced (no shape patterns)."""
+        self._refresh()
+        return self._values.sub(REDACTED, value) if self._values is not None else value
+
     def data(self, value: Any) -> Any:
         """A copy of JSON-like ``value`` with every string redacted."""
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self.data(v) for k, v in value.items()}
+            return {k: self._field(k, v) for k, v in value.items()}
         if isinstance(value, list):
             return [self.data(v) for v in value]
         return value
+
+    def _field(self, key: str, value: Any) -> Any:
+        if isinstance(value, str):
+            if key in CIPHERTEXT_FIELDS:
+                return self.exact(value)
+            if key in OPAQUE_FIELDS:
+                return self._opaque(value)
+        return self.data(value)
+
+    def _opaque(self, value: str) -> str:
+        if not value.startswith("{"):
+            return self.exact(value)
+        try:
+            item = json.loads(value)
+        except ValueError:
+            return self.text(value)
+        if not isinstance(item, dict):
+            return self.text(value)
+        redacted = self.data(item)  # e.g. a reasoning summary: fully redacted
+        if redacted == item:
+            return value  # the provider's exact text, untouched
+        return json.dumps(redacted, ensure_ascii=False, separators=(",", ":"))

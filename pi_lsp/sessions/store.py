@@ -32,6 +32,7 @@ __all__ = [
 log = logging.getLogger("pi_lsp.sessions")
 
 TITLE_MAX = 80
+NO_TITLE = "(no messages)"
 
 
 class SessionNotFoundError(LookupError):
@@ -182,14 +183,14 @@ def read_session_info(path: Path) -> SessionInfo | None:
             if isinstance(stamp, int | float):
                 last_activity = max(last_activity, int(stamp))
             if role == "user" and not first_prompt:
-                first_prompt = _text(message.get("content"))
+                first_prompt = prompt_text(message.get("content"))
     if header is None:
         return None
     created = parse_iso(str(header.get("timestamp", ""))) or _mtime(path)
     updated = datetime.fromtimestamp(last_activity / 1000, UTC) if last_activity else created
     return SessionInfo(
         session_id=header["id"],
-        title=name or _title(first_prompt) or "(no messages)",
+        title=session_title(first_prompt, name),
         updated_at=updated,
         message_count=count,
         path=path,
@@ -199,20 +200,32 @@ def read_session_info(path: Path) -> SessionInfo | None:
     )
 
 
-def _text(content: Any) -> str:
+def prompt_text(content: Any) -> str:
+    """The text of a user message's content: a string, or its text blocks joined — blocks as
+    saved (JSON objects) or live (content models)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(
-            str(b.get("text", ""))
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
+        return " ".join(str(_block_text(b)) for b in content if _block_type(b) == "text")
     return ""
 
 
-def _title(prompt: str) -> str:
-    flat = " ".join(prompt.split())
+def _block_type(block: Any) -> Any:
+    return block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
+
+
+def _block_text(block: Any) -> Any:
+    return block.get("text", "") if isinstance(block, dict) else getattr(block, "text", "")
+
+
+def session_title(first_prompt: str, name: str | None = None) -> str:
+    """The one title of a session, live or saved (``pi/sessions``): its name when it has one,
+    else its first prompt on one line, cut to ``TITLE_MAX`` characters ending in "…"."""
+    if name and name.strip():
+        return " ".join(name.split())
+    flat = " ".join(first_prompt.split())
+    if not flat:
+        return NO_TITLE
     return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1].rstrip() + "…"
 
 

@@ -41,6 +41,7 @@ def _need_key(provider: str) -> None:
     [
         ("openai", os.environ.get("PI_LIVE_OPENAI_MODEL", "gpt-4.1-mini")),
         ("anthropic", os.environ.get("PI_LIVE_ANTHROPIC_MODEL", "claude-haiku-4-5")),
+        ("google", os.environ.get("PI_LIVE_GOOGLE_MODEL", "gemini-2.5-flash")),
     ],
 )
 async def test_live_text_and_tool_call(provider: str, model_id: str):
@@ -59,6 +60,37 @@ async def test_live_text_and_tool_call(provider: str, model_id: str):
     assert calls[0].arguments.get("path") == "README.md"
     assert final.usage.input > 0
     assert final.usage.cost.total > 0
+
+
+@pytest.mark.parametrize(
+    ("provider", "model_id"),
+    [
+        ("openai", os.environ.get("PI_LIVE_OPENAI_REASONING_MODEL", "gpt-5-mini")),
+        ("google", os.environ.get("PI_LIVE_GOOGLE_THINKING_MODEL", "gemini-3-flash-preview")),
+    ],
+)
+async def test_live_reasoning_survives_a_tool_turn(provider: str, model_id: str):
+    """The replay the ported providers exist for: OpenAI's encrypted reasoning item and
+    Gemini 3's thought signature go back with the call; the server accepts the second turn."""
+    from pi_lsp.ai import TextContent, ToolResultMessage
+
+    _need_key(provider)
+    model = resolve_model(provider, model_id)
+    ctx = Context(
+        system_prompt="You are a test harness. Follow instructions exactly.",
+        messages=[UserMessage(content="Call the read tool on 'README.md', then say what it says.")],
+        tools=[READ_TOOL],
+    )
+    options = StreamOptions(max_tokens=2000, reasoning="low", session_id="pi-lsp-live-test")
+    first = await complete(model, ctx, options)
+    assert first.stop_reason == "toolUse", first.error_message
+    call = next(b for b in first.content if isinstance(b, ToolCall))
+    result = ToolResultMessage(
+        tool_call_id=call.id, tool_name="read", content=[TextContent(text="It says: 42.")]
+    )
+    ctx.messages += [first, result]
+    second = await complete(model, ctx, options)
+    assert second.stop_reason in ("stop", "length"), second.error_message
 
 
 async def test_live_bad_key_is_a_clean_error():

@@ -34,7 +34,7 @@ def test_catalog_entries():
     assert sonnet.cost.input == 3.0
     assert sonnet.context_window == 200_000
     gpt = resolve_model("openai", "gpt-4.1-mini")
-    assert gpt.api == "openai-completions"
+    assert gpt.api == "openai-responses"  # every OpenAI catalog entry, as in Pi
     assert gpt.base_url == "https://api.openai.com/v1"
     assert gpt.compat is not None
     assert gpt.compat["supportsDeveloperRole"]
@@ -54,10 +54,18 @@ def test_unknown_model_ids_get_sensible_defaults():
     model = resolve_model("openai", "gpt-9-preview")
     assert (model.id, model.api, model.provider) == (
         "gpt-9-preview",
-        "openai-completions",
+        "openai-responses",  # a reasoning model keeps its reasoning only there
         "openai",
     )
     assert model.reasoning
+    proxy = resolve_model("openai", "gpt-test", "http://127.0.0.1:9/v1")
+    assert (proxy.api, proxy.reasoning) == ("openai-completions", False)
+    gemini = resolve_model("google", "gemini-4-ultra")
+    assert (gemini.api, gemini.reasoning, gemini.context_window) == (
+        "google-generative-ai",
+        True,
+        1_048_576,
+    )
     claude = resolve_model("anthropic", "claude-future-5")
     assert claude.reasoning
     assert claude.context_window == 200_000

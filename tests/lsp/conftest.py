@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pi_lsp.security import sandbox, vault
 from tests.support.http_server import ScriptedHTTPServer
 
 from .harness import Harness, start, start_in_process, stop
@@ -52,9 +53,12 @@ async def pi_in_process(
     workspace: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[Start]:
     """``pi``'s factory, with the server served in this process: the protocol tier. ``env``
-    is applied to this process for the test (``monkeypatch``)."""
+    is applied to this process for the test (``monkeypatch``). What a process holds for its
+    lifetime starts afresh as in a new process: the sandbox probe (``PI_LSP_BWRAP`` may differ
+    per test), and the secrets held by ``security.vault`` are given back at the end."""
     started: list[Harness] = []
     monkeypatch.setenv("PI_LSP_DATA_DIR", str(data_dir))
+    monkeypatch.setattr(sandbox, "_DEFAULT", None)
 
     async def factory(*, env: dict[str, str] | None = None, **kwargs: Any) -> Harness:
         for name, value in (env or {}).items():
@@ -63,9 +67,12 @@ async def pi_in_process(
         started.append(harness)
         return harness
 
-    yield factory
-    for harness in started:
-        await stop(harness)
+    try:
+        yield factory
+        for harness in started:
+            await stop(harness)
+    finally:
+        vault.reset_for_tests()  # before monkeypatch restores the environment
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .conftest import Start
 from .harness import text_reply
-from .test_e2e_security import bash, faux, start_with_permissions
+from .test_security import bash, faux, start_with_permissions
 
 
 async def test_a_revoked_rule_asks_again_in_the_same_session(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_lsp.agent.messages import CustomMessage
+from pi_lsp.ai import ImageContent, TextContent
 from pi_lsp.sessions import (
     CorruptSessionError,
     SessionFile,
@@ -18,6 +19,7 @@ from pi_lsp.sessions import (
     sessions_dir,
 )
 from pi_lsp.sessions.paths import DATA_DIR_ENV, workspace_key
+from pi_lsp.sessions.store import NO_TITLE, TITLE_MAX, prompt_text, session_title
 
 from .helpers import assistant, tool_result, user
 
@@ -130,6 +132,19 @@ def test_list_titles_counts_newest_first(store: SessionStore) -> None:
     assert unsaved.session_id not in {i.session_id for i in infos}
     b.append_session_info("my\nname ")
     assert store.list()[0].title == "my name"
+
+
+def test_one_function_titles_live_and_saved_sessions() -> None:
+    assert session_title("  fix the\nfailing   test  ") == "fix the failing test"
+    long = session_title("word " * 40)
+    assert len(long) == TITLE_MAX
+    assert long.endswith("…")
+    assert not long.endswith(" …")
+    assert session_title("", None) == NO_TITLE
+    assert session_title("ignored", " my\nname ") == "my name"
+    live = [TextContent(text="look"), ImageContent(data="AAAA", mime_type="image/png")]
+    saved = [{"type": "text", "text": "look"}, {"type": "image", "data": "AAAA"}]
+    assert prompt_text(live) == prompt_text(saved) == "look"
 
 
 def test_list_skips_non_session_files(store: SessionStore) -> None:

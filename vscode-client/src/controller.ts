@@ -229,7 +229,7 @@ export class Controller implements vscode.Disposable {
 
   async setApiKey(): Promise<void> {
     const cfg = vscode.workspace.getConfiguration('pi');
-    const providers = ['anthropic', 'openai', 'openrouter', 'groq', 'openai-compatible', 'ollama'];
+    const providers = ['anthropic', 'openai', 'google', 'openrouter', 'groq', 'openai-compatible', 'ollama'];
     const current = cfg.get<string>('provider') || undefined;
     const provider =
       current && providers.includes(current)

@@ -6,6 +6,7 @@ export const SERVER_KEYS = [
   'provider',
   'model',
   'baseUrl',
+  'api',
   'apiKeyEnv',
   'thinkingLevel',
   'toolExecution',
@@ -26,6 +27,7 @@ export const SERVER_KEYS = [
 export const PROVIDER_ENV: Record<string, string> = {
   anthropic: 'ANTHROPIC_API_KEY',
   openai: 'OPENAI_API_KEY',
+  google: 'GEMINI_API_KEY',
   openrouter: 'OPENROUTER_API_KEY',
   groq: 'GROQ_API_KEY',
   'openai-compatible': 'OPENAI_COMPATIBLE_API_KEY',

@@ -278,6 +278,15 @@ function sets.health()
   report(t:find("found", 1, true) ~= nil and t:find("provider: faux", 1, true) ~= nil, ":checkhealth pi", t)
   report(t:find("PI_TEST_SECRET is set", 1, true) ~= nil and t:find("s3cr3t", 1, true) == nil,
     ":checkhealth pi reports the key variable without its value", t)
+  -- Gemini: GEMINI_API_KEY or GOOGLE_API_KEY, as the server reads them
+  local settings = require("pi.config").options.settings
+  settings.provider, settings.apiKeyEnv = "google", nil
+  vim.env.GEMINI_API_KEY, vim.env.GOOGLE_API_KEY = nil, "g00gle-secret-value"
+  vim.cmd("bwipeout!")
+  vim.cmd("checkhealth pi")
+  t = buf_text(0)
+  report(t:find("GOOGLE_API_KEY is set", 1, true) ~= nil and t:find("g00gle", 1, true) == nil,
+    ":checkhealth pi knows Gemini's key variables", t)
 end
 
 function sets.restart()

@@ -20,7 +20,7 @@ import anyio
 import httpx
 from httpx_sse import ServerSentEvent
 
-from ..env_keys import get_env_api_key
+from ..env_keys import env_key_variable, get_env_api_key
 from ..event_stream import AssistantMessageEventStream
 from ..events import (
     DoneEvent,
@@ -38,6 +38,7 @@ from ..events import (
 )
 from ..grow import append_to_field
 from ..json_parse import StreamingJsonParser
+from ..key_shapes import wrong_provider_message
 from ..options import StreamOptions
 from ..types import AssistantMessage, Context, Model, TextContent, ThinkingContent, ToolCall
 from ._http import HttpRequest, ProviderError, iter_sse, new_client, redact
@@ -46,10 +47,20 @@ ABORTED_MESSAGE = "Request was aborted"
 
 
 def resolve_api_key(model: Model, options: StreamOptions) -> str | None:
-    """``options.api_key`` unless blank, else the environment (``api_key_env`` if named)."""
+    """``options.api_key`` unless blank, else the environment (``api_key_env`` if named).
+    Raises ``ProviderError`` for a key that clearly belongs to another vendor than the
+    official endpoint it would go to (``key_shapes``)."""
     if options.api_key and options.api_key.strip():
-        return options.api_key.strip()
-    return get_env_api_key(model.provider, options.env, options.api_key_env)
+        key: str | None = options.api_key.strip()
+        variable = "the configured API key"
+    else:
+        key = get_env_api_key(model.provider, options.env, options.api_key_env)
+        variable = env_key_variable(model.provider, options.env, options.api_key_env)
+    if key is not None:
+        wrong = wrong_provider_message(model.provider, model.base_url, key, variable)
+        if wrong is not None:
+            raise ProviderError(wrong)
+    return key
 
 
 DRAIN_TIMEOUT_S = 1.0

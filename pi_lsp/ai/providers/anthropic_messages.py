@@ -16,13 +16,14 @@ from typing import Any
 from httpx_sse import ServerSentEvent
 
 from ..cost import calculate_cost
-from ..env_keys import missing_key_message
+from ..env_keys import missing_key_message, requires_api_key
 from ..event_stream import AssistantMessageEventStream
 from ..options import StreamOptions
 from ..registry import register_provider
 from ..types import Context, Model, StopReason, ThinkingContent
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError, error_from_stream_payload
+from ._shapes import check_shape
 from .anthropic_convert import build_params, from_claude_code_name, is_oauth_token
 
 API = "anthropic-messages"
@@ -76,21 +77,22 @@ class AnthropicMessagesRun(SSEProviderRun):
     def build_request(self) -> HttpRequest:
         model, options = self.model, self.options
         key = resolve_api_key(model, options)
-        if key is None:
+        if key is None and requires_api_key(model.provider):
             raise ProviderError(missing_key_message(model.provider, options.api_key_env))
-        self._oauth = is_oauth_token(key)
+        self._oauth = key is not None and is_oauth_token(key)
         headers = {
             "content-type": "application/json",
             "accept": "text/event-stream",
             "anthropic-version": ANTHROPIC_VERSION,
         }
-        if self._oauth:
+        if self._oauth and key is not None:
             headers["authorization"] = f"Bearer {key}"
             headers["anthropic-beta"] = ",".join((*OAUTH_BETAS, *BETA_FEATURES))
             headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION} (external, cli)"
             headers["x-app"] = "cli"
         else:
-            headers["x-api-key"] = key
+            if key is not None:  # a local server (llama.cpp) behind openai-compatible needs none
+                headers["x-api-key"] = key
             headers["anthropic-beta"] = ",".join(BETA_FEATURES)
         headers.update(model.headers or {})
         headers.update(options.headers or {})
@@ -99,7 +101,10 @@ class AnthropicMessagesRun(SSEProviderRun):
             f"pi-lsp appends /v1/messages to `baseUrl` ({model.base_url}), or /messages when "
             "it ends in /v1; it is the server's root (e.g. http://127.0.0.1:8080)"
         )
-        return HttpRequest(messages_url(model.base_url), headers, body, (key,), not_found_hint=hint)
+        secrets = (key,) if key else ()
+        return HttpRequest(
+            messages_url(model.base_url), headers, body, secrets, not_found_hint=hint
+        )
 
     # ---------------------------------------------------------------- events
 
@@ -125,6 +130,7 @@ class AnthropicMessagesRun(SSEProviderRun):
             raise ProviderError(f"Invalid JSON in stream event: {excerpt}") from None
         if not isinstance(payload, dict):
             raise ProviderError(f"Invalid stream event: {data[:200]}")
+        check_shape(payload, API)
         kind = payload.get("type") or event.event
         if kind == "message_start":
             message = payload.get("message")

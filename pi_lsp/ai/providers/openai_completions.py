@@ -24,6 +24,7 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, ToolCall, Usage
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError, error_from_stream_payload
+from ._shapes import check_shape
 from .openai_convert import build_params
 
 API = "openai-completions"
@@ -109,6 +110,7 @@ class OpenAICompletionsRun(SSEProviderRun):
             raise _bad_chunk(data) from None
         if not isinstance(chunk, dict):
             raise _bad_chunk(data)
+        check_shape(chunk, API)
         if isinstance(chunk.get("id"), str) and self.output.response_id is None:
             self.output.response_id = chunk["id"]
         usage = chunk.get("usage")

@@ -1,9 +1,11 @@
 """The outbox: a queue-backed writer so a client that stops reading never blocks the server.
 
-pygls' ``StdoutWriter`` writes and flushes on the event-loop thread (PYGLS_NOTES gotcha 2): a
-full pipe would stall the whole loop, the model stream and every session. ``Outbox.write``
-only appends to a queue; a daemon thread drains it to the stream in order, batching what has
-piled up into one write. Knows nothing of LSP or JSON. Must not import anything above ``lsp/``.
+pygls' ``StdoutWriter`` (``pygls/io_.py``) writes and flushes on the event-loop thread: when
+the client stops reading, the pipe fills, the write blocks, and with it the whole loop, the
+model stream and every session (docs/architecture.md, "pygls' IO loop is replaced").
+``Outbox.write`` only appends to a queue; a daemon thread drains it to the stream in order,
+batching what has piled up into one write. Knows nothing of LSP or JSON. Must not import
+anything above ``lsp/``.
 """
 
 from __future__ import annotations

@@ -317,7 +317,7 @@ class PiApi:
         if hosted.running:
             raise request_failed("The session is running; abort it or wait before compacting.")
         try:
-            hosted.setup.configure(hosted.agent)
+            hosted.configure()
         except SetupError as exc:
             raise request_failed(str(exc)) from None
         try:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Literal
 
 from lsprotocol import types
@@ -19,17 +19,14 @@ from ...agent import Agent
 from ...agent.messages import AgentMessage, user_message
 from ...agent.types import (
     AgentEndEvent,
-    AgentLoopTurnUpdate,
     MessageEndEvent,
     ToolExecutionEndEvent,
     TurnEndEvent,
 )
 from ...ai import AssistantMessage, TextContent, UserMessage
-from ...ai.events import RetryInfo
-from ...ai.thinking import THINKING_LEVELS
 from ...ai.types import now_ms
 from ...review import CheckpointStore
-from ...sessions.agent_session import AgentSession
+from ...runtime import ConfigError, ConfiguredSession
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ...wire import event_wire, message_wire, queue_wire
 from ..bridge import ClientBridge
@@ -43,8 +40,8 @@ from ..protocol.models import (
     StateResult,
     UsageTotals,
 )
-from ..settings import ClientFeatures
-from .agent_setup import AgentSetup, choose_model
+from ..settings import ClientFeatures, Settings
+from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel
 from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
@@ -58,15 +55,15 @@ ABORT_GRACE = 2.0
 class HostedSession:
     def __init__(
         self,
-        session: AgentSession,
-        setup: AgentSetup,
+        session: ConfiguredSession,
         permissions: BashPermissions,
         *,
         bridge: ClientBridge,
         features: ClientFeatures,
+        settings: Callable[[], Settings],
     ) -> None:
         self.session = session
-        self.setup = setup
+        self.settings = settings
         self.permissions = permissions
         self.bridge = bridge
         self.id = session.session_id
@@ -89,8 +86,6 @@ class HostedSession:
         """``id(message)`` → the ``seq`` of the ``message_end`` that carried it (this run)."""
         self.plain = None if features.events else PlainAnswers(bridge, session)
         """Final answers as messages, for a client that shows no ``pi/event``."""
-        self._run_provider: str | None = None
-        session.agent.prepare_next_turn = self._next_turn
 
     @property
     def agent(self) -> Agent:
@@ -158,9 +153,6 @@ class HostedSession:
             return {"type": "agent_end", "messageRefs": refs}
         return wire
 
-    def on_retry(self, info: RetryInfo) -> None:
-        self._on_event(info)
-
     # --------------------------------------------------------------------------- runs
 
     def submit(self, message: AgentMessage, deliver_as: DeliverAs | None) -> Delivered:
@@ -182,9 +174,8 @@ class HostedSession:
                 return "followUp"
             self.agent.steer(message)
             return "steer"
-        self.setup.configure(self.agent)
+        self.configure()
         message = self._with_review_notes(message)
-        self._run_provider = self.agent.state.model.provider
         token = CURRENT_SIGNAL.set(lambda: self.agent.signal)
         session_token = CURRENT_SESSION.set(self.id)
         try:
@@ -269,30 +260,22 @@ class HostedSession:
         elif self.plain is None:
             self.plain = PlainAnswers(self.bridge, self.session)
 
-    def _next_turn(self, signal: Any) -> AgentLoopTurnUpdate | None:
-        """Before each further model call of a run: a model chosen meanwhile with
-        ``pi/setModel`` takes over (another provider only from the next run, whose key and
-        transport are set up at its start)."""
-        state = self.agent.state
-        if state.model.provider != self._run_provider:
-            return None
-        return AgentLoopTurnUpdate(model=state.model, thinking_level=state.thinking_level)
+    def configure(self) -> None:
+        """The current settings, for the next run (``SetupError`` names a bad one)."""
+        try:
+            self.session.configure(run_config(self.settings()))
+        except ConfigError as exc:
+            raise setup_error(exc) from None
 
     def set_model(self, provider: str | None, model_id: str, thinking: str | None) -> None:
         """``pi/setModel``: this session only, from its next model call (``SetupError`` /
         ``ValueError`` when the model or level is not usable)."""
-        setup = self.setup
-        if provider is None:
-            provider = self.agent.state.model.provider
-        choice = choose_model(setup.settings(), provider, model_id)
-        if thinking is not None and thinking not in THINKING_LEVELS:
-            raise ValueError(f"unknown thinkingLevel {thinking!r}")
-        setup.choice = (provider, model_id)
-        if thinking is not None:
-            setup.choice_thinking = thinking
-        self.session.choose_model(choice.model, thinking)
-        if not self.running:
-            setup.configure(self.agent)
+        try:
+            self.session.select_model(
+                provider, model_id, thinking, config=run_config(self.settings())
+            )
+        except ConfigError as exc:
+            raise setup_error(exc, "pi/setModel") from None
 
     def _run_done(self, task: asyncio.Task[None], progress: RunProgress) -> None:
         progress.end("aborted" if self._was_aborted() else "done")
@@ -313,7 +296,7 @@ class HostedSession:
         """Abort the run (model stream, pending prompt, tool processes); True if one ran."""
         was_running = self.running
         self.session.abort()
-        self.setup.registry.kill_all()
+        self.session.kill_processes()
         return was_running
 
     async def stop(self) -> None:
@@ -322,7 +305,7 @@ class HostedSession:
         task = self.run_task
         if task is not None and not task.done():
             await asyncio.wait({task}, timeout=ABORT_GRACE)
-        self.setup.registry.kill_all()
+        self.session.kill_processes()
         self.channel.flush()
         file = self.session.file
         if file is not None:
@@ -461,7 +444,7 @@ class HostedSession:
         and close the provider client."""
         await self.stop()
         self.close()
-        await self.setup.aclose()
+        await self.session.aclose()
 
 
 def _streamed(block: Any) -> Any:

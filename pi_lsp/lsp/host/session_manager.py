@@ -8,21 +8,20 @@ without a ``sessionId``. Runs of different sessions are independent tasks.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types
 
-from ...ai.thinking import THINKING_LEVELS
+from ...runtime import create_agent_session
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
-from ...sessions.agent_session import AgentSession
+from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
 from ..protocol.models import SessionSummary
 from ..settings import ClientFeatures, Settings
-from .agent_setup import AgentSetup, SetupError
+from .agent_setup import run_config
 from .hosted import HostedSession
 from .permissions import BashPermissions, SecurityContext
 
@@ -68,28 +67,28 @@ class SessionManager:
     # ------------------------------------------------------------------------ create
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
-        setup = AgentSetup(self.workspace, self.settings, sandbox=self.security)
         permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
-        agent = setup.new_agent(permissions.before_tool_call)
-        session = AgentSession.resume(agent, file) if resume else AgentSession(agent, file)
+        # a bad setting does not stop the session: it is reported when a run is asked for
+        session = create_agent_session(
+            run_config(self.settings()),
+            self.workspace,
+            file=file,
+            resume=resume,
+            before_tool_call=permissions.before_tool_call,
+            sandbox=self.security,
+        )
         hosted = HostedSession(
-            session, setup, permissions, bridge=self.bridge, features=self.features
+            session,
+            permissions,
+            bridge=self.bridge,
+            features=self.features,
+            settings=self.settings,
         )
         hosted.review = self.review
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
-        setup.retry_listener = hosted.on_retry
         permissions.session_id = hosted.id
-        saved = session.saved_model_choice() if resume else None
-        if saved is not None:  # the session chose its own model: it keeps it
-            setup.choice = saved[0], saved[1]
-            if saved[2] in THINKING_LEVELS:
-                setup.choice_thinking = saved[2]
-        # so pi/state shows the configured model before the first run; a bad setting is
-        # reported when a run is asked for
-        with contextlib.suppress(SetupError):
-            setup.configure(agent)
         self.sessions[hosted.id] = hosted
         self._unload_idle(keep=hosted)
         return hosted
@@ -202,25 +201,23 @@ class SessionManager:
     # ---------------------------------------------------------------------- shutdown
 
     async def stop_all(self) -> None:
-        """Abort every run (≤ 2 s), kill tool processes, flush every session file, close
-        the provider clients."""
+        """Abort every run (≤ 2 s), kill tool processes, flush every session file and release
+        its lock (a server started next in this process may open it), close the provider
+        clients."""
         sessions = list(self.sessions.values())
         if sessions:
             await asyncio.gather(*(h.stop() for h in sessions), return_exceptions=True)
-            await asyncio.gather(*(h.setup.aclose() for h in sessions), return_exceptions=True)
+            for hosted in sessions:
+                hosted.close()
+            await asyncio.gather(*(h.session.aclose() for h in sessions), return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
 
 
 def _title(hosted: HostedSession) -> str:
-    for message in hosted.agent.state.messages:
-        if getattr(message, "role", None) == "user":
-            content = message.content  # type: ignore[union-attr]
-            text = (
-                content
-                if isinstance(content, str)
-                else " ".join(getattr(b, "text", "") for b in content)
-            )
-            flat = " ".join(text.split())
-            return flat[:80] or "(no messages)"
-    return "(no messages)"
+    """A live session's title, cut as a saved one's is (``sessions.store.session_title``)."""
+    first = next(
+        (m for m in hosted.agent.state.messages if getattr(m, "role", None) == "user"), None
+    )
+    prompt = prompt_text(getattr(first, "content", None))
+    return session_title(prompt, hosted.session.tree.name)

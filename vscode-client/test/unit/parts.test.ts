@@ -84,6 +84,7 @@ describe('settings mapping', () => {
   });
   test('the key variable: apiKeyEnv if valid, else the provider default', () => {
     assert.equal(apiKeyVariable('openai', undefined), 'OPENAI_API_KEY');
+    assert.equal(apiKeyVariable('google', undefined), 'GEMINI_API_KEY');
     assert.equal(apiKeyVariable('anthropic', 'MY_KEY'), 'MY_KEY');
     assert.equal(apiKeyVariable('anthropic', 'bad name; rm'), 'ANTHROPIC_API_KEY');
     assert.equal(apiKeyVariable('faux', undefined), undefined);

@@ -8,7 +8,14 @@ local warn = h.warn or h.report_warn or vim.fn["health#report_warn"]
 local err = h.error or h.report_error or vim.fn["health#report_error"]
 local info = h.info or h.report_info or vim.fn["health#report_info"]
 
-local KEY_VARS = { openai = "OPENAI_API_KEY", anthropic = "ANTHROPIC_API_KEY", google = "GEMINI_API_KEY" }
+-- provider -> the variables its key is read from, in the server's order (ai/env_keys.py)
+local KEY_VARS = {
+  openai = { "OPENAI_API_KEY" },
+  anthropic = { "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY" },
+  google = { "GEMINI_API_KEY", "GOOGLE_API_KEY" },
+  openrouter = { "OPENROUTER_API_KEY" },
+  groq = { "GROQ_API_KEY" },
+}
 
 function M.check()
   local opts = require("pi.config").options
@@ -29,9 +36,14 @@ function M.check()
   local provider = opts.settings.provider
   if provider then ok("provider: " .. provider .. (opts.settings.model and (" / " .. opts.settings.model) or ""))
   else warn("no settings.provider (the server's default applies)") end
-  local var = opts.settings.apiKeyEnv or KEY_VARS[provider or ""]
-  if var then
-    if (os.getenv(var) or "") ~= "" then ok(var .. " is set") else warn(var .. " is not set") end
+  if opts.settings.api then info("api: " .. opts.settings.api) end
+  local vars = opts.settings.apiKeyEnv and { opts.settings.apiKeyEnv } or KEY_VARS[provider or ""]
+  if vars then
+    local set
+    for _, var in ipairs(vars) do
+      if not set and (os.getenv(var) or "") ~= "" then set = var end
+    end
+    if set then ok(set .. " is set") else warn(table.concat(vars, " or ") .. " is not set") end
   elseif provider then
     info("provider " .. provider .. " needs no key variable")
   end

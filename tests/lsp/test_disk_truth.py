@@ -8,15 +8,15 @@ from pathlib import Path
 
 from .conftest import Start
 from .harness import NVIM_011, text_reply, tool_reply
-from .test_e2e_edits import EDIT, faux, result_text
+from .test_editor_files import EDIT, faux, result_text
 
 DISK = "def f():\n    return 1\n"
 
 
 async def test_a_clean_buffer_is_saved_and_says_so(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         capabilities=NVIM_011, pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("ok"))
     )
     h.open(workspace / "a.py")
@@ -27,7 +27,7 @@ async def test_a_clean_buffer_is_saved_and_says_so(
 
 
 async def test_unsaved_user_changes_keep_the_change_in_the_buffer_and_bash_is_told(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     script = faux(
         tmp_path,
@@ -36,7 +36,7 @@ async def test_unsaved_user_changes_keep_the_change_in_the_buffer_and_bash_is_to
         text_reply("ok"),
         permissions={"bash": "allow"},
     )
-    h = await pi(capabilities=NVIM_011, pi=script)
+    h = await pi_in_process(capabilities=NVIM_011, pi=script)
     uri = h.open(workspace / "a.py", "# mine\n" + DISK)
     sid = await h.run("change it and test")
     edit_end, bash_end = h.tool_ends(sid)

@@ -24,7 +24,7 @@ def _folders_event(
 
 
 async def test_added_folder_becomes_reachable_and_removed_one_does_not(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     other = tmp_path / "other"
     other.mkdir()
@@ -34,7 +34,7 @@ async def test_added_folder_becomes_reachable_and_removed_one_does_not(
         tmp_path / "script.json",
         [read_b, text_reply("no"), read_b, text_reply("yes"), read_b, text_reply("no again")],
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
 
     sid = await h.run("read b before the folder is added")
     (refused,) = h.tool_ends(sid)

@@ -16,7 +16,7 @@ from tests.support.http_server import ScriptedHTTPServer
 from .conftest import Start, http_settings
 from .harness import NVIM_011, VSCODE, text_reply, tool_reply
 from .openai_sse import response, text_events, tool_events
-from .test_e2e_edits import EDIT, faux
+from .test_editor_files import EDIT, faux
 
 SOURCE = "def f():\n    return 1\n"
 
@@ -32,8 +32,10 @@ async def _edited(pi: Start, tmp_path: Path, workspace: Path, client: str) -> tu
     return h, uri, sid
 
 
-async def test_an_edit_becomes_a_pending_hunk(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h, uri, sid = await _edited(pi, tmp_path, workspace, VSCODE)
+async def test_an_edit_becomes_a_pending_hunk(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h, uri, sid = await _edited(pi_in_process, tmp_path, workspace, VSCODE)
     (update,) = _updates(h, sid)
     snapshot = await h.call("pi/review", {"sessionId": sid})
     assert snapshot["files"] == update["files"]
@@ -58,9 +60,9 @@ async def test_an_edit_becomes_a_pending_hunk(pi: Start, tmp_path: Path, workspa
 
 @pytest.mark.parametrize("client", [VSCODE, NVIM_011])
 async def test_typing_above_moves_the_hunk_and_undo_spares_it(
-    pi: Start, tmp_path: Path, workspace: Path, client: str
+    pi_in_process: Start, tmp_path: Path, workspace: Path, client: str
 ) -> None:
-    h, uri, sid = await _edited(pi, tmp_path, workspace, client)
+    h, uri, sid = await _edited(pi_in_process, tmp_path, workspace, client)
     (hunk,) = (await h.call("pi/review", {"sessionId": sid}))["files"][0]["hunks"]
     h.set_text(uri, "# mine\n" + h.docs[uri][1])
     result = await h.call(
@@ -72,9 +74,9 @@ async def test_typing_above_moves_the_hunk_and_undo_spares_it(
 
 
 async def test_typing_inside_makes_the_undo_a_conflict(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h, uri, sid = await _edited(pi, tmp_path, workspace, VSCODE)
+    h, uri, sid = await _edited(pi_in_process, tmp_path, workspace, VSCODE)
     (hunk,) = (await h.call("pi/review", {"sessionId": sid}))["files"][0]["hunks"]
     typed = "def f():\n    return 2  # mine\n"
     h.set_text(uri, typed)
@@ -89,12 +91,12 @@ async def test_typing_inside_makes_the_undo_a_conflict(
 
 
 async def test_the_undo_reaches_the_models_next_request(
-    pi: Start, srv: ScriptedHTTPServer, workspace: Path
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path
 ) -> None:
     srv.enqueue(response(tool_events([("edit", EDIT)])))
     srv.enqueue(response(text_events("done")))
     srv.enqueue(response(text_events("understood")))
-    h = await pi(capabilities=VSCODE, pi=http_settings(srv))
+    h = await pi_in_process(capabilities=VSCODE, pi=http_settings(srv))
     uri = h.open(workspace / "a.py", SOURCE)
     sid = await h.run("change it")
     (hunk,) = (await h.call("pi/review", {"sessionId": sid}))["files"][0]["hunks"]
@@ -114,7 +116,7 @@ async def test_the_undo_reaches_the_models_next_request(
 
 
 async def test_changes_unchecked_in_the_preview_are_told_to_the_model(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     source = "def f():\n    return 1\n\n\ndef h():\n    return 3\n"
     two = {
@@ -124,7 +126,7 @@ async def test_changes_unchecked_in_the_preview_are_told_to_the_model(
             {"oldText": "return 3", "newText": "return 4"},
         ],
     }
-    h = await pi(
+    h = await pi_in_process(
         capabilities=VSCODE,
         pi=faux(tmp_path, tool_reply("edit", two), text_reply("ok"), edits="confirm"),
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 from .conftest import Start
 from .harness import NVIM_011, VSCODE, text_reply, tool_reply
-from .test_e2e_edits import EDIT, faux, result_text
+from .test_editor_files import EDIT, faux, result_text
 
 SOURCE = "import os\n\n\ndef f():\n    return 1\n"
 
@@ -38,18 +38,18 @@ async def _confirm_run(h: Any, uri: str, typed: str) -> dict[str, Any]:
 
 
 async def test_typing_in_a_distant_region_is_merged(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h, uri = await _confirming(pi, tmp_path, workspace)
+    h, uri = await _confirming(pi_in_process, tmp_path, workspace)
     end = await _confirm_run(h, uri, SOURCE.replace("import os", "import sys"))
     assert end["isError"] is False, result_text(end)
     assert h.docs[uri][1] == "import sys\n\n\ndef f():\n    return 2\n"
 
 
 async def test_an_overlap_is_refused_with_the_current_text(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h, uri = await _confirming(pi, tmp_path, workspace)
+    h, uri = await _confirming(pi_in_process, tmp_path, workspace)
     typed = SOURCE.replace("return 1", "return 1  # mine")
     end = await _confirm_run(h, uri, typed)
     assert end["isError"] is True
@@ -80,9 +80,9 @@ def _write_script(tmp_path: Path, content: str) -> dict[str, Any]:
 
 
 async def test_write_after_a_user_change_keeps_the_user_text(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h, uri, sid = await _read_first(pi, tmp_path, workspace)
+    h, uri, sid = await _read_first(pi_in_process, tmp_path, workspace)
     h.set_text(uri, "# typed by the user\n" + SOURCE)
     await h.run("now write it", sessionId=sid)
     (_, end) = h.tool_ends(sid)
@@ -91,9 +91,9 @@ async def test_write_after_a_user_change_keeps_the_user_text(
 
 
 async def test_write_over_the_users_lines_is_refused(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h, uri, sid = await _read_first(pi, tmp_path, workspace)
+    h, uri, sid = await _read_first(pi_in_process, tmp_path, workspace)
     typed = SOURCE.replace("return 1", "return 3  # mine")
     h.set_text(uri, typed)
     await h.run("now write it", sessionId=sid)

@@ -1,7 +1,7 @@
 """``clientCapabilities.compactEvents``: ``turn_end`` / ``agent_end`` name the messages already
 sent (the ``seq`` of their ``message_end``) instead of repeating them, and an assistant
 ``message_end`` leaves out the text its deltas brought; without the capability the full form
-is unchanged (tests/lsp/test_e2e_trace.py)."""
+is unchanged (tests/lsp/test_trace.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .conftest import Start
 from .harness import text_reply, tool_reply, write_script
 
 
-async def test_turn_end_and_agent_end_carry_refs(pi: Start, tmp_path: Path) -> None:
+async def test_turn_end_and_agent_end_carry_refs(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "script.json",
         [
@@ -21,7 +21,7 @@ async def test_turn_end_and_agent_end_carry_refs(pi: Start, tmp_path: Path) -> N
         ],
         chunkSize=4,
     )
-    h = await pi(
+    h = await pi_in_process(
         pi={
             "provider": "faux",
             "fauxScript": str(script),
@@ -67,9 +67,11 @@ async def test_turn_end_and_agent_end_carry_refs(pi: Start, tmp_path: Path) -> N
     assert [p["event"] for p in replay["events"]] == [e["event"] for e in events]
 
 
-async def test_without_the_capability_the_full_form_is_sent(pi: Start, tmp_path: Path) -> None:
+async def test_without_the_capability_the_full_form_is_sent(
+    pi_in_process: Start, tmp_path: Path
+) -> None:
     script = write_script(tmp_path / "script.json", [text_reply("Hello.")])
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("hi")
     events = [e["event"] for e in h.session_events(sid)]
     turn_end = next(e for e in events if e["type"] == "turn_end")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.support.http_server import Pause, ScriptedHTTPServer
 
 from .conftest import Start, http_settings
@@ -13,11 +15,11 @@ from .harness import start, stop, text_reply, write_script
 from .openai_sse import response, text_events, tool_events
 
 
-async def test_two_sessions_run_at_once(pi: Start, srv: ScriptedHTTPServer) -> None:
+async def test_two_sessions_run_at_once(pi_in_process: Start, srv: ScriptedHTTPServer) -> None:
     gate = Pause(asyncio.Event())
     srv.enqueue(response(text_events("A finishes last", 3), gate=gate))
     srv.enqueue(response(text_events("B finishes first")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     a = (await h.call("pi/prompt", {"text": "a"}))["sessionId"]
     await srv.wait_for_requests(1)
     b_session = (await h.call("pi/newSession"))["sessionId"]
@@ -33,12 +35,12 @@ async def test_two_sessions_run_at_once(pi: Start, srv: ScriptedHTTPServer) -> N
     assert next(e["seq"] for e in h.session_events(b)) == 1
 
 
-async def test_list_resume_and_fork(pi: Start, tmp_path: Path) -> None:
+async def test_list_resume_and_fork(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "s.json",
         [text_reply("first answer"), text_reply("second answer"), text_reply("forked answer")],
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("first question")
     await h.run("second question", sessionId=sid)
     listed = (await h.call("pi/sessions"))["sessions"]
@@ -61,12 +63,37 @@ async def test_list_resume_and_fork(pi: Start, tmp_path: Path) -> None:
     assert forked["messages"][1]["content"][0]["text"] == "first answer"
 
 
-async def test_state_reports_queues(pi: Start, srv: ScriptedHTTPServer) -> None:
+async def test_a_session_has_one_title_live_and_saved(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    """Listed while its first answer streams (not written yet) and after (read back from its
+    file), a session shows the same title, cut once (sessions.store.session_title)."""
+    gate = Pause(asyncio.Event())
+    srv.enqueue(response(text_events("an answer", 3), gate=gate))
+    h = await pi_in_process(pi=http_settings(srv))
+    prompt = "  please look at\n the failing test in " + "tests/lsp/test_sessions.py " * 6
+    sid = (await h.call("pi/prompt", {"text": prompt}))["sessionId"]
+    await h.wait_event(sid, "message_update")
+
+    async def title() -> str:
+        (info,) = [s for s in (await h.call("pi/sessions"))["sessions"] if s["sessionId"] == sid]
+        return str(info["title"])
+
+    live = await title()
+    assert live.startswith("please look at the failing test in tests/lsp/")
+    assert live.endswith("…")
+    assert len(live) == 80
+    gate.event.set()
+    await h.wait_event(sid, "agent_end")
+    assert await title() == live
+
+
+async def test_state_reports_queues(pi_in_process: Start, srv: ScriptedHTTPServer) -> None:
     gate = Pause(asyncio.Event())
     srv.enqueue(response(text_events("x", 2), gate=gate))
     srv.enqueue(response(text_events("y")))
     srv.enqueue(response(text_events("z")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
     await h.wait_event(sid, "message_update")
     await h.call("pi/steer", {"sessionId": sid, "text": "s"})
@@ -88,13 +115,13 @@ async def test_state_reports_queues(pi: Start, srv: ScriptedHTTPServer) -> None:
 
 
 async def test_pi_compact_summarises_the_session_and_a_resume_starts_from_the_summary(
-    pi: Start, tmp_path: Path
+    pi_in_process: Start, tmp_path: Path
 ) -> None:
     big = "word " * 6000
     responses = [text_reply(big) for _ in range(5)]
     responses += [text_reply("## Goal\nSummary of the conversation.")] * 2  # history + split turn
     script = write_script(tmp_path / "s.json", responses)
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("one " * 3000)
     for i in range(4):
         await h.run(f"more {i} " + "x " * 3000, sessionId=sid)
@@ -110,6 +137,7 @@ async def test_pi_compact_summarises_the_session_and_a_resume_starts_from_the_su
     assert resumed["messages"][0]["role"] == "compactionSummary"
 
 
+@pytest.mark.e2e  # kill -9 of the server process
 async def test_kill_9_mid_stream_then_resume(
     workspace: Path, data_dir: Path, srv: ScriptedHTTPServer
 ) -> None:
@@ -162,12 +190,12 @@ async def test_kill_9_mid_stream_then_resume(
 
 
 async def test_prompt_during_a_manual_compaction_runs_after_it(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     big = "word " * 6000
     for _ in range(5):
         srv.enqueue(response(text_events(big, 2)))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = await h.run("one " * 3000)
     for i in range(4):
         await h.run(f"more {i} " + "x " * 3000, sessionId=sid)
@@ -188,13 +216,15 @@ async def test_prompt_during_a_manual_compaction_runs_after_it(
     assert end["messages"][-1]["content"][0]["text"] == "after compaction"
 
 
-async def test_a_session_that_cannot_be_saved_says_so_once(pi: Start, tmp_path: Path) -> None:
+async def test_a_session_that_cannot_be_saved_says_so_once(
+    pi_in_process: Start, tmp_path: Path
+) -> None:
     """Issue 10 item 2: an unwritable data directory is reported once (window/showMessage)
     and in pi/state, while the conversation goes on."""
     blocked = tmp_path / "not-a-directory"
     blocked.write_text("a file where the data directory should be")
     script = write_script(tmp_path / "s.json", [text_reply("one"), text_reply("two")])
-    h = await pi(
+    h = await pi_in_process(
         pi={"provider": "faux", "fauxScript": str(script)}, env={"PI_LSP_DATA_DIR": str(blocked)}
     )
     sid = await h.run("first")

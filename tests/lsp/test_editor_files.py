@@ -25,8 +25,12 @@ def result_text(end: dict[str, Any]) -> str:
     return "".join(b.get("text", "") for b in end["result"]["content"])
 
 
-async def test_read_sees_the_unsaved_buffer(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("read", {"path": "a.py"}), text_reply("ok")))
+async def test_read_sees_the_unsaved_buffer(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi_in_process(
+        pi=faux(tmp_path, tool_reply("read", {"path": "a.py"}), text_reply("ok"))
+    )
     h.open(workspace / "a.py", "def f():\n    return 'unsaved'\n")
     sid = await h.run("read a.py")
     (end,) = h.tool_ends(sid)
@@ -36,9 +40,9 @@ async def test_read_sees_the_unsaved_buffer(pi: Start, tmp_path: Path, workspace
 
 @pytest.mark.parametrize("client", [VSCODE, NVIM_07, NVIM_011])
 async def test_edit_lands_in_the_buffer_and_on_disk(
-    pi: Start, tmp_path: Path, workspace: Path, client: str
+    pi_in_process: Start, tmp_path: Path, workspace: Path, client: str
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         capabilities=client, pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"))
     )
     uri = h.open(workspace / "a.py")
@@ -59,8 +63,10 @@ async def test_edit_lands_in_the_buffer_and_on_disk(
     assert (workspace / "a.py").read_text() == "def f():\n    return 2\n"
 
 
-async def test_edit_of_a_file_not_open(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done")))
+async def test_edit_of_a_file_not_open(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi_in_process(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done")))
     sid = await h.run("change it")
     (end,) = h.tool_ends(sid)
     assert end["isError"] is False, result_text(end)
@@ -70,9 +76,9 @@ async def test_edit_of_a_file_not_open(pi: Start, tmp_path: Path, workspace: Pat
 
 
 async def test_rejected_edit_is_an_error_and_nothing_is_written(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("sorry")))
+    h = await pi_in_process(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("sorry")))
     h.edit_answer = lambda p: types.ApplyWorkspaceEditResult(
         applied=False, failure_reason="the user pressed Esc"
     )
@@ -86,7 +92,7 @@ async def test_rejected_edit_is_an_error_and_nothing_is_written(
 
 
 async def test_two_edits_to_one_file_in_one_batch(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     first = {"path": "a.py", "edits": [{"oldText": "def f():", "newText": "def g():"}]}
     second = {"path": "a.py", "edits": [{"oldText": "return 1", "newText": "return 3"}]}
@@ -96,7 +102,7 @@ async def test_two_edits_to_one_file_in_one_batch(
             {"type": "toolCall", "name": "edit", "arguments": second},
         ]
     }
-    h = await pi(pi=faux(tmp_path, batch, text_reply("both done")))
+    h = await pi_in_process(pi=faux(tmp_path, batch, text_reply("both done")))
     uri = h.open(workspace / "a.py")
     sid = await h.run("rename and change")
     ends = h.tool_ends(sid)
@@ -108,9 +114,11 @@ async def test_two_edits_to_one_file_in_one_batch(
 
 
 @pytest.mark.parametrize("client", [VSCODE, NVIM_07])
-async def test_new_file_via_write(pi: Start, tmp_path: Path, workspace: Path, client: str) -> None:
+async def test_new_file_via_write(
+    pi_in_process: Start, tmp_path: Path, workspace: Path, client: str
+) -> None:
     args = {"path": "pkg/new.py", "content": "print('hi')\n"}
-    h = await pi(
+    h = await pi_in_process(
         capabilities=client, pi=faux(tmp_path, tool_reply("write", args), text_reply("written"))
     )
     sid = await h.run("create it")
@@ -126,9 +134,11 @@ async def test_new_file_via_write(pi: Start, tmp_path: Path, workspace: Path, cl
         assert h.edits == []
 
 
-async def test_write_replaces_an_open_buffer(pi: Start, tmp_path: Path, workspace: Path) -> None:
+async def test_write_replaces_an_open_buffer(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
     args = {"path": "a.py", "content": "x = 1\n"}
-    h = await pi(pi=faux(tmp_path, tool_reply("write", args), text_reply("ok")))
+    h = await pi_in_process(pi=faux(tmp_path, tool_reply("write", args), text_reply("ok")))
     uri = h.open(workspace / "a.py")
     sid = await h.run("overwrite")
     (end,) = h.tool_ends(sid)
@@ -138,9 +148,9 @@ async def test_write_replaces_an_open_buffer(pi: Start, tmp_path: Path, workspac
 
 
 async def test_unsaved_user_changes_are_never_written_to_disk(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done")))
+    h = await pi_in_process(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done")))
     uri = h.open(workspace / "a.py", "# my unsaved note\ndef f():\n    return 1\n")
     sid = await h.run("change it")
     (end,) = h.tool_ends(sid)
@@ -149,8 +159,10 @@ async def test_unsaved_user_changes_are_never_written_to_disk(
     assert (workspace / "a.py").read_text() == "def f():\n    return 1\n"
 
 
-async def test_save_documents_capability(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(
+async def test_save_documents_capability(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi_in_process(
         pi=faux(
             tmp_path,
             tool_reply("edit", EDIT),
@@ -172,9 +184,9 @@ async def test_save_documents_capability(pi: Start, tmp_path: Path, workspace: P
     ],
 )
 async def test_a_write_outside_the_workspace_is_refused_and_nothing_is_sent(
-    pi: Start, tmp_path: Path, workspace: Path, args: dict[str, Any]
+    pi_in_process: Start, tmp_path: Path, workspace: Path, args: dict[str, Any]
 ) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("write", args), text_reply("refused")))
+    h = await pi_in_process(pi=faux(tmp_path, tool_reply("write", args), text_reply("refused")))
     sid = await h.run("escape")
     (end,) = h.tool_ends(sid)
     assert end["isError"] is True
@@ -184,12 +196,14 @@ async def test_a_write_outside_the_workspace_is_refused_and_nothing_is_sent(
 
 
 async def test_symlink_out_of_the_workspace_is_refused(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("top secret")
     (workspace / "link.txt").symlink_to(secret)
-    h = await pi(pi=faux(tmp_path, tool_reply("read", {"path": "link.txt"}), text_reply("no")))
+    h = await pi_in_process(
+        pi=faux(tmp_path, tool_reply("read", {"path": "link.txt"}), text_reply("no"))
+    )
     sid = await h.run("read the link")
     (end,) = h.tool_ends(sid)
     assert end["isError"] is True
@@ -197,9 +211,11 @@ async def test_symlink_out_of_the_workspace_is_refused(
 
 
 async def test_confirm_mode_with_change_annotations(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"))
+    h = await pi_in_process(
+        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm")
+    )
     h.open(workspace / "a.py")
     await h.run("change it")
     (params,) = h.edits
@@ -211,9 +227,9 @@ async def test_confirm_mode_with_change_annotations(
 
 
 async def test_confirm_mode_without_annotations_asks_first(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         capabilities=NVIM_011,
         pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"),
     )
@@ -231,9 +247,9 @@ async def test_confirm_mode_without_annotations_asks_first(
 
 
 async def test_a_buffer_changed_during_confirmation_is_stale(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         capabilities=NVIM_011,
         pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), edits="confirm"),
     )
@@ -252,8 +268,12 @@ async def test_a_buffer_changed_during_confirmation_is_stale(
     assert h.docs[uri][1].endswith("# typed meanwhile\n")
 
 
-async def test_follow_edits_shows_the_document(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), followEdits=True))
+async def test_follow_edits_shows_the_document(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    h = await pi_in_process(
+        pi=faux(tmp_path, tool_reply("edit", EDIT), text_reply("done"), followEdits=True)
+    )
     uri = h.open(workspace / "a.py")
     await h.run("change it")
     (shown,) = await h.wait_for(lambda: h.client.shown_documents)

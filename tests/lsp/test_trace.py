@@ -28,7 +28,7 @@ def rebuild(events: list[dict[str, Any]]) -> list[str]:
     return texts
 
 
-async def test_two_turn_trace(pi: Start, tmp_path: Path, workspace: Path) -> None:
+async def test_two_turn_trace(pi_in_process: Start, tmp_path: Path, workspace: Path) -> None:
     script = write_script(
         tmp_path / "script.json",
         [
@@ -37,7 +37,7 @@ async def test_two_turn_trace(pi: Start, tmp_path: Path, workspace: Path) -> Non
         ],
         chunkSize=3,
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("What is in a.py?")
     events = h.session_events(sid)
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))

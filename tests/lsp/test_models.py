@@ -17,7 +17,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from tests.support.http_server import Pause, ScriptedHTTPServer
 
 from .conftest import Start, http_settings
-from .harness import NVIM_07, start, stop
+from .harness import NVIM_07, stop
 from .openai_sse import response, text_events, tool_events
 
 
@@ -38,7 +38,7 @@ def session_file(data_dir: Path, sid: str) -> list[dict[str, Any]]:
 
 
 async def test_models_lists_catalog_custom_and_configured(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     custom = {
         "id": "qwen-local",
@@ -48,7 +48,7 @@ async def test_models_lists_catalog_custom_and_configured(
         "input": ["text", "image"],
         "cost": {"input": 1.0, "output": 2.0},
     }
-    h = await pi(pi=http_settings(srv, contextWindow=4096, models=[custom]))
+    h = await pi_in_process(pi=http_settings(srv, contextWindow=4096, models=[custom]))
     result = await h.call("pi/models")
     by_key = {(m["provider"], m["id"]): m for m in result["models"]}
     assert result["current"] == {"provider": "openai-compatible", "id": "test-model"}
@@ -70,10 +70,10 @@ async def test_models_lists_catalog_custom_and_configured(
 
 
 async def test_set_model_is_per_session_reported_at_once_and_survives_settings_and_restart(
-    workspace: Path, data_dir: Path, srv: ScriptedHTTPServer
+    pi_in_process: Start, workspace: Path, data_dir: Path, srv: ScriptedHTTPServer
 ) -> None:
     settings = http_settings(srv)
-    h = await start(workspace, data_dir, capabilities=NVIM_07, pi=settings)
+    h = await pi_in_process(capabilities=NVIM_07, pi=settings)
     try:
         a = (await h.call("pi/newSession"))["sessionId"]
         b = (await h.call("pi/newSession"))["sessionId"]
@@ -111,7 +111,7 @@ async def test_set_model_is_per_session_reported_at_once_and_survives_settings_a
         e["type"] == "thinking_level_change" and e["thinkingLevel"] == "low" for e in entries
     )
 
-    h2 = await start(workspace, data_dir, pi=settings)
+    h2 = await pi_in_process(pi=settings)
     try:
         await h2.call("pi/resumeSession", {"sessionId": a})
         state = await h2.call("pi/state", {"sessionId": a})
@@ -122,12 +122,12 @@ async def test_set_model_is_per_session_reported_at_once_and_survives_settings_a
 
 
 async def test_set_model_mid_run_applies_from_the_next_model_call(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     gate = Pause(asyncio.Event())
     srv.enqueue(response(tool_events([("read", {"path": "a.py"})]), gate=gate, gate_after=1))
     srv.enqueue(response(text_events("done")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/prompt", {"text": "read a.py"}))["sessionId"]
     await srv.wait_for_requests(1)
     state = await h.call(
@@ -141,9 +141,9 @@ async def test_set_model_mid_run_applies_from_the_next_model_call(
 
 
 async def test_set_model_rejects_unknown_models_naming_them(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/newSession"))["sessionId"]
     with pytest.raises(JsonRpcInvalidParams, match="gpt-9000"):
         await h.call("pi/setModel", {"sessionId": sid, "provider": "openai", "model": "gpt-9000"})
@@ -157,10 +157,10 @@ async def test_set_model_rejects_unknown_models_naming_them(
 
 
 async def test_state_reports_usage_totals_and_the_context_meter(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     custom = {"id": "priced", "contextWindow": 32_000, "cost": {"input": 2.0, "output": 10.0}}
-    h = await pi(pi=http_settings(srv, model="priced", models=[custom]))
+    h = await pi_in_process(pi=http_settings(srv, model="priced", models=[custom]))
     sid = (await h.call("pi/newSession"))["sessionId"]
     fresh = await h.call("pi/state", {"sessionId": sid})
     assert fresh["usage"] == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
@@ -177,8 +177,10 @@ async def test_state_reports_usage_totals_and_the_context_meter(
     assert state["contextTokens"] == 1700  # the last request's usage, nothing after it
 
 
-async def test_compaction_triggers_for_a_4k_local_model(pi: Start, srv: ScriptedHTTPServer) -> None:
-    h = await pi(pi=http_settings(srv, contextWindow=4096, maxTokens=512))
+async def test_compaction_triggers_for_a_4k_local_model(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    h = await pi_in_process(pi=http_settings(srv, contextWindow=4096, maxTokens=512))
     sid = (await h.call("pi/newSession"))["sessionId"]
     long = "x" * 2400  # ~600 tokens a prompt
     srv.enqueue(response(with_usage(text_events("ok 1"), 700, 10)))

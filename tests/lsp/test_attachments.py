@@ -41,10 +41,10 @@ def text_of(message: dict[str, Any]) -> str:
 
 
 async def test_attachments_file_selection_diagnostics_and_image(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     (workspace / "b.py").write_text("import os\n\nprint(x)\n", encoding="utf-8")
-    h = await pi(pi=faux(tmp_path, "ok"))
+    h = await pi_in_process(pi=faux(tmp_path, "ok"))
     a_uri = h.open(workspace / "a.py", "def f():\n    return 2  # unsaved\n")
     b_uri = uri_of(workspace / "b.py")
     sel = {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 12}}
@@ -77,10 +77,10 @@ async def test_attachments_file_selection_diagnostics_and_image(
 
 
 async def test_image_for_a_model_without_image_input_becomes_a_note(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     srv.enqueue(response(text_events("ok")))
-    h = await pi(pi=http_settings(srv))  # an unknown local model: text only
+    h = await pi_in_process(pi=http_settings(srv))  # an unknown local model: text only
     message = await user_message(
         h, text="what is this?", attachments=[{"image": {"data": PNG, "mimeType": "image/png"}}]
     )
@@ -90,14 +90,14 @@ async def test_image_for_a_model_without_image_input_becomes_a_note(
 
 
 async def test_at_mentions_attach_workspace_files_and_leave_the_rest(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     (workspace / "pkg").mkdir()
     (workspace / "pkg" / "mod.py").write_text(
         "".join(f"line {n}\n" for n in range(1, 31)), encoding="utf-8"
     )
     (tmp_path / "secret.txt").write_text("outside", encoding="utf-8")
-    h = await pi(pi=faux(tmp_path, "ok"))
+    h = await pi_in_process(pi=faux(tmp_path, "ok"))
     prompt = (
         "Compare @a.py, @pkg/mod.py#L10-12 and @pkg/mod.py#L20 — ping @alice "
         "about @../secret.txt and @pkg."
@@ -113,10 +113,10 @@ async def test_at_mentions_attach_workspace_files_and_leave_the_rest(
 
 
 async def test_large_attachments_are_cut_with_a_note_to_read(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     (workspace / "big.log").write_text("".join(f"row {n}\n" for n in range(5000)), encoding="utf-8")
-    h = await pi(pi=faux(tmp_path, "ok"))
+    h = await pi_in_process(pi=faux(tmp_path, "ok"))
     text = text_of(await user_message(h, text="summarise @big.log"))
     assert "row 1999" in text
     assert "row 2000\n" not in text
@@ -124,9 +124,9 @@ async def test_large_attachments_are_cut_with_a_note_to_read(
 
 
 async def test_unreadable_attachment_is_an_error_naming_it(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, "ok"))
+    h = await pi_in_process(pi=faux(tmp_path, "ok"))
     missing = uri_of(workspace / "missing.py")
     with pytest.raises(JsonRpcInvalidParams, match=r"missing\.py"):
         await h.call("pi/prompt", {"text": "x", "attachments": [{"uri": missing}]})
@@ -135,11 +135,11 @@ async def test_unreadable_attachment_is_an_error_naming_it(
 
 
 async def test_diagnostic_code_action_attaches_the_surrounding_code(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     long = "".join(f"value_{n} = {n}\n" for n in range(300))
     (workspace / "long.py").write_text(long, encoding="utf-8")
-    h = await pi(pi=faux(tmp_path, "fixed", "fixed"))
+    h = await pi_in_process(pi=faux(tmp_path, "fixed", "fixed"))
     for name, line in (("a.py", 1), ("long.py", 150)):
         uri = h.open(workspace / name)
         span = {"start": {"line": line, "character": 4}, "end": {"line": line, "character": 5}}

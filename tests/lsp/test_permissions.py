@@ -37,9 +37,9 @@ async def run_with_answer(h: Harness, answer: Any) -> str:
 
 @pytest.mark.parametrize("answer", ["Deny", None, JsonRpcInternalError("no UI here")])
 async def test_deny_dismiss_or_error_blocks_the_command(
-    pi: Start, tmp_path: Path, workspace: Path, answer: Any
+    pi_in_process: Start, tmp_path: Path, workspace: Path, answer: Any
 ) -> None:
-    h = await pi(pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok")))
+    h = await pi_in_process(pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok")))
     sid = await run_with_answer(h, answer)
     (end,) = h.tool_ends(sid)
     assert end["isError"] is True
@@ -56,8 +56,8 @@ async def test_deny_dismiss_or_error_blocks_the_command(
     ]
 
 
-async def test_allow_runs_it_once(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(
+async def test_allow_runs_it_once(pi_in_process: Start, tmp_path: Path, workspace: Path) -> None:
+    h = await pi_in_process(
         pi=faux(tmp_path, bash("echo hi > ran.txt"), bash("echo again > two.txt"), text_reply("ok"))
     )
     await h.prompt_answers.put("Allow")
@@ -70,9 +70,9 @@ async def test_allow_runs_it_once(pi: Start, tmp_path: Path, workspace: Path) ->
 
 
 async def test_always_allow_holds_for_the_session(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(
             tmp_path,
             bash("echo 1 > one.txt"),
@@ -98,9 +98,9 @@ async def test_always_allow_holds_for_the_session(
 
 @pytest.mark.parametrize(("mode", "ran"), [("allow", True), ("deny", False)])
 async def test_settings_skip_the_prompt(
-    pi: Start, tmp_path: Path, workspace: Path, mode: str, ran: bool
+    pi_in_process: Start, tmp_path: Path, workspace: Path, mode: str, ran: bool
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok"), permissions={"bash": mode})
     )
     sid = await h.run("run")
@@ -129,9 +129,9 @@ async def test_secrets_are_not_in_the_command_environment(pi: Start, tmp_path: P
 
 
 async def test_abort_answers_a_pending_prompt_as_deny(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, bash("touch ran.txt"), text_reply("never")))
+    h = await pi_in_process(pi=faux(tmp_path, bash("touch ran.txt"), text_reply("never")))
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
     await h.wait_for(lambda: h.prompts)
     assert await h.call("pi/abort", {"sessionId": sid}) == {"aborted": True}
@@ -142,10 +142,10 @@ async def test_abort_answers_a_pending_prompt_as_deny(
 
 
 async def test_abort_mid_bash_kills_the_process_group(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     command = "sleep 30 & echo child=$!; wait"
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(tmp_path, bash(command), text_reply("never"), permissions={"bash": "allow"})
     )
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
@@ -178,9 +178,11 @@ async def _gone(pid: int) -> None:
     raise AssertionError(f"process {pid} still alive")
 
 
-async def test_steering_while_a_tool_runs(pi: Start, tmp_path: Path, workspace: Path) -> None:
+async def test_steering_while_a_tool_runs(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
     gated = "while [ ! -f go ]; do sleep 0.02; done; echo finished"
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(tmp_path, bash(gated), text_reply("after the steer"), permissions={"bash": "allow"})
     )
     sid = (await h.call("pi/prompt", {"text": "wait for it"}))["sessionId"]

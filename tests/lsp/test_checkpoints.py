@@ -17,9 +17,9 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from tests.support.http_server import Pause, ScriptedHTTPServer
 
 from .conftest import Start, http_settings
-from .harness import VSCODE, start, stop, text_reply, tool_reply
+from .harness import VSCODE, stop, text_reply, tool_reply
 from .openai_sse import response, text_events
-from .test_e2e_edits import faux
+from .test_editor_files import faux
 
 SOURCE = "def f():\n    return 1\n\n\ndef g():\n    return 10\n"
 EDIT_F = {"path": "a.py", "edits": [{"oldText": "return 1\n", "newText": "return 2\n"}]}
@@ -48,9 +48,9 @@ async def _two_prompts(h: Any, workspace: Path) -> tuple[str, str]:
 
 
 async def test_checkpoints_list_user_messages_and_the_files_changed_after_them(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    h = await pi_in_process(capabilities=VSCODE, pi=_script(tmp_path))
     uri, sid = await _two_prompts(h, workspace)
     cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
     assert [c["text"] for c in cps] == ["change f", "change g"]
@@ -61,9 +61,9 @@ async def test_checkpoints_list_user_messages_and_the_files_changed_after_them(
 
 
 async def test_restore_code_spares_the_users_edit_and_undo_restore_puts_it_back(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    h = await pi_in_process(capabilities=VSCODE, pi=_script(tmp_path))
     uri, sid = await _two_prompts(h, workspace)
     assert h.docs[uri][1] == SOURCE.replace("return 1\n", "return 2\n").replace("10", "20")
     mine = "# mine\n" + h.docs[uri][1]  # the user types above, after the agent's edits
@@ -91,9 +91,9 @@ async def test_restore_code_spares_the_users_edit_and_undo_restore_puts_it_back(
 
 
 async def test_a_region_the_user_changed_is_a_conflict_left_alone(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    h = await pi_in_process(capabilities=VSCODE, pi=_script(tmp_path))
     uri, sid = await _two_prompts(h, workspace)
     typed = h.docs[uri][1].replace("return 20", "return 20  # keep this")
     h.set_text(uri, typed)
@@ -108,9 +108,9 @@ async def test_a_region_the_user_changed_is_a_conflict_left_alone(
 
 
 async def test_restore_conversation_forks_before_the_message_and_returns_its_text(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    h = await pi_in_process(capabilities=VSCODE, pi=_script(tmp_path))
     uri, sid = await _two_prompts(h, workspace)
     edited = h.docs[uri][1]
     cps = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
@@ -137,8 +137,8 @@ async def test_restore_conversation_forks_before_the_message_and_returns_its_tex
     assert fresh["messages"] == []
 
 
-async def test_revert_one_tool_call(pi: Start, tmp_path: Path, workspace: Path) -> None:
-    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+async def test_revert_one_tool_call(pi_in_process: Start, tmp_path: Path, workspace: Path) -> None:
+    h = await pi_in_process(capabilities=VSCODE, pi=_script(tmp_path))
     uri, sid = await _two_prompts(h, workspace)
     starts = [
         e["event"] for e in h.session_events(sid) if e["event"]["type"] == "tool_execution_start"
@@ -152,9 +152,9 @@ async def test_revert_one_tool_call(pi: Start, tmp_path: Path, workspace: Path) 
 
 
 async def test_bash_after_the_checkpoint_is_reported(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         capabilities=VSCODE,
         pi=faux(
             tmp_path,
@@ -177,9 +177,9 @@ async def test_bash_after_the_checkpoint_is_reported(
 
 
 async def test_unknown_checkpoint_and_a_running_session_are_refused(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_script(tmp_path))
+    h = await pi_in_process(capabilities=VSCODE, pi=_script(tmp_path))
     _uri, sid = await _two_prompts(h, workspace)
     with pytest.raises(JsonRpcInvalidParams, match="not a checkpoint"):
         await h.call("pi/restore", {"sessionId": sid, "entryId": "deadbeef", "mode": "code"})
@@ -188,18 +188,18 @@ async def test_unknown_checkpoint_and_a_running_session_are_refused(
 
 
 async def test_restore_after_a_server_restart(
-    tmp_path: Path, workspace: Path, data_dir: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path, data_dir: Path
 ) -> None:
     settings = _script(tmp_path)
     (workspace / "a.py").write_text(SOURCE)
-    h = await start(workspace, data_dir, capabilities=VSCODE, pi=settings)
+    h = await pi_in_process(capabilities=VSCODE, pi=settings)
     try:
         uri, sid = await _two_prompts(h, workspace)
     finally:
         await stop(h)
     edited = (workspace / "a.py").read_text()  # saved: the buffer had no changes of its own
     assert "return 20" in edited
-    h2 = await start(workspace, data_dir, capabilities=VSCODE, pi=settings)
+    h2 = await pi_in_process(capabilities=VSCODE, pi=settings)
     try:
         await h2.call("pi/resumeSession", {"sessionId": sid})
         uri = h2.open(workspace / "a.py", edited)
@@ -219,13 +219,15 @@ async def test_restore_after_a_server_restart(
 
 
 async def test_restore_goes_hunk_by_hunk_one_apply_edit_per_tool_call(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     """One tool call changed two places; the user then changed one of them. The restore
     takes the other back (one ``workspace/applyEdit``), leaves the user's and says so; the
     reverted hunk leaves review, the one left in place stays pending."""
     both = {"path": "a.py", "edits": [*EDIT_F["edits"], *EDIT_G["edits"]]}
-    h = await pi(capabilities=VSCODE, pi=faux(tmp_path, tool_reply("edit", both), text_reply("ok")))
+    h = await pi_in_process(
+        capabilities=VSCODE, pi=faux(tmp_path, tool_reply("edit", both), text_reply("ok"))
+    )
     uri = h.open(workspace / "a.py", SOURCE)
     sid = await h.run("change both")
     assert len(h.edits) == 1  # the tool call is one undo step in the editor
@@ -245,11 +247,11 @@ async def test_restore_goes_hunk_by_hunk_one_apply_edit_per_tool_call(
 
 
 async def test_a_restore_while_the_session_runs_is_refused(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     gate = Pause(asyncio.Event())
     srv.enqueue(response(text_events("A slow answer.", 6), gate=gate))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/prompt", {"text": "start"}))["sessionId"]
     await h.wait_event(sid, "message_update")
     (cp,) = (await h.call("pi/checkpoints", {"sessionId": sid}))["checkpoints"]
@@ -263,9 +265,9 @@ async def test_a_restore_while_the_session_runs_is_refused(
 
 
 async def test_the_fork_keeps_its_checkpoints_and_the_text_leaves_out_the_review_note(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         capabilities=VSCODE,
         pi=faux(tmp_path, tool_reply("edit", EDIT_F), text_reply("ok"), text_reply("fine")),
     )

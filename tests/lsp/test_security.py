@@ -118,7 +118,7 @@ async def test_no_secret_in_any_ancestor_environment(pi: Start, tmp_path: Path, 
 
 
 async def test_scrub_matches_names_and_values_and_honours_the_allow_list(
-    pi: Start, tmp_path: Path
+    pi_in_process: Start, tmp_path: Path
 ) -> None:
     env = {
         "AWS_ACCESS_KEY_ID": "AKIAABCDEFGHIJKLMNOP",
@@ -133,7 +133,7 @@ async def test_scrub_matches_names_and_values_and_honours_the_allow_list(
         "NPM_TOKEN": "npm-token-i-want",
         "HARMLESS": "visible-value",
     }
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(
             tmp_path,
             bash("env"),
@@ -155,8 +155,8 @@ async def test_scrub_matches_names_and_values_and_honours_the_allow_list(
     assert "NPM_TOKEN=npm-token-i-want" in out
 
 
-async def test_a_bad_env_allow_value_is_reported(pi: Start, tmp_path: Path) -> None:
-    h = await pi(pi=faux(tmp_path, text_reply("ok"), permissions={"envAllow": ["A=B"]}))
+async def test_a_bad_env_allow_value_is_reported(pi_in_process: Start, tmp_path: Path) -> None:
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("ok"), permissions={"envAllow": ["A=B"]}))
     msgs = await h.wait_for(lambda: [m for m in h.client.messages if "envAllow" in m.message])
     assert msgs[0].type == types.MessageType.Error
 
@@ -165,10 +165,10 @@ async def test_a_bad_env_allow_value_is_reported(pi: Start, tmp_path: Path) -> N
 
 
 async def test_the_api_key_env_value_never_reaches_the_session_file(
-    pi: Start, tmp_path: Path, data_dir: Path
+    pi_in_process: Start, tmp_path: Path, data_dir: Path
 ) -> None:
     key = SECRETS["PI_TEST_LLM"]
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(tmp_path, text_reply(f"your key is {key}"), apiKeyEnv="PI_TEST_LLM"),
         env={"PI_TEST_LLM": key},
     )
@@ -186,9 +186,9 @@ LONG = "echo harmless" + " " * 3000 + "&& true " * 400 + "&& touch pwned.txt"
 
 
 async def test_a_long_command_shows_head_and_tail_and_no_always(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, bash(LONG), text_reply("ok")))
+    h = await pi_in_process(pi=faux(tmp_path, bash(LONG), text_reply("ok")))
     await h.prompt_answers.put("Deny")
     await h.run("run")
     (prompt,) = h.prompts
@@ -200,9 +200,11 @@ async def test_a_long_command_shows_head_and_tail_and_no_always(
 
 
 async def test_request_permission_has_the_whole_command_in_detail(
-    pi: Start, tmp_path: Path
+    pi_in_process: Start, tmp_path: Path
 ) -> None:
-    h, perms = await start_with_permissions(pi, faux(tmp_path, bash(LONG), text_reply("ok")))
+    h, perms = await start_with_permissions(
+        pi_in_process, faux(tmp_path, bash(LONG), text_reply("ok"))
+    )
     perms.answer("deny")
     sid = await h.run("run")
     (req,) = perms.requests
@@ -232,7 +234,7 @@ def fake_bin(tmp_path: Path) -> dict[str, str]:
 
 
 async def test_always_allow_pytest_sticks_but_never_covers_a_compound_command(
-    pi: Start,
+    pi_in_process: Start,
     tmp_path: Path,
     workspace: Path,
     fake_bin: dict[str, str],
@@ -242,7 +244,7 @@ async def test_always_allow_pytest_sticks_but_never_covers_a_compound_command(
     srv.enqueue(response(tool_events([("bash", {"command": "pytest -x tests"})])))
     srv.enqueue(response(tool_events([("bash", {"command": "pytest; touch pwned.txt"})])))
     srv.enqueue(response(text_events("understood")))
-    h, perms = await start_with_permissions(pi, http_settings(srv), env=fake_bin)
+    h, perms = await start_with_permissions(pi_in_process, http_settings(srv), env=fake_bin)
     perms.answer("allowAlways")
     perms.answer("deny", "no compound commands, please")
     sid = await h.run("test it")
@@ -271,10 +273,10 @@ async def test_always_allow_pytest_sticks_but_never_covers_a_compound_command(
 
 
 async def test_a_rule_survives_a_restart_and_can_be_revoked(
-    pi: Start, tmp_path: Path, fake_bin: dict[str, str]
+    pi_in_process: Start, tmp_path: Path, fake_bin: dict[str, str]
 ) -> None:
     script = faux(tmp_path, bash("pytest -q"), text_reply("ok"))
-    h, perms = await start_with_permissions(pi, script, env=fake_bin)
+    h, perms = await start_with_permissions(pi_in_process, script, env=fake_bin)
     perms.answer("allowAlways")
     await h.run("first")
     assert len(perms.requests) == 1
@@ -282,7 +284,7 @@ async def test_a_rule_survives_a_restart_and_can_be_revoked(
     from .harness import stop
 
     await stop(h)
-    h2, perms2 = await start_with_permissions(pi, script, env=fake_bin)
+    h2, perms2 = await start_with_permissions(pi_in_process, script, env=fake_bin)
     sid = await h2.run("after restart")
     assert perms2.requests == []
     assert "fake-pytest ran: -q" in text_of(h2.tool_ends(sid)[0])
@@ -298,10 +300,10 @@ async def test_a_rule_survives_a_restart_and_can_be_revoked(
 
 
 async def test_allow_session_holds_in_that_session_only(
-    pi: Start, tmp_path: Path, fake_bin: dict[str, str]
+    pi_in_process: Start, tmp_path: Path, fake_bin: dict[str, str]
 ) -> None:
     script = faux(tmp_path, bash("pytest -q"), bash("pytest -x"), text_reply("ok"))
-    h, perms = await start_with_permissions(pi, script, env=fake_bin)
+    h, perms = await start_with_permissions(pi_in_process, script, env=fake_bin)
     perms.answer("allowSession")
     sid = await h.run("run")
     assert [e["isError"] for e in h.tool_ends(sid)] == [False, False]
@@ -315,10 +317,10 @@ async def test_allow_session_holds_in_that_session_only(
 
 
 async def test_abort_withdraws_a_pending_question(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     h, perms = await start_with_permissions(
-        pi, faux(tmp_path, bash("touch ran.txt"), text_reply("never"))
+        pi_in_process, faux(tmp_path, bash("touch ran.txt"), text_reply("never"))
     )
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
     await h.wait_for(lambda: perms.requests)
@@ -336,10 +338,12 @@ async def test_abort_withdraws_a_pending_question(
     assert (await h.call("pi/state", {"sessionId": sid}))["pendingPermissions"] == []
 
 
-async def test_permissions_request_errors_name_the_problem(pi: Start, tmp_path: Path) -> None:
+async def test_permissions_request_errors_name_the_problem(
+    pi_in_process: Start, tmp_path: Path
+) -> None:
     from pygls.exceptions import JsonRpcException
 
-    h = await pi(pi=faux(tmp_path, text_reply("ok")))
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("ok")))
     with pytest.raises(JsonRpcException, match="op"):
         await h.raw_call("pi/permissions", {"op": "delete"})
     with pytest.raises(JsonRpcException, match="id"):
@@ -370,7 +374,7 @@ def _accepted(sock: socket.socket) -> bool:
 
 @needs_sandbox
 async def test_sandbox_confines_writes_and_network(
-    pi: Start, tmp_path: Path, workspace: Path, listener: socket.socket
+    pi_in_process: Start, tmp_path: Path, workspace: Path, listener: socket.socket
 ) -> None:
     port = listener.getsockname()[1]
     outside = tmp_path / "outside.txt"
@@ -382,7 +386,7 @@ async def test_sandbox_confines_writes_and_network(
         f"(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo no-network"
     )
     try:
-        h = await pi(
+        h = await pi_in_process(
             pi=faux(tmp_path, bash(command), text_reply("ok"), permissions={"bash": "sandbox"})
         )
         sid = await h.run("try things")
@@ -404,11 +408,11 @@ async def test_sandbox_confines_writes_and_network(
 
 @needs_sandbox
 async def test_sandbox_network_can_be_allowed(
-    pi: Start, tmp_path: Path, listener: socket.socket
+    pi_in_process: Start, tmp_path: Path, listener: socket.socket
 ) -> None:
     port = listener.getsockname()[1]
     command = f"(exec 3<>/dev/tcp/127.0.0.1/{port}) && echo connected || echo no-network"
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(
             tmp_path,
             bash(command),
@@ -422,9 +426,9 @@ async def test_sandbox_network_can_be_allowed(
 
 
 async def test_without_a_sandbox_it_says_so_once_and_asks(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(tmp_path, bash("touch ran.txt"), text_reply("ok"), permissions={"bash": "sandbox"}),
         env={"PI_LSP_BWRAP": ""},
     )
@@ -452,10 +456,10 @@ def _running(token: str) -> list[int]:
 
 
 @needs_sandbox
-async def test_abort_kills_everything_in_the_sandbox(pi: Start, tmp_path: Path) -> None:
+async def test_abort_kills_everything_in_the_sandbox(pi_in_process: Start, tmp_path: Path) -> None:
     token = f"{3000 + uuid.uuid4().int % 900}.{uuid.uuid4().int % 1000}"
     command = f"setsid sleep {token} & sleep {token} & echo started; wait"
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(tmp_path, bash(command), text_reply("never"), permissions={"bash": "sandbox"})
     )
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
@@ -479,9 +483,9 @@ async def test_abort_kills_everything_in_the_sandbox(pi: Start, tmp_path: Path) 
 
 
 async def test_message_box_clients_can_store_a_workspace_rule(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(
+    h = await pi_in_process(
         pi=faux(
             tmp_path,
             bash("touch one.txt"),

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
 from .conftest import Start
@@ -30,6 +31,7 @@ def transcript_from(message: str) -> Path:
     return Path(message.split(marker, 1)[1].strip())
 
 
+@pytest.mark.e2e  # a raw client with no capabilities at all, over the process's stdio
 async def test_raw_plain_client_gets_the_answer_as_a_message_and_a_transcript(
     tmp_path: Path, workspace: Path, data_dir: Path
 ) -> None:
@@ -82,10 +84,12 @@ async def test_raw_plain_client_gets_the_answer_as_a_message_and_a_transcript(
 
 
 async def test_plain_client_with_show_document_gets_the_transcript_opened(
-    pi: Start, tmp_path: Path
+    pi_in_process: Start, tmp_path: Path
 ) -> None:
     long = "\n".join(f"Paragraph {n}: " + "words " * 30 for n in range(40))
-    h = await pi(pi={**faux(tmp_path, text_reply("short one"), text_reply(long)), **PLAIN})
+    h = await pi_in_process(
+        pi={**faux(tmp_path, text_reply("short one"), text_reply(long)), **PLAIN}
+    )
     sid = await h.run("first")
     first = await h.wait_for(
         lambda: [m for m in h.client.messages if m.type == types.MessageType.Info]
@@ -117,9 +121,9 @@ async def test_plain_client_with_show_document_gets_the_transcript_opened(
 
 
 async def test_client_that_renders_events_gets_no_answer_messages(
-    pi: Start, tmp_path: Path, data_dir: Path
+    pi_in_process: Start, tmp_path: Path, data_dir: Path
 ) -> None:
-    h = await pi(pi=faux(tmp_path, text_reply("streamed only")))  # declares events
+    h = await pi_in_process(pi=faux(tmp_path, text_reply("streamed only")))  # declares events
     sid = await h.run("hi")
     await h.call("pi/state", {"sessionId": sid})
     assert [m for m in h.client.messages if m.type == types.MessageType.Info] == []

@@ -13,7 +13,7 @@ from typing import Any
 
 from .conftest import Start
 from .harness import VSCODE, text_reply, tool_reply, uri_of
-from .test_e2e_edits import EDIT, faux, result_text
+from .test_editor_files import EDIT, faux, result_text
 
 
 def _diag(line: int, message: str, severity: int = 1) -> dict[str, Any]:
@@ -53,9 +53,9 @@ async def _edit_reporting(
 
 
 async def test_diagnostics_of_the_new_version_are_appended(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, True))
+    h = await pi_in_process(capabilities=VSCODE, pi=_settings(tmp_path, True))
     end = await _edit_reporting(
         h,
         workspace,
@@ -78,9 +78,9 @@ async def test_diagnostics_of_the_new_version_are_appended(
 
 
 async def test_an_older_versions_diagnostics_are_ignored(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, True))
+    h = await pi_in_process(capabilities=VSCODE, pi=_settings(tmp_path, True))
     end = await _edit_reporting(
         h,
         workspace,
@@ -91,9 +91,9 @@ async def test_an_older_versions_diagnostics_are_ignored(
 
 
 async def test_no_capability_no_wait_and_reports_unused(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
-    h = await pi(capabilities=VSCODE, pi=_settings(tmp_path, False))
+    h = await pi_in_process(capabilities=VSCODE, pi=_settings(tmp_path, False))
     early = {"diagnostics": [_diag(1, "never shown")]}
     h.client.protocol.notify("pi/diagnostics", {"uri": uri_of(workspace / "a.py"), **early})
     end = await _edit_reporting(

@@ -42,13 +42,13 @@ def delivered_starts(h: Harness, sid: str) -> list[dict[str, Any]]:
 
 
 async def test_queue_is_visible_editable_and_delivery_is_marked(
-    pi: Start, srv: ScriptedHTTPServer
+    pi_in_process: Start, srv: ScriptedHTTPServer
 ) -> None:
     gate = Pause(asyncio.Event())
     srv.enqueue(response(text_events("First answer, streaming slowly.", 6), gate=gate))
     srv.enqueue(response(text_events("After the steer.")))
     srv.enqueue(response(text_events("After the follow-up.")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/prompt", {"text": "start"}))["sessionId"]
     await h.wait_event(sid, "message_update")
 
@@ -109,8 +109,10 @@ async def test_queue_is_visible_editable_and_delivery_is_marked(
         await h.call("pi/queue", {"sessionId": sid, "op": "promote", "id": f1})
 
 
-async def test_clear_and_bad_ops_name_the_problem(pi: Start, srv: ScriptedHTTPServer) -> None:
-    h = await pi(pi=http_settings(srv))
+async def test_clear_and_bad_ops_name_the_problem(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    h = await pi_in_process(pi=http_settings(srv))
     sid = (await h.call("pi/newSession"))["sessionId"]
     await h.call("pi/steer", {"sessionId": sid, "text": "a"})
     await h.call("pi/followUp", {"sessionId": sid, "text": "b"})
@@ -124,7 +126,7 @@ async def test_clear_and_bad_ops_name_the_problem(pi: Start, srv: ScriptedHTTPSe
 
 
 async def test_abort_keeps_the_queue_for_the_next_run(
-    pi: Start, tmp_path: Path, workspace: Path
+    pi_in_process: Start, tmp_path: Path, workspace: Path
 ) -> None:
     """Abort while a tool runs: the steering poll after the aborted tool batch must not
     deliver; both queued messages stay queued (and visible) and go with the next run."""
@@ -137,7 +139,7 @@ async def test_abort_keeps_the_queue_for_the_next_run(
             text_reply("after the follow-up"),
         ],
     )
-    h = await pi(
+    h = await pi_in_process(
         pi={"provider": "faux", "fauxScript": str(script), "permissions": {"bash": "allow"}}
     )
     sid = (await h.call("pi/prompt", {"text": "run"}))["sessionId"]
@@ -162,11 +164,13 @@ async def test_abort_keeps_the_queue_for_the_next_run(
     assert marks == [("steer", "queued steer"), ("followUp", "queued follow-up")]
 
 
-async def test_interrupt_aborts_and_starts_a_new_run(pi: Start, srv: ScriptedHTTPServer) -> None:
+async def test_interrupt_aborts_and_starts_a_new_run(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
     gate = Pause(asyncio.Event())  # never released: the interrupt cuts it off
     srv.enqueue(response(text_events("A long answer that will be interrupted.", 6), gate=gate))
     srv.enqueue(response(text_events("Answer to the interruption.")))
-    h = await pi(pi=http_settings(srv))
+    h = await pi_in_process(pi=http_settings(srv))
     idle = await h.call("pi/prompt", {"text": "hi", "deliverAs": "interrupt"})
     assert idle["delivered"] == "prompt"  # idle session: a plain prompt
     sid = idle["sessionId"]
@@ -186,6 +190,7 @@ async def test_interrupt_aborts_and_starts_a_new_run(pi: Start, srv: ScriptedHTT
     assert h.types_of(sid).count("agent_start") == 2
 
 
+@pytest.mark.e2e  # kill -9 of the server process
 async def test_queue_survives_kill_9_and_is_restored_on_resume(
     workspace: Path, data_dir: Path, srv: ScriptedHTTPServer
 ) -> None:

@@ -53,19 +53,21 @@ async def fast_stream(pi: Start, tmp_path: Path, declared: int | None) -> tuple[
 
 @pytest.mark.parametrize(("budget", "declared"), [(60, None), (20, 20)])
 async def test_fast_model_is_coalesced_to_the_budget(
-    pi: Start, tmp_path: Path, budget: int, declared: int | None
+    pi_in_process: Start, tmp_path: Path, budget: int, declared: int | None
 ) -> None:
-    count, elapsed = await fast_stream(pi, tmp_path, declared)
+    count, elapsed = await fast_stream(pi_in_process, tmp_path, declared)
     assert count <= budget * elapsed + 2, (count, elapsed)
 
 
-async def test_the_coalescing_window_follows_the_declared_budget(pi: Start, tmp_path: Path) -> None:
+async def test_the_coalescing_window_follows_the_declared_budget(
+    pi_in_process: Start, tmp_path: Path
+) -> None:
     """A declared budget is the window (``1/budget``), not a ceiling the server widens away
     from: 40/s declared gives about 40 notifications a second where an undeclared budget widens
     to 100 ms (about 10). Compared within one test, so the machine's speed cancels out; the
     exact windows are checked with a fake clock in tests/lsp/test_channel.py."""
-    declared, declared_s = await fast_stream(pi, tmp_path, 40)
-    widened, widened_s = await fast_stream(pi, tmp_path, None)
+    declared, declared_s = await fast_stream(pi_in_process, tmp_path, 40)
+    widened, widened_s = await fast_stream(pi_in_process, tmp_path, None)
     assert declared <= 40 * declared_s + 2, (declared, declared_s)
     assert declared / declared_s > 2 * (widened / widened_s), (
         declared,
@@ -75,24 +77,24 @@ async def test_the_coalescing_window_follows_the_declared_budget(pi: Start, tmp_
     )
 
 
-async def test_a_slow_model_is_not_delayed(pi: Start, tmp_path: Path) -> None:
+async def test_a_slow_model_is_not_delayed(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "slow.json",
         [{"content": [{"type": "text", "text": "a b c d "}]}],
         chunkSize=2,
         delayMs=100,
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("slowly")
     sent = deltas(h.session_events(sid))
     assert [e["event"]["assistantMessageEvent"]["delta"] for e in sent] == ["a ", "b ", "c ", "d "]
 
 
-async def test_replay_returns_what_was_sent(pi: Start, tmp_path: Path) -> None:
+async def test_replay_returns_what_was_sent(pi_in_process: Start, tmp_path: Path) -> None:
     script = write_script(
         tmp_path / "s.json", [{"content": [{"type": "text", "text": "hello there"}]}]
     )
-    h = await pi(pi={"provider": "faux", "fauxScript": str(script)})
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
     sid = await h.run("hi")
     sent = h.session_events(sid)
     replay = await h.call("pi/replay", {"sessionId": sid, "afterSeq": 0})

@@ -1,0 +1,275 @@
+"""``create_agent_session``: the one way a front end gets an agent session.
+
+``create_agent_session(config, workspace, file=…, before_tool_call=…)`` resolves the
+``RunConfig`` (``resolve.py``), builds the agent (``assemble.build_agent``: the coding tools
+over the front end's workspace, the bash tool's process registry and secret-free environment,
+the system prompt), and returns a ``ConfiguredSession``: an ``AgentSession`` that owns what it
+was built with (its provider HTTP client, its process registry, its faux provider, the tool
+sources' connections) and closes them in ``aclose``. A front end keeps the session and
+passes a new ``RunConfig`` to ``configure`` when its settings change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..agent.types import AgentTool
+from ..ai import StreamOptions
+from ..ai.thinking_levels import THINKING_LEVELS, AgentThinkingLevel
+from ..sessions import SessionFile
+from ..sessions.agent_session import AgentSession
+from ..sessions.run_settings import RunSettings
+from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
+from .assemble import build_agent
+from .config import BashMode, RunConfig
+from .resolve import (
+    ConfigError,
+    ModelChoice,
+    choose_model,
+    configured_model,
+    faux_script,
+    key_variable_for,
+    protect_key,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ..security.sandbox import Bubblewrap
+
+TransportWrap = Callable[["httpx.AsyncBaseTransport"], "httpx.AsyncBaseTransport"]
+
+
+class SandboxSource(Protocol):
+    """Where ``bash: "sandbox"`` commands run (the language server's security context)."""
+
+    sandbox: Bubblewrap
+
+    def effective_mode(self, mode: BashMode) -> BashMode: ...
+
+
+class ToolSource(Protocol):
+    """Extra tools for a session (MCP servers' tools): built with the session, closed with
+    it. ``tools()`` is read when the session is made; a source whose tools arrive later
+    hands them to ``ConfiguredSession.add_tools``."""
+
+    def tools(self) -> Sequence[AgentTool[Any]]: ...
+
+    async def aclose(self) -> None: ...
+
+
+ToolSourceFactory = Callable[[RunConfig, Workspace], "ToolSource | None"]
+"""Makes a session's ``ToolSource`` from its config (``None``: nothing for this config)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHooks:
+    """What a front end (or a feature such as MCP) adds to the sessions it creates."""
+
+    tool_sources: Sequence[ToolSourceFactory] = ()
+    http_transport: TransportWrap | None = None
+    """Wraps the provider client's transport (``pi-lsp run``'s early first request)."""
+
+
+def create_agent_session(
+    config: RunConfig,
+    workspace: Workspace,
+    *,
+    file: SessionFile | None = None,
+    resume: bool = False,
+    before_tool_call: Any = None,
+    sandbox: SandboxSource | None = None,
+    hooks: SessionHooks | None = None,
+    keep_saved_model: bool = True,
+) -> ConfiguredSession:
+    """An agent session over ``workspace`` for ``config``.
+
+    ``file``: the session file (``None``: in memory); with ``resume`` its messages, model,
+    thinking level and queues are restored, and a model the user picked for this session
+    (``select_model``) is kept when ``keep_saved_model``. ``before_tool_call`` is the front
+    end's permission prompt; ``sandbox`` runs ``bash: "sandbox"`` commands in bubblewrap.
+
+    A config that does not resolve does not stop the session from being made: the agent
+    keeps its defaults and ``configure`` (which a front end calls before a run) raises the
+    ``ConfigError``; ``check_config`` raises it up front.
+    """
+    hooks = hooks or SessionHooks()
+    registry = ProcessRegistry()
+    sources = [s for s in (make(config, workspace) for make in hooks.tool_sources) if s]
+    extra = [tool for source in sources for tool in source.tools()]
+    agent = build_agent(
+        workspace,
+        registry=registry,
+        api_key_env=config.api_key_env,
+        system_prompt_append=config.system_prompt_append,
+        before_tool_call=before_tool_call,
+        extra_tools=extra,
+    )
+    if resume and file is not None:
+        AgentSession.restore(agent, file)
+    session = ConfiguredSession(
+        agent,
+        file,
+        config=config,
+        registry=registry,
+        sandbox=sandbox,
+        http_transport=hooks.http_transport,
+        tool_sources=sources,
+    )
+    saved = session.saved_model_choice() if resume and keep_saved_model else None
+    if saved is not None:  # the session chose its own model: it keeps it
+        session.model_choice = saved[0], saved[1]
+        if saved[2] in THINKING_LEVELS:
+            session.thinking_choice = saved[2]
+    with contextlib.suppress(ConfigError):  # reported by the front end's configure
+        session.configure()
+    return session
+
+
+class ConfiguredSession(AgentSession):
+    """An ``AgentSession`` made by ``create_agent_session``: it owns its HTTP client, process
+    registry, faux provider and tool sources, and re-resolves its ``RunConfig`` in
+    ``configure``."""
+
+    def __init__(
+        self,
+        agent: Any,
+        file: SessionFile | None,
+        *,
+        config: RunConfig,
+        registry: ProcessRegistry,
+        sandbox: SandboxSource | None = None,
+        http_transport: TransportWrap | None = None,
+        tool_sources: Sequence[ToolSource] = (),
+    ) -> None:
+        super().__init__(agent, file)
+        self.config = config
+        self.registry = registry
+        self._sandbox = sandbox
+        self._wrap = http_transport
+        self._sources = list(tool_sources)
+        self._http: httpx.AsyncClient | None = None
+        self._faux: tuple[str, Any] | None = None
+        self.model_choice: tuple[str, str] | None = None
+        """``(provider, model id)`` picked for this session (``select_model``): it keeps that
+        model whatever the config says (re-resolved against the config before each run)."""
+        self.thinking_choice: AgentThinkingLevel | None = None
+
+    # ------------------------------------------------------------------ resources
+
+    def http_client(self) -> httpx.AsyncClient:
+        """The session's long-lived provider client (made on first use), so every turn
+        reuses the connection instead of a new TLS handshake."""
+        if self._http is None or self._http.is_closed:
+            from ..ai.http import new_http_client
+
+            self._http = new_http_client(self._wrap)
+        return self._http
+
+    def kill_processes(self) -> None:
+        """Kill every command the session's tools started (and what they left behind)."""
+        self.registry.kill_all()
+
+    def add_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
+        """Tools a source finished making after the session was made (from the next run)."""
+        self.extend_tools(tools)
+
+    async def aclose(self) -> None:
+        """Close the provider client and the tool sources (a later run opens a new client)."""
+        client, self._http = self._http, None
+        if client is not None and not client.is_closed:
+            await client.aclose()
+        sources, self._sources = self._sources, []
+        for source in sources:
+            await source.aclose()
+
+    # ------------------------------------------------------------------ configuration
+
+    def resolve(self, config: RunConfig | None = None) -> ModelChoice:
+        """This session's model: its own choice, else the configured one."""
+        config = config or self.config
+        if self.model_choice is not None:
+            return choose_model(config, *self.model_choice)
+        return configured_model(config)
+
+    def configure(self, config: RunConfig | None = None) -> None:
+        """Apply ``config`` (default: the current one) from the next run on; a run in
+        progress keeps its model. ``ConfigError`` when it does not resolve (nothing changes)."""
+        config = config or self.config
+        choice = self.resolve(config)
+        model = choice.model
+        stream_fn = self._stream_fn(config) if model.api == "faux" else None
+        protect_key(config, model)
+        self.config = config
+        base = self.agent.stream_options or StreamOptions(on_retry=self.notify_retry)
+        options = replace(
+            base,
+            http_client=self.http_client(),  # the same one while it is open
+            api_key_env=key_variable_for(config, model),
+            timeout_ms=int(config.read_timeout * 1000) if config.read_timeout else None,
+            max_tokens=choice.max_tokens,
+        )
+        thinking = self.thinking_choice or config.thinking
+        self.apply_settings(
+            RunSettings(
+                model=model,
+                stream_options=options,
+                thinking_level=thinking,
+                stream_fn=stream_fn,
+                tool_execution=config.tool_execution,
+                steering_mode=config.steering_mode,
+                follow_up_mode=config.follow_up_mode,
+            )
+        )
+        self._configure_bash(config)
+
+    def select_model(
+        self,
+        provider: str | None,
+        model_id: str,
+        thinking: str | None,
+        *,
+        config: RunConfig | None = None,
+    ) -> None:
+        """The user picks this session's model (and thinking level) against ``config``
+        (default: the current one): used from its next model call, recorded in the file so a
+        resumed session keeps it. ``ConfigError`` / ``ValueError`` when the model or level is
+        not usable."""
+        if config is not None:
+            self.config = config
+        provider = provider or self.model.provider
+        choice = choose_model(self.config, provider, model_id)
+        self.choose_model(choice.model, thinking)  # validates the level, records both
+        self.model_choice = (provider, model_id)
+        if thinking is not None:
+            self.thinking_choice = thinking  # type: ignore[assignment]  # checked just above
+        if not self.is_running and not self.agent.is_running:
+            self.configure()
+
+    def _stream_fn(self, config: RunConfig) -> Any:
+        key = "<demo>" if config.faux_demo else config.faux_script
+        if key is None:
+            return None
+        if self._faux is None or self._faux[0] != key:
+            from ..ai.providers.faux import FauxProvider
+
+            self._faux = (key, FauxProvider(faux_script(config)))
+        return self._faux[1].stream
+
+    def _configure_bash(self, config: RunConfig) -> None:
+        perms = config.permissions
+        secrets = frozenset({config.api_key_env}) if config.api_key_env else frozenset()
+        sandbox = None
+        if self._sandbox is not None and self._sandbox.effective_mode(perms.bash) == "sandbox":
+            sandbox = BashSandbox(self._sandbox.sandbox, network=perms.network)
+        for tool in self.agent.state.tools:
+            if isinstance(tool, BashTool):
+                tool.options = replace(
+                    tool.options,
+                    extra_secret_env=secrets,
+                    env_allow=frozenset(perms.env_allow),
+                    sandbox=sandbox,
+                )

@@ -1,0 +1,240 @@
+"""``RunConfig`` → ``create_agent_session``: the one way a front end gets a session.
+
+Real parts: a faux script on disk, the scripted HTTP server on 127.0.0.1 for the provider,
+a ``DiskWorkspace`` over a temporary directory, real session files.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from pi_lsp.agent.types import AgentTool, AgentToolResult
+from pi_lsp.ai import AssistantMessage, TextContent
+from pi_lsp.runtime import (
+    ConfigError,
+    FauxScriptError,
+    McpServerConfig,
+    MissingKeyError,
+    NoProviderError,
+    RunConfig,
+    SessionHooks,
+    UnknownModelError,
+    check_config,
+    create_agent_session,
+)
+from pi_lsp.sessions import SessionStore
+from pi_lsp.sessions.events import ProviderRetryEvent
+from pi_lsp.tools.disk_workspace import DiskWorkspace
+from tests.lsp.openai_sse import error, response, text_events
+from tests.support.http_server import ScriptedHTTPServer
+
+NO_KEYS = {"ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""}
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def script(path: Path, *texts: str) -> str:
+    path.write_text(
+        json.dumps({"responses": [{"content": [{"type": "text", "text": t}]} for t in texts]}),
+        encoding="utf-8",
+    )
+    return str(path)
+
+
+def last_text(messages: Sequence[Any]) -> str:
+    last = next(m for m in reversed(messages) if isinstance(m, AssistantMessage))
+    return "".join(b.text for b in last.content if isinstance(b, TextContent))
+
+
+def test_run_config_is_frozen_and_rejects_unknown_fields() -> None:
+    config = RunConfig(provider="faux")
+    with pytest.raises(ValidationError):
+        config.provider = "openai"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        RunConfig(providr="openai")  # type: ignore[call-arg]
+    server = McpServerConfig(name="fs", transport="stdio", command="mcp-fs")
+    assert RunConfig(mcp_servers=(server,)).mcp_servers[0].name == "fs"
+    assert RunConfig().mcp_servers == ()
+
+
+async def test_a_faux_script_session_answers_and_is_saved(tmp_path: Path) -> None:
+    path = script(tmp_path / "s.json", "hello from the script")
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    session = create_agent_session(
+        RunConfig(provider="faux", faux_script=path, thinking="low"),
+        DiskWorkspace([tmp_path]),
+        file=store.create(),
+    )
+    try:
+        await session.prompt("hi")
+        await session.wait_for_idle()
+        assert last_text(session.messages) == "hello from the script"
+        assert session.agent.state.thinking_level == "low"
+        assert session.file is not None
+        assert session.file.is_persisted
+    finally:
+        await session.aclose()
+        session.close()
+
+
+def test_errors_name_the_field_to_fix(tmp_path: Path) -> None:
+    with pytest.raises(NoProviderError) as no_provider:
+        check_config(RunConfig())
+    assert no_provider.value.field == "provider"
+    with pytest.raises(ConfigError) as no_url:
+        check_config(RunConfig(provider="openai-compatible"))
+    assert no_url.value.field == "base_url"
+    with pytest.raises(FauxScriptError) as bad_script:
+        check_config(RunConfig(provider="faux", faux_script=str(tmp_path / "none.json")))
+    assert bad_script.value.path.endswith("none.json")
+    with pytest.raises(MissingKeyError) as no_key:
+        check_config(RunConfig(provider="openai"), need_key=True)
+    assert no_key.value.variable == "OPENAI_API_KEY"
+    check_config(RunConfig(provider="openai"))  # the key is only needed when asked for
+
+
+def test_a_config_that_does_not_resolve_still_makes_a_session(tmp_path: Path) -> None:
+    """The language server makes a session at once and reports a bad setting when a run is
+    asked for: ``configure`` raises, and nothing of the session changed."""
+    session = create_agent_session(RunConfig(), DiskWorkspace([tmp_path]))
+    try:
+        with pytest.raises(NoProviderError):
+            session.configure()
+        path = script(tmp_path / "s.json", "ok")
+        session.configure(RunConfig(provider="faux", faux_script=path))
+        assert session.model.provider == "faux"
+        with pytest.raises(ConfigError):
+            session.configure(RunConfig(provider="openai-compatible"))
+        assert session.config.faux_script == path  # the last good config stays
+    finally:
+        session.close()
+
+
+def test_select_model_keeps_the_choice_across_configs(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    file = store.create()
+    config = RunConfig(provider="openai", api_key_env="MY_KEY")
+    session = create_agent_session(config, DiskWorkspace([tmp_path]), file=file)
+    with pytest.raises(UnknownModelError):
+        session.select_model("openai", "no-such-model", None)
+    with pytest.raises(ValueError, match="thinking level"):
+        session.select_model("openai", "gpt-4o-mini", "extreme")
+    session.select_model("anthropic", "claude-sonnet-4-5", "high")
+    session.configure(RunConfig(provider="openai", model="gpt-4o"))
+    assert (session.model.provider, session.model.id) == ("anthropic", "claude-sonnet-4-5")
+    assert session.agent.state.thinking_level == "high"
+    # the configured key variable names the configured provider's key only
+    assert session.agent.stream_options is not None
+    assert session.agent.stream_options.api_key_env is None
+    file.flush()
+    session.close()
+
+    reopened, _ = store.open_for_writing(file.session_id)
+    resumed = create_agent_session(config, DiskWorkspace([tmp_path]), file=reopened, resume=True)
+    assert (resumed.model.provider, resumed.model.id) == ("anthropic", "claude-sonnet-4-5")
+    resumed.close()
+
+
+def test_the_config_reaches_the_model_and_the_requests(tmp_path: Path) -> None:
+    session = create_agent_session(
+        RunConfig(
+            provider="openai-compatible",
+            base_url="http://127.0.0.1:9/v1",
+            model="local",
+            context_window=4096,
+            max_tokens=256,
+            read_timeout=2.5,
+            tool_execution="sequential",
+            steering_mode="all",
+        ),
+        DiskWorkspace([tmp_path]),
+    )
+    agent = session.agent
+    assert (session.model.id, session.model.context_window) == ("local", 4096)
+    assert agent.stream_options is not None
+    assert (agent.stream_options.max_tokens, agent.stream_options.timeout_ms) == (256, 2500)
+    assert (agent.tool_execution, agent.steering_mode) == ("sequential", "all")
+    session.close()
+
+
+async def test_provider_retries_reach_the_listeners_as_session_events(tmp_path: Path) -> None:
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(error(503, "busy", **{"retry-after-ms": "1"}))
+        srv.enqueue(response(text_events("after a retry")))
+        session = create_agent_session(
+            RunConfig(provider="openai-compatible", base_url=srv.url + "/v1", model="m"),
+            DiskWorkspace([tmp_path]),
+        )
+        seen: list[Any] = []
+        session.subscribe(seen.append)
+        try:
+            await session.prompt("hi")
+            await session.wait_for_idle()
+        finally:
+            await session.aclose()
+            session.close()
+    retries = [e for e in seen if isinstance(e, ProviderRetryEvent)]
+    assert [(r.attempt, r.type) for r in retries] == [(1, "retry")]
+    assert "busy" in retries[0].error_message
+    assert last_text(session.messages) == "after a retry"
+
+
+class _EchoParams(BaseModel):
+    text: str
+
+
+class _EchoTool(AgentTool[Any]):
+    name = "echo"
+    label = "echo"
+    description = "Echo the text back."
+    parameters = _EchoParams
+
+    async def execute(self, *_: Any, **__: Any) -> AgentToolResult:
+        raise AssertionError("not called here")
+
+
+class _Source:
+    def __init__(self) -> None:
+        self.closed = False
+
+    def tools(self) -> Sequence[AgentTool[Any]]:
+        return [_EchoTool()]
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+async def test_tool_sources_add_tools_and_close_with_the_session(tmp_path: Path) -> None:
+    """The extension point MCP uses: a source per session, made from its config."""
+    sources: list[_Source] = []
+
+    def make(config: RunConfig, workspace: Any) -> _Source | None:
+        if not config.mcp_servers:
+            return None
+        sources.append(_Source())
+        return sources[-1]
+
+    hooks = SessionHooks(tool_sources=(make,))
+    plain = create_agent_session(RunConfig(provider="faux"), DiskWorkspace([tmp_path]), hooks=hooks)
+    assert "echo" not in [t.name for t in plain.agent.state.tools]
+    server = McpServerConfig(name="x", transport="http", url="http://127.0.0.1:9/mcp")
+    config = RunConfig(provider="faux", mcp_servers=(server,))
+    session = create_agent_session(config, DiskWorkspace([tmp_path]), hooks=hooks)
+    names = [t.name for t in session.agent.state.tools]
+    assert names[-1] == "echo"
+    assert "bash" in names
+    assert "echo" in session.agent.state.system_prompt
+    await session.aclose()
+    assert sources[0].closed
+    plain.close()
+    session.close()

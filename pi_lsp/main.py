@@ -1,8 +1,10 @@
-"""The ``pi-lsp`` process: the language server (stdio by default) or ``pi-lsp run``.
+"""The ``pi-lsp`` process: the language server (stdio by default), ``pi-lsp run`` or
+``pi-lsp acp``.
 
 ``pi-lsp [--stdio | --tcp HOST:PORT] [--log-file F] [--log-level L] [--version]`` serves LSP
 (``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one headless agent trace in a directory
-(``cli/``). This module only picks the front end; the two never import each other.
+(``cli/``). ``pi-lsp acp [provider flags]`` serves the Agent Client Protocol on stdio
+(``acp/``). This module only picks the front end; they never import each other.
 """
 
 from __future__ import annotations
@@ -69,6 +71,10 @@ def protect_secrets() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     protect_secrets()
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] == "acp":
+        from .acp.main import main as acp_main
+
+        return acp_main(args_list[1:])
     if args_list and args_list[0] == "run":
         from .ai.tls import warm_up
         from .cli.prefetch import start

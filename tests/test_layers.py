@@ -27,25 +27,26 @@ ABOVE_AI = {
     "pi_lsp.sessions",
     "pi_lsp.lsp",
     "pi_lsp.cli",
+    "pi_lsp.acp",
     "pi_lsp.main",
 }
+FRONT_ENDS = {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.acp", "pi_lsp.main"}
 FORBIDDEN: dict[str, set[str]] = {
     "security": {"pi_lsp.ai", *ABOVE_AI},  # stdlib only: everything may use it
     "ai": ABOVE_AI,
     "agent": {
         "pi_lsp.tools",
         "pi_lsp.sessions",
-        "pi_lsp.lsp",
-        "pi_lsp.cli",
-        "pi_lsp.main",
+        *FRONT_ENDS,
         "pi_lsp.runtime",
     },
-    "tools": {"pi_lsp.sessions", "pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
-    "sessions": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main", "pi_lsp.runtime"},
+    "tools": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime"},
+    "sessions": {*FRONT_ENDS, "pi_lsp.runtime"},
     # the runtime every front end shares: no front end in it
-    "runtime": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main"},
+    "runtime": FRONT_ENDS,
     # the two front ends never import each other (main.py picks one)
-    "cli": {"pi_lsp.lsp", "pi_lsp.main"},
+    "cli": {"pi_lsp.lsp", "pi_lsp.acp", "pi_lsp.main"},
+    "acp": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main"},
 }
 FORBIDDEN["review"] = FORBIDDEN["ai"]  # pure text algorithms: nothing of ours either
 
@@ -138,15 +139,46 @@ def test_import_resolution_sees_relative_imports() -> None:
 
 
 def test_the_language_server_never_imports_the_cli() -> None:
-    """``lsp/`` is one front end and ``pi-lsp run`` another: they share what lies below them
-    (``wire.py``, ``sessions/``, ``agent/`` …), never each other."""
-    cli = ("pi_lsp.cli", "pi_lsp.main")
+    """``lsp/`` is one front end, ``pi-lsp run`` and ``pi-lsp acp`` two others: they share what
+    lies below them (``wire.py``, ``sessions/``, ``agent/`` …), never each other."""
+    cli = ("pi_lsp.cli", "pi_lsp.acp", "pi_lsp.main")
     problems = [
         f"{f.relative_to(PKG)} imports {mod}"
         for f in sorted((PKG / "lsp").rglob("*.py"))
         for mod in _imports(f)
         if any(mod == bad or mod.startswith(bad + ".") for bad in cli)
     ]
+    assert not problems, "\n".join(problems)
+
+
+ACP_MAY_IMPORT = (
+    "pi_lsp.acp",
+    "pi_lsp.runtime",
+    "pi_lsp.sessions",
+    "pi_lsp.security",
+    "pi_lsp.wire",
+    # the types wire.py is made of: events, messages, the abort signal, thinking levels
+    "pi_lsp.agent.types",
+    "pi_lsp.agent.messages",
+    "pi_lsp.ai.types",
+    "pi_lsp.ai.events",
+    "pi_lsp.ai.abort",
+    "pi_lsp.ai.thinking_levels",
+    "pi_lsp.tools.workspace",  # the Workspace protocol, not the tools
+)
+ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)
+"""acp/factory.py makes the sessions (runtime.create_agent_session) over a disk workspace."""
+
+
+def test_the_acp_front_end_imports_only_runtime_sessions_and_wire_level_modules() -> None:
+    problems = []
+    for f in sorted((PKG / "acp").rglob("*.py")):
+        allowed = ACP_MAY_IMPORT + (ACP_FACTORY_MAY_IMPORT if f.name == "factory.py" else ())
+        for mod in _imports(f):
+            if not mod.startswith("pi_lsp") or mod in ("pi_lsp", "pi_lsp.__version__"):
+                continue
+            if not any(mod == ok or mod.startswith(ok + ".") for ok in allowed):
+                problems.append(f"{f.relative_to(PKG)} imports {mod}")
     assert not problems, "\n".join(problems)
 
 

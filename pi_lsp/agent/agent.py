@@ -48,6 +48,7 @@ from .types import (
     GetApiKey,
     MaybeAwaitable,
     MessageEndEvent,
+    MessagePoll,
     MessageStartEvent,
     QueueMode,
     StreamFn,
@@ -101,6 +102,7 @@ class Agent:
         messages: Sequence[AgentMessage] = (),
         convert_to_llm: ConvertToLlm | None = None,
         transform_context: TransformContext | None = None,
+        get_call_notes: MessagePoll | None = None,
         stream_fn: StreamFn | None = None,
         get_api_key: GetApiKey | None = None,
         before_tool_call: BeforeToolCall | None = None,
@@ -121,6 +123,8 @@ class Agent:
         )
         self.convert_to_llm: ConvertToLlm = convert_to_llm or convert_to_llm_default
         self.transform_context = transform_context
+        self.get_call_notes = get_call_notes
+        """Polled right before each model call (``AgentLoopConfig.get_call_notes``)."""
         self.stream_fn = stream_fn
         """``None`` means ``pi_lsp.ai.stream`` (resolved by the loop)."""
         self.get_api_key = get_api_key
@@ -404,6 +408,7 @@ class Agent:
             model=self.state.model,
             convert_to_llm=self.convert_to_llm,
             transform_context=self.transform_context,
+            get_call_notes=self.get_call_notes,
             get_api_key=self.get_api_key,
             get_steering_messages=get_steering_messages,
             get_follow_up_messages=get_follow_up_messages,

@@ -157,6 +157,10 @@ async def _run_loop(
                     context.messages.append(message)
                     new_messages.append(message)
                 pending = []
+            for note in await _poll(config.get_call_notes):
+                await emit_message(note, emit)
+                context.messages.append(note)
+                new_messages.append(note)
 
             message = await stream_assistant_response(context, config, signal, emit, stream_fn)
             new_messages.append(message)

@@ -301,9 +301,9 @@ class AgentLoopConfig:
     """Configuration of one loop run (pi's ``AgentLoopConfig``).
 
     Contracts (must not raise): ``convert_to_llm``, ``transform_context``, ``get_api_key``,
-    ``get_steering_messages``, ``get_follow_up_messages``, ``prepare_next_turn``,
-    ``should_stop_after_turn``. ``before_tool_call`` / ``after_tool_call`` may raise: the
-    exception becomes an error tool result.
+    ``get_steering_messages``, ``get_follow_up_messages``, ``get_call_notes``,
+    ``prepare_next_turn``, ``should_stop_after_turn``. ``before_tool_call`` /
+    ``after_tool_call`` may raise: the exception becomes an error tool result.
     """
 
     model: Model
@@ -312,6 +312,10 @@ class AgentLoopConfig:
     get_api_key: GetApiKey | None = None
     get_steering_messages: MessagePoll | None = None
     get_follow_up_messages: MessagePoll | None = None
+    get_call_notes: MessagePoll | None = None
+    """Not in pi: messages joined to the context right before each model call (after the
+    steering poll), emitted and kept like steering messages — notes the product owes the
+    model at its next call whenever they arose (pi-lsp's review notes)."""
     prepare_next_turn: PrepareNextTurn | None = None
     should_stop_after_turn: ShouldStopAfterTurn | None = None
     before_tool_call: BeforeToolCall | None = None

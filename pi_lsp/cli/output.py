@@ -14,6 +14,7 @@ import sys
 import threading
 from typing import Any, TextIO
 
+from ..agent.messages import CustomMessage
 from ..agent.types import (
     BeforeToolCallContext,
     BeforeToolCallResult,
@@ -117,6 +118,8 @@ class TerminalPrinter:
                 self._finish_assistant(event.message)
             elif isinstance(event.message, ToolResultMessage):
                 self.tool_result(event.message)
+            elif isinstance(event.message, CustomMessage) and event.message.display:
+                self.told(event.message)
         elif isinstance(event, ToolExecutionStartEvent):
             self._line("→ " + describe_call(event.tool_name, event.args))
         elif isinstance(event, CompactionStartEvent):
@@ -134,6 +137,17 @@ class TerminalPrinter:
                 f"[retry {event.attempt}/{event.max_attempts} in {event.delay_ms / 1000:g}s: "
                 f"{_short(event.error_message)}]"
             )
+
+    def told(self, message: CustomMessage) -> None:
+        """A note the product gave the model (a review note): one line, not the user's words
+        (docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
+        details = message.details if isinstance(message.details, dict) else {}
+        summary = details.get("summary")
+        if not isinstance(summary, str) or not summary:
+            content = message.content
+            text = content if isinstance(content, str) else ""
+            summary = _short(text.splitlines()[0] if text else message.custom_type)
+        self.notice(f"[pi was told: {summary}]")
 
     def tool_result(self, message: ToolResultMessage) -> None:
         text = "".join(b.text for b in message.content if isinstance(b, TextContent))

@@ -39,6 +39,7 @@ from .handlers.requests import PiApi
 from .protocol.models import COMMANDS, DIAGNOSTICS
 
 if TYPE_CHECKING:
+    from .editor.editor_workspace import EditorWorkspace
     from .editor.review_book import ReviewBook
 
 log = logging.getLogger(__name__)
@@ -123,8 +124,9 @@ class PiLanguageServer(LanguageServer):
         self.review = ReviewBook(self._publish_review, lambda: self.bridge.encoding)
         workspace.review = self.review
         self.manager.review = self.review
-        self.api.review_api = ReviewApi(self.review, workspace, self._session_known, self._undone)
+        self.api.review_api = ReviewApi(self.review, workspace, self._session_known)
         self.review.on_change = self._record_change
+        self.review.display = lambda uri: _shown_path(workspace, uri)
         self.api.checkpoint_api = CheckpointApi(
             workspace,
             self.api.session,
@@ -148,9 +150,6 @@ class PiLanguageServer(LanguageServer):
         if entry_id is None:
             return self.manager.create()
         return self.manager.fork(session_id, entry_id)
-
-    def _undone(self, session_id: str) -> None:
-        self.manager.get(session_id).deliver_review_notes()
 
     def _session_known(self, session_id: str) -> bool:
         try:
@@ -394,3 +393,11 @@ def run_stdio(
         return await run_loop(protocol, thread_frames(stdin), server.stop)
 
     return run_event_loop(main())
+
+
+def _shown_path(workspace: EditorWorkspace, uri: str) -> str:
+    """How a review note names ``uri``: workspace-relative when it can."""
+    try:
+        return workspace.display_path(workspace.tracker_path(uri))
+    except Exception:
+        return uri

@@ -111,6 +111,9 @@ class DiskWorkspace:
             f"Path {candidate} is outside the workspace (roots: {self.roots_text()}). {rule}"
         )
 
+    def seen_text(self, path: Path) -> str | None:
+        return None  # nobody else types here
+
     def display_path(self, path: Path) -> str:
         if is_within(path, self.cwd):
             return path.relative_to(self.cwd).as_posix() or "."

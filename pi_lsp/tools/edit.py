@@ -19,9 +19,9 @@ from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal
 from ..ai.surrogates import show_undecodable
 from .common import ToolError, ToolParams, text_result, throw_if_aborted
-from .edit_apply import EditError, Replacement, plan_edits
+from .edit_apply import EditError, EditPlan, Replacement, plan_edits
 from .edit_diff import display_diff, unified_patch
-from .workspace import CURRENT_TOOL_CALL, Workspace
+from .workspace import CURRENT_TOOL_CALL, Document, Workspace
 
 
 class EditItem(BaseModel):
@@ -116,6 +116,7 @@ class EditTool(AgentTool[EditParams]):
         path = ws.resolve(params.path)
         async with ws.mutation_lock(path):
             throw_if_aborted(signal)
+            seen = ws.seen_text(path)
             try:
                 document = await ws.read_document(path)
             except OSError as exc:
@@ -124,14 +125,16 @@ class EditTool(AgentTool[EditParams]):
             throw_if_aborted(signal)
             if "\x00" in document.text:
                 raise ToolError(f"Cannot edit {shown}: it is a binary file.")
+            replacements = [Replacement(e.old_text, e.new_text) for e in params.edits]
             try:
-                plan = plan_edits(
-                    document.text,
-                    [Replacement(e.old_text, e.new_text) for e in params.edits],
-                    shown,
-                )
+                plan = plan_edits(document.text, replacements, shown)
             except EditError as exc:
-                raise ToolError(str(exc)) from exc
+                older = _from_older_read(seen, document, replacements, shown)
+                if older is None:
+                    raise ToolError(str(exc)) from exc
+                # computed from the text the agent read, which the user changed since: the
+                # workspace rebases it onto theirs, or refuses an overlap showing their text
+                document, plan = older
             throw_if_aborted(signal)
             try:
                 await ws.apply_edits(
@@ -155,3 +158,17 @@ class EditTool(AgentTool[EditParams]):
                 "firstChangedLine": first_changed,
             },
         )
+
+
+def _from_older_read(
+    seen: str | None, document: Document, replacements: list[Replacement], shown: str
+) -> tuple[Document, EditPlan] | None:
+    """The edit planned on the text the agent last saw, when it fits that text (and not the
+    current one): docs/protocol.md#edits-rebase-onto-newer-user-text-92."""
+    if seen is None or seen == document.text:
+        return None
+    try:
+        plan = plan_edits(seen, replacements, shown)
+    except EditError:
+        return None
+    return Document(document.path, seen, None, document.from_buffer), plan

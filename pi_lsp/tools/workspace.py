@@ -123,6 +123,12 @@ class Workspace(Protocol):
         """How a path is shown to the model (relative to the cwd when inside it)."""
         ...
 
+    def seen_text(self, path: Path) -> str | None:
+        """The text the agent last saw of ``path`` (its last read, or its own edit's result)
+        when the workspace tracks it — the editor's, where the user types meanwhile — else
+        ``None``."""
+        ...
+
     async def read_document(self, path: Path) -> Document:
         """The open buffer's text when the editor has it open, else the file on disk.
         Raises ``FileNotFoundError`` / ``IsADirectoryError`` / ``PermissionError``."""

@@ -31,7 +31,8 @@ export type { ViewModel } from './model/types';
  *      summary, output, diff?, turn}`;
  *   - `{kind:'permission', requestKey, toolCallId, tool, title, detail, options: [{id,label,kind}],
  *      status: 'pending'|'answered'|'withdrawn', answer?}`;
- *   - `{kind:'notice', level, topic: 'retry'|'compaction'|'save'|'restore'|'reconnect'|'info', text, restoreId?}`.
+ *   - `{kind:'notice', level, topic: 'retry'|'compaction'|'save'|'restore'|'reconnect'|'info'|'told', text,
+ *      restoreId?, detail?}` (`told`: a note pi gave the model, e.g. the review note, §9.1; `detail` its full text).
  * - `queue: {steering: [{id, text}], followUp: [{id, text}]}` (from `queue_update`, §7).
  * - `permissions`: the pending `permission` items.
  * - `review: [{uri, hunks: [{id, toolCallId, range, oldText, newText}]}]` (from `review_update`, §9).
@@ -87,6 +88,7 @@ export interface PiApi {
    * real webview uses, e.g. `{type:'permission', requestKey, optionId, reason?}`,
    * `{type:'review', decisions:[{hunkId, decision:'keep'|'undo', reason?}]}`,
    * `{type:'restore', entryId, mode:'code'|'conversation'|'both'}`, `{type:'undoRestore', restoreId}`,
+   * `{type:'revertToolCall', toolCallId}`,
    * `{type:'queue', op:'remove'|'edit'|'promote'|'clear', id?, text?}`,
    * `{type:'send', text, deliverAs?}`, `{type:'stop'}`. The full list is `WebviewMessage` in
    * `src/protocol/messages.ts`. Rejects when the message fails validation; otherwise resolves

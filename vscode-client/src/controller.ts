@@ -692,6 +692,28 @@ export class Controller implements vscode.Disposable {
     return r;
   }
 
+  /** "Revert this change" on an edit/write card (docs/protocol.md §9.5: pi/revertToolCall); undoable from its notice. */
+  async revertToolCall(toolCallId: string): Promise<unknown> {
+    const sessionId = this.vm.sessionId;
+    if (!sessionId) return undefined;
+    const r = await this.request<{ restoreId?: string; reverted?: string[]; conflicts?: { uri: string; message: string }[] }>(
+      'pi/revertToolCall',
+      { sessionId, toolCallId },
+    );
+    const reverted = r.reverted?.length ?? 0;
+    const conflicts = r.conflicts ?? [];
+    const parts = [`reverted this change: ${reverted} file${reverted === 1 ? '' : 's'}`];
+    if (conflicts.length) parts.push(conflicts.map((c) => c.message).join('; '));
+    this.dispatch({
+      type: 'notice',
+      level: conflicts.length ? 'warning' : 'info',
+      topic: 'restore',
+      text: `${parts.join('; ')}.`,
+      restoreId: reverted ? r.restoreId : undefined,
+    });
+    return r;
+  }
+
   async undoRestore(restoreId: string): Promise<unknown> {
     const sessionId = this.vm.sessionId;
     if (!sessionId) return undefined;
@@ -798,6 +820,8 @@ export class Controller implements vscode.Disposable {
         return this.restore(msg.entryId, msg.mode);
       case 'undoRestore':
         return this.undoRestore(msg.restoreId);
+      case 'revertToolCall':
+        return this.revertToolCall(msg.toolCallId);
       case 'listModels':
         return this.listModels();
       case 'setModel':

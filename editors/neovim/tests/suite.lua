@@ -166,38 +166,78 @@ function sets.queue()
     "queue buffer edits reach the server", vim.inspect(q))
 end
 
+local function messages_of_session()
+  local messages
+  require("pi.protocol").request("pi/resumeSession", { sessionId = require("pi.state").session },
+    function(_, res) messages = res and res.messages end)
+  wait(10000, function() return messages ~= nil end)
+  return messages or {}
+end
+
+local function pending_hunks()
+  local n = 0
+  for _, hunks in pairs(require("pi.state").review) do n = n + #hunks end
+  return n
+end
+
 function sets.review()
-  start({ EDIT, text("Done."), EDIT, text("Again."), text("Because you undid it.") })
+  start({ EDIT, text("Done."), text("Because you undid it."), EDIT, text("Again."), text("Noted."),
+    EDIT, text("Third."), text("Fine.") })
+  local chat = require("pi.chat")
   local buf = vim.api.nvim_get_current_buf()
   vim.cmd("Pi change it")
   wait(30000, function() return agent_ends() >= 1 end)
   wait(5000, function() return next(require("pi.state").review) ~= nil end)
+  -- gr right after the answer, then the prompt at once (no waiting for the undo to land)
   vim.api.nvim_win_set_cursor(0, { 2, 0 })
   vim.cmd("normal gr")
+  vim.cmd("Pi did I change anything?")
   report(wait(5000, function() return buf_text(buf) == "def f():\n    return 1" end), "gr undoes the hunk", buf_text(buf))
-  -- with a reason (the reason key asks for one): the model's next request carries the note
-  vim.cmd("Pi change it again")
   wait(30000, function() return agent_ends() >= 2 end)
-  wait(5000, function() return next(require("pi.state").review) ~= nil end)
+  local msgs = messages_of_session()
+  local last = msgs[#msgs - 2] or {}
+  local note = msgs[#msgs - 1] or {}
+  report(last.role == "user" and chat.text_of(last.content) == "did I change anything?"
+    and note.role == "custom" and chat.text_of(note.content):find("undid", 1, true) ~= nil
+    and chat.text_of(note.content):find("a.py lines 2-2", 1, true) ~= nil,
+    "undo then prompt at once: the model is told with that prompt", vim.json.encode(msgs))
+  local shown = chat_text()
+  report(shown:find("· pi was told: you undid a.py line 2 {{{", 1, true) ~= nil
+    and shown:find("> did I change anything?\n", 1, true) ~= nil and not shown:find("> %[The user"),
+    "the note is a 'pi was told' line, the prompt stays as typed", shown)
+  -- the editor's own undo (u) on the agent's change counts as an undo
+  vim.cmd("Pi change it again")
+  wait(30000, function() return agent_ends() >= 3 end)
+  wait(5000, function() return pending_hunks() > 0 end)
+  vim.cmd("normal u")
+  report(wait(5000, function() return buf_text(buf) == "def f():\n    return 1" and pending_hunks() == 0 end),
+    "u on the agent's change clears its hunk", vim.inspect(buf_text(buf)) .. " pending " .. vim.inspect(require("pi.state").review))
+  vim.cmd("Pi and now?")
+  wait(30000, function() return agent_ends() >= 4 end)
+  msgs = messages_of_session()
+  note = msgs[#msgs - 1] or {}
+  report(note.role == "custom" and chat.text_of(note.content):find("editor's undo", 1, true) ~= nil,
+    "u is told to the model", vim.json.encode(note))
+  -- with a reason (the reason key asks for one): the note carries it
+  vim.cmd("Pi once more")
+  wait(30000, function() return agent_ends() >= 5 end)
+  wait(5000, function() return pending_hunks() > 0 end)
   vim.ui.input = function(_, cb) cb("keep it returning 1") end
   vim.api.nvim_win_set_cursor(0, { 2, 0 })
   require("pi.review").decide("undo", true)
-  local function pending()
-    local n = 0
-    for _, hunks in pairs(require("pi.state").review) do n = n + #hunks end
-    return n
-  end
-  -- the decision is done when the hunk leaves the review (the buffer changes a little earlier)
-  wait(5000, function() return buf_text(buf) == "def f():\n    return 1" and pending() == 0 end)
   vim.cmd("Pi why")
-  wait(30000, function() return agent_ends() >= 3 end)
-  local messages
-  require("pi.protocol").request("pi/resumeSession", { sessionId = require("pi.state").session }, function(_, res) messages = res and res.messages end)
-  wait(10000, function() return messages ~= nil end)
-  local last_user
-  for _, m in ipairs(messages or {}) do if m.role == "user" then last_user = require("pi.chat").text_of(m.content) end end
-  report(last_user ~= nil and last_user:find("undid", 1, true) ~= nil and last_user:find("keep it returning 1", 1, true) ~= nil
-    and last_user:find("a.py", 1, true) ~= nil, "the undo and its reason reach the model with the next prompt", tostring(last_user))
+  wait(30000, function() return agent_ends() >= 6 end)
+  msgs = messages_of_session()
+  note = msgs[#msgs - 1] or {}
+  report(note.role == "custom" and chat.text_of(note.content):find("keep it returning 1", 1, true) ~= nil,
+    "the undo and its reason reach the model with the next prompt", vim.json.encode(note))
+  -- a note an older server glued to the user's message: the same line, the words as typed
+  local glued = "[The user reviewed your edits and undid these changes; do not make them again unless asked:]\n- b.py lines 7-7: undid"
+  chat.on_event({ type = "message_start", message = { role = "user",
+    content = { { type = "text", text = glued }, { type = "text", text = "old words" } } } }, {})
+  shown = chat_text()
+  report(shown:find("· pi was told: b.py lines 7-7: undid {{{", 1, true) ~= nil and shown:find("> old words", 1, true) ~= nil
+    and not shown:find("> %[The user"), "an older server's glued note is split off", shown)
 end
 
 function sets.rewind()
@@ -209,6 +249,31 @@ function sets.rewind()
   local buf = vim.fn.bufnr(root .. "/a.py")
   vim.cmd("PiRewind")
   report(wait(10000, function() return buf_text(buf) == "def f():\n    return 1" end), ":PiRewind restores the code", buf_text(buf))
+  -- "both" restored the conversation too: the prompt is the default of the next :Pi input
+  local default
+  vim.ui.input = function(opts, _) default = opts.default end
+  wait(10000, function() return require("pi.state").restored_text ~= nil end)
+  vim.cmd("Pi")
+  report(default == "change it", ":PiRewind puts the restored prompt in :Pi's input", tostring(default))
+end
+
+function sets.revert()
+  start({ EDIT, text("Done.") })
+  vim.cmd("Pi change it")
+  wait(30000, function() return agent_ends() >= 1 end)
+  local buf = vim.fn.bufnr(root .. "/a.py")
+  local chat = require("pi.chat")
+  local win = chat.open()
+  vim.api.nvim_set_current_win(win)
+  local card = nil
+  for id, at in pairs(chat.cards) do card = at end
+  vim.api.nvim_win_set_cursor(win, { card + 1, 0 })
+  vim.ui.select = function() error("no picker with a card under the cursor") end
+  vim.cmd("PiRevert")
+  report(wait(10000, function() return buf_text(buf) == "def f():\n    return 1" end), ":PiRevert on the card reverts that tool call", buf_text(buf))
+  report(wait(5000, function() return require("pi.state").restore_id ~= nil end), "the revert can be undone")
+  vim.cmd("PiRewindUndo")
+  report(wait(10000, function() return buf_text(buf) == "def f():\n    return 2" end), ":PiRewindUndo re-applies it", buf_text(buf))
 end
 
 function sets.permission()

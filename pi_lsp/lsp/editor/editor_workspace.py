@@ -98,6 +98,9 @@ class EditorWorkspace(DiskWorkspace):
 
     # ------------------------------------------------------------------------ reads
 
+    def seen_text(self, path: Path) -> str | None:
+        return self._last_read.get(path)
+
     async def read_document(self, path: Path) -> Document:
         doc = await self._read_current(path)
         self._last_read[path] = doc.text
@@ -179,7 +182,7 @@ class EditorWorkspace(DiskWorkspace):
             raise
         applied = self._applied_text(target, base_version, new_text)
         if applied != new_text:  # the user unchecked some changes in the preview
-            self._unchecked_note(path, target.text, new_text, applied)
+            self._unchecked_note(path, target.uri, target.text, new_text, applied)
             new_text = applied
             self._last_read[path] = new_text
         if self.review is not None:
@@ -255,16 +258,21 @@ class EditorWorkspace(DiskWorkspace):
             return sent
         return buf.text if buf.version > base_version else sent
 
-    def _unchecked_note(self, path: Path, before: str, sent: str, applied: str) -> None:
+    def _unchecked_note(self, path: Path, uri: str, before: str, sent: str, applied: str) -> None:
         """docs/protocol.md#review-hunks-keep-or-undo-each-change-91: what the user left out in the
-        preview, for the model."""
+        preview, for the model: in the tool result, and as the review note of its next call
+        (the same note as an undo)."""
         done = {(r.start, r.end, r.new_text) for r in split_hunks(before, applied)}
         left: list[str] = []
+        unchecked: list[tuple[int, int, str]] = []
         for r in split_hunks(before, sent):
             if (r.start, r.end, r.new_text) in done:
                 continue
             line = before.count("\n", 0, r.start) + 1
             left.append(f"- line {line}: not applied\n```\n{r.new_text.rstrip()}\n```")
+            unchecked.append((line, line + max(0, r.new_text.rstrip("\n").count("\n")), r.new_text))
+        if self.review is not None and unchecked:
+            self.review.unchecked(uri, unchecked)
         if left:
             self._diagnostic_notes[path] = (
                 "The user unchecked part of this change in the editor's preview; these parts "

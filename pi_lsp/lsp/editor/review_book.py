@@ -7,19 +7,28 @@ set around a run and a tool call), every other change to a buffer with hunks com
 ``didChange`` (the difference between the last text seen and the new one). Whenever a
 session's set of pending hunks changes, its ``review_update`` event is published. Undo goes
 back through ``EditorWorkspace.apply_edits`` (versioned, rebased, disk kept in line); a hunk
-whose text the user changed since is a conflict and is left alone.
+whose text the user changed since is a conflict and is left alone. A user's change that puts a
+hunk's old text back (the editor's own undo) undoes it too.
+
+What the user undid waits here, per session, for the session's next model call
+(``take_notes``, polled by the agent loop right before each call); a call made while a
+decision is still being applied waits for it (``deciding`` / ``settled``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import contextvars
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...agent.messages import CustomMessage
 from ...review import Hunk, HunkTracker, UndoConflict, split_hunks
 from ..protocol.positions import Encoding, TextIndex
+from .review_notes import Undone, review_note
 
 log = logging.getLogger(__name__)
 
@@ -29,15 +38,8 @@ CURRENT_SESSION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 """Set around a run's start: the session whose tools make the edits."""
 
 
-@dataclass(frozen=True, slots=True)
-class Undone:
-    """An undone hunk, for the note the model reads before its next call."""
-
-    path: str
-    first_line: int
-    last_line: int
-    text: str
-    reason: str | None
+SETTLE_TIMEOUT = 10.0
+"""How long a model call waits for review decisions the editor is still applying."""
 
 
 @dataclass(slots=True)
@@ -52,6 +54,13 @@ class ReviewBook:
     """hunk id → session id."""
     undone: dict[str, list[Undone]] = field(default_factory=dict)
     """session id → hunks undone since the model's last call."""
+    _deciding: dict[str, int] = field(default_factory=dict)
+    """session id → review decisions under way (the editor has not answered yet)."""
+    _settled: dict[str, asyncio.Event] = field(default_factory=dict)
+    undoing: set[str] = field(default_factory=set)
+    """Hunks an Undo from the review UI is putting back (not the user's own undo)."""
+    display: Callable[[str], str] = lambda uri: uri
+    """The path a note names for ``uri`` (workspace-relative; set by the server)."""
     on_change: Callable[[str, str, str, str, str], None] | None = None
     """``(session_id, tool_call_id, uri, before, after)`` for every applied agent edit: the
     checkpoint record (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
@@ -69,7 +78,7 @@ class ReviewBook:
         self._expect.pop(uri, None)
         session = CURRENT_SESSION.get()
         if session is None or tool_call_id is None:
-            self.observe(uri, after)  # not the agent's (an undo): an ordinary change
+            self.observe(uri, after, by_user=False)  # not the agent's (an undo, a restore)
             return
         known = self._text.get(uri)
         if known is not None and known != before:
@@ -85,8 +94,13 @@ class ReviewBook:
             self._session_of[hunk.id] = session
         self._changed({session, *self._sessions_of(uri)})
 
-    def observe(self, uri: str, text: str) -> None:
-        """The buffer's text now (after a didChange); call only for uris in ``watching``."""
+    def observe(self, uri: str, text: str, *, by_user: bool = True) -> None:
+        """The buffer's text now (after a didChange); call only for uris in ``watching``.
+
+        A user's change (``by_user``) that returns a pending hunk's region to its old text —
+        the editor's own undo, or retyping it — undoes that hunk: it stops pending and the
+        model is told, as for an undo from the review UI. A partial revert is the user's
+        edit: the hunk moves with it (and an undo of it is a conflict)."""
         expected = self._expect.get(uri)
         if expected is not None and text == expected:
             return  # the agent's own edit, recorded by ``agent_edit``
@@ -103,6 +117,25 @@ class ReviewBook:
             end_new -= 1
         self.tracker.change(uri, start, end_old, text[start:end_new])
         self._text[uri] = text
+        if by_user:
+            self._reverted_by_user(uri, text)
+
+    def _reverted_by_user(self, uri: str, text: str) -> None:
+        back = [
+            h
+            for h in self.tracker.pending(uri)
+            if h.id not in self.undoing and _back_to_old(h, text)
+        ]
+        for hunk in back:
+            session = self._session_of.get(hunk.id)
+            if session is None:
+                continue
+            first = text.count("\n", 0, hunk.start) + 1
+            last = first + max(0, hunk.new_text.rstrip("\n").count("\n"))
+            self.record_undo(
+                session, Undone(self.display(uri), first, last, hunk.new_text, None, "editor")
+            )
+            self.keep(session, hunk.id)
 
     def watching(self, uri: str) -> bool:
         return uri in self._text
@@ -200,8 +233,55 @@ class ReviewBook:
     def record_undo(self, session_id: str, undone: Undone) -> None:
         self.undone.setdefault(session_id, []).append(undone)
 
+    def unchecked(self, uri: str, left: list[tuple[int, int, str]]) -> None:
+        """Confirm mode: the user unchecked these changes (``(first_line, last_line, text)``)
+        in the preview of the running tool call's edit; the model is told like an undo."""
+        session = CURRENT_SESSION.get()
+        if session is None:
+            return
+        for first, last, text in left:
+            self.record_undo(
+                session, Undone(self.display(uri), first, last, text, None, "unchecked")
+            )
+
     def take_undone(self, session_id: str) -> list[Undone]:
         return self.undone.pop(session_id, [])
+
+    # ------------------------------------------------------------------ notes
+
+    @contextlib.contextmanager
+    def deciding(self, session_id: str) -> Iterator[None]:
+        """Around a ``pi/reviewDecision`` from the moment it arrives: a model call of the
+        session made meanwhile waits for it (``settled``), so a prompt sent right after the
+        decision is never ahead of its note."""
+        self._deciding[session_id] = self._deciding.get(session_id, 0) + 1
+        self._settled.setdefault(session_id, asyncio.Event()).clear()
+        try:
+            yield
+        finally:
+            left = self._deciding[session_id] - 1
+            if left:
+                self._deciding[session_id] = left
+            else:
+                del self._deciding[session_id]
+                self._settled.pop(session_id, asyncio.Event()).set()
+
+    async def settled(self, session_id: str) -> None:
+        """Return once no review decision of the session is under way (bounded)."""
+        event = self._settled.get(session_id)
+        if event is None or session_id not in self._deciding:
+            return
+        try:
+            await asyncio.wait_for(event.wait(), SETTLE_TIMEOUT)
+        except TimeoutError:
+            log.warning("session %s: a review decision is still under way", session_id)
+
+    async def take_notes(self, session_id: str) -> list[CustomMessage]:
+        """The note for the session's next model call (once): every hunk undone or left
+        unchecked since its last call, decisions still being applied included."""
+        await self.settled(session_id)
+        undone = self.take_undone(session_id)
+        return [review_note(undone)] if undone else []
 
     # ------------------------------------------------------------------- internals
 
@@ -235,15 +315,17 @@ class ReviewBook:
         }
 
 
-UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"
-
-
-def undo_note(undone: list[Undone]) -> str:
-    """The one user-role note that tells the model what the user undid."""
-    lines = [f"{UNDO_NOTE_HEAD}; do not make them again unless asked:]"]
-    for u in undone:
-        where = f"{u.path} lines {u.first_line}-{u.last_line}"
-        lines.append(f"- {where}: undid\n```\n{u.text.rstrip()}\n```")
-        if u.reason:
-            lines.append(f"  reason: {u.reason}")
-    return "\n".join(lines)
+def _back_to_old(hunk: Hunk, text: str) -> bool:
+    """Whether the hunk's region holds its old text again. Its range comes from a character
+    diff of the buffer's states, which cannot always tell on which side of a line break a
+    change fell (Neovim sends an undo as two states, the second removing a blank line it
+    first added): a line-aligned hunk is compared on whole lines too."""
+    if text[hunk.start : hunk.end] == hunk.old_text:
+        return True
+    old = hunk.old_text
+    at_line_start = hunk.start == 0 or text[hunk.start - 1 : hunk.start] == "\n"
+    if not old.endswith("\n") or not at_line_start or hunk.end <= hunk.start:
+        return False
+    last = text.find("\n", hunk.end - 1)
+    end = len(text) if last < 0 else last + 1
+    return text[hunk.start : end] == old

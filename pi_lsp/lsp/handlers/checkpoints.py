@@ -31,7 +31,8 @@ from ...review import (
 from ...review.merge import merge3_partial
 from ...tools.workspace import WorkspaceError
 from ..editor.editor_workspace import EditorWorkspace
-from ..editor.review_book import UNDO_NOTE_HEAD, ReviewBook
+from ..editor.review_book import ReviewBook
+from ..editor.review_notes import UNDO_NOTE_HEAD
 from ..host.hosted import HostedSession
 from ..protocol.methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
 from ..protocol.models import RequiredSessionParams, WireParams, parse_params

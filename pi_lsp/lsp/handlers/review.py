@@ -2,7 +2,8 @@
 (docs/protocol.md#review-hunks-keep-or-undo-each-change-91): the pending hunks of a session, and the
 user's keep / undo per hunk. Undo goes through the editor (one versioned
 ``workspace/applyEdit`` per hunk); a hunk the user changed since is a conflict, left alone.
-Undone hunks are told to the model before its next call (``HostedSession``)."""
+Undone hunks are told to the model with its next call (``ReviewBook.take_notes``); a model
+call made while a decision is being applied waits for it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ...review import UndoConflict
 from ...tools.workspace import WorkspaceError
 from ..editor.editor_workspace import EditorWorkspace
-from ..editor.review_book import ReviewBook, Undone
+from ..editor.review_book import ReviewBook
+from ..editor.review_notes import Undone
 from ..protocol.methods import REVIEW, REVIEW_DECISION
 from ..protocol.models import RequiredSessionParams, WireParams, parse_params
 
@@ -36,12 +38,10 @@ class ReviewApi:
         book: ReviewBook,
         workspace: EditorWorkspace,
         known: Callable[[str], bool],
-        undone: Callable[[str], None],
     ) -> None:
         self.book = book
         self.workspace = workspace
         self._known = known
-        self._undone = undone
 
     def _check(self, session_id: str) -> None:
         if not self._known(session_id):
@@ -55,6 +55,10 @@ class ReviewApi:
     async def decide(self, raw: Any) -> dict[str, Any]:
         p = parse_params(REVIEW_DECISION, DecisionParams, raw)
         self._check(p.session_id)
+        with self.book.deciding(p.session_id):
+            return await self._decide(p)
+
+    async def _decide(self, p: DecisionParams) -> dict[str, Any]:
         applied: list[str] = []
         conflicts: list[dict[str, str]] = []
         for d in p.decisions:
@@ -80,15 +84,17 @@ class ReviewApi:
         text = self.book.text_of(hunk.uri) or ""
         first = text.count("\n", 0, hunk.start) + 1
         last = first + max(0, hunk.new_text.rstrip("\n").count("\n"))
+        self.book.undoing.add(hunk.id)
         try:
             path = self.workspace.tracker_path(hunk.uri)
             await self.workspace.undo_hunk(hunk.uri, text, hunk.start, hunk.end, hunk.old_text)
         except WorkspaceError as exc:
             return str(exc)
+        finally:
+            self.book.undoing.discard(hunk.id)
         self.book.record_undo(
             session_id,
             Undone(self.workspace.display_path(path), first, last, hunk.new_text, d.reason),
         )
         self.book.keep(session_id, d.hunk_id)
-        self._undone(session_id)
         return None

@@ -23,7 +23,7 @@ from ...agent.types import (
     ToolExecutionEndEvent,
     TurnEndEvent,
 )
-from ...ai import AssistantMessage, TextContent, UserMessage
+from ...ai import AssistantMessage, UserMessage
 from ...ai.types import now_ms
 from ...review import CheckpointStore
 from ...runtime import ConfigError, ConfiguredSession
@@ -31,7 +31,7 @@ from ...sessions.compaction.tokens import estimate_messages_tokens
 from ...wire import event_wire, message_wire, queue_wire
 from ..bridge import ClientBridge
 from ..editor.editor_workspace import CURRENT_SIGNAL
-from ..editor.review_book import CURRENT_SESSION, ReviewBook, undo_note
+from ..editor.review_book import CURRENT_SESSION, ReviewBook
 from ..protocol.models import (
     EVENT,
     DeliverAs,
@@ -86,6 +86,7 @@ class HostedSession:
         """``id(message)`` → the ``seq`` of the ``message_end`` that carried it (this run)."""
         self.plain = None if features.events else PlainAnswers(bridge, session)
         """Final answers as messages, for a client that shows no ``pi/event``."""
+        session.agent.get_call_notes = self._call_notes
 
     @property
     def agent(self) -> Agent:
@@ -175,7 +176,6 @@ class HostedSession:
             self.agent.steer(message)
             return "steer"
         self.configure()
-        message = self._with_review_notes(message)
         token = CURRENT_SIGNAL.set(lambda: self.agent.signal)
         session_token = CURRENT_SESSION.set(self.id)
         try:
@@ -190,23 +190,16 @@ class HostedSession:
         task.add_done_callback(lambda t: self._run_done(t, progress))
         return "prompt"
 
-    def deliver_review_notes(self) -> None:
-        """The user undid hunks: during a run the note is steered in (it reaches the model
-        before its next call); otherwise it joins the next prompt."""
-        if not self.running or self.review is None:
-            return
-        undone = self.review.take_undone(self.id)
-        if undone:
-            self.agent.steer(user_message(undo_note(undone)))
-
-    def _with_review_notes(self, message: AgentMessage) -> AgentMessage:
-        undone = self.review.take_undone(self.id) if self.review is not None else []
-        if not undone or not isinstance(message, UserMessage):
-            return message
-        content = message.content
-        blocks = [TextContent(text=content)] if isinstance(content, str) else list(content)
-        note = TextContent(text=undo_note(undone))
-        return message.model_copy(update={"content": [note, *blocks]})
+    async def _call_notes(self) -> list[AgentMessage]:
+        """Before each model call, whichever run makes it: the review note owed to the model
+        (docs/protocol.md#review-hunks-keep-or-undo-each-change-91), exactly once."""
+        if self.review is None:
+            return []
+        try:
+            return list(await self.review.take_notes(self.id))
+        except Exception:  # the hook must not fail the run
+            log.exception("session %s: review notes not delivered", self.id)
+            return []
 
     def queue(self, message: AgentMessage, kind: Literal["steer", "followUp"]) -> Delivered:
         """``pi/steer`` / ``pi/followUp``: queued now, delivered by this or the next run."""

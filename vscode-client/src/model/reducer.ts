@@ -445,6 +445,8 @@ function messageStart(d: Draft, ev: WireEvent): void {
   const m = obj(ev.message);
   const role = m.role;
   if (role === 'user') {
+    const glued = gluedNote(d, m.content);
+    if (glued) d.push(glued);
     const text = userText(m.content);
     const deliveredAs = ev.deliveredAs === 'steer' || ev.deliveredAs === 'followUp' ? ev.deliveredAs : undefined;
     const queuedId = typeof ev.queuedId === 'string' ? ev.queuedId : undefined;
@@ -483,6 +485,9 @@ function messageStart(d: Draft, ev: WireEvent): void {
     });
   } else if (role === 'compactionSummary' || role === 'branchSummary') {
     d.push(notice(d, 'info', 'compaction', role === 'compactionSummary' ? 'Earlier conversation summarised.' : 'Branch summary.'));
+  } else if (role === 'custom') {
+    const t = told(d, m);
+    if (t) d.push(t);
   }
 }
 
@@ -662,6 +667,8 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
     const m = obj(raw);
     const entryId = entryIds[i] ?? undefined;
     if (m.role === 'user') {
+      const glued = gluedNote(d, m.content);
+      if (glued) items.push({ ...glued, rev: d.rev });
       const u: UserItem = {
         kind: 'user',
         id: d.newId('u'),
@@ -727,6 +734,9 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
         summary: summariseTool(t.toolName, t.args, text, isError),
         diff: isError ? undefined : toolDiff(t.toolName, t.args, m),
       };
+    } else if (m.role === 'custom') {
+      const t = told(d, m);
+      if (t) items.push({ ...t, rev: d.rev });
     } else if (m.role === 'compactionSummary' || m.role === 'branchSummary') {
       items.push({
         kind: 'notice',
@@ -827,6 +837,20 @@ function notice(d: Draft, level: NoticeItem['level'], topic: string, text: strin
   return { kind: 'notice', id: d.newId('n'), level, topic, text, rev: 0 };
 }
 
+/**
+ * A `custom` message (docs/protocol.md §9.1: the review note) is what pi told the model, not the
+ * user's words: a muted one-line marker, its full text behind it. Hidden ones (`display: false`)
+ * are not shown.
+ */
+function told(d: Draft, m: Record<string, unknown>): NoticeItem | null {
+  if (m.display === false) return null;
+  const full = typeof m.content === 'string' ? m.content
+    : Array.isArray(m.content) ? m.content.map((c) => str(obj(c).text)).join('') : '';
+  const summary = str(obj(m.details).summary);
+  const line = summary || full.split('\n')[0] || str(m.customType);
+  return { ...notice(d, 'info', 'told', `pi was told: ${line}`), detail: full };
+}
+
 function normQueue(q: unknown): Queue {
   const o = obj(q);
   const list = (x: unknown) =>
@@ -845,12 +869,29 @@ function contentBlocks(content: unknown): AssistantBlock[] {
   });
 }
 
+/** The head of a review note (docs/protocol.md §9.1). Older servers joined the note to the user's message. */
+const NOTE_HEAD = '[The user reviewed your edits and undid these changes';
+
+function isGluedNote(b: Record<string, unknown>): boolean {
+  return b.type === 'text' && str(b.text).startsWith(NOTE_HEAD);
+}
+
+/** A review note an older server joined to a user message: the same marker as a note message. */
+function gluedNote(d: Draft, content: unknown): NoticeItem | null {
+  if (!Array.isArray(content)) return null;
+  const note = content.map((c) => obj(c)).find(isGluedNote);
+  if (!note) return null;
+  const full = str(note.text);
+  return { ...notice(d, 'info', 'told', `pi was told: ${full.split('\n')[1]?.replace(/^- /, '') || 'what you undid'}`), detail: full };
+}
+
+/** The user's own words: text blocks, without a review note an older server joined to them. */
 function userText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
     .map((c) => obj(c))
-    .filter((b) => b.type === 'text')
+    .filter((b) => b.type === 'text' && !isGluedNote(b))
     .map((b) => str(b.text))
     .join('');
 }

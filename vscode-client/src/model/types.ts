@@ -117,11 +117,13 @@ export interface NoticeItem {
   kind: 'notice';
   id: string;
   level: 'info' | 'warning' | 'error';
-  /** `retry` | `compaction` | `save` | `restore` | `reconnect` | `info`. */
+  /** `retry` | `compaction` | `save` | `restore` | `reconnect` | `info` | `told`. */
   topic: string;
   text: string;
   /** For a restore notice: the id `pi/undoRestore` takes. */
   restoreId?: string;
+  /** For a `told` notice (a note the model was given, not the user's words): its full text. */
+  detail?: string;
   rev: number;
 }
 

@@ -91,6 +91,7 @@ const SCHEMAS: Record<string, Check> = {
   openHunk: S.obj({ type: S.str(), uri: S.str(4096), hunkId: S.str(200) }),
   restore: S.obj({ type: S.str(), entryId: S.str(200), mode: S.oneOf('code', 'conversation', 'both') }),
   undoRestore: S.obj({ type: S.str(), restoreId: S.str(200) }),
+  revertToolCall: S.obj({ type: S.str(), toolCallId: S.str(200) }),
   listModels: S.obj({ type: S.str() }),
   setModel: S.obj({ type: S.str(), provider: S.opt(S.str(200)), model: S.str(500) }),
   setThinking: S.obj({ type: S.str(), level: S.oneOf('off', 'minimal', 'low', 'medium', 'high', 'xhigh') }),
@@ -124,6 +125,7 @@ export type WebviewMessage =
   | { type: 'openHunk'; uri: string; hunkId: string }
   | { type: 'restore'; entryId: string; mode: 'code' | 'conversation' | 'both' }
   | { type: 'undoRestore'; restoreId: string }
+  | { type: 'revertToolCall'; toolCallId: string }
   | { type: 'listModels' }
   | { type: 'setModel'; provider?: string; model: string }
   | { type: 'setThinking'; level: string }

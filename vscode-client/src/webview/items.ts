@@ -259,6 +259,20 @@ function toolEl(t: ToolItem, ctx: Ctx): HTMLElement {
       dv,
     );
   }
+  if ((t.toolName === 'edit' || t.toolName === 'write') && t.status === 'done' && ctx.features.checkpoints) {
+    card.append(
+      h(
+        'div.msg-actions',
+        {},
+        h('button.link', {
+          'data-testid': 'revert-tool-call',
+          title: 'Revert what this tool call changed (your own edits are kept; undo it from the notice)',
+          text: 'Revert this change',
+          onclick: () => ctx.post({ type: 'revertToolCall', toolCallId: t.toolCallId }),
+        }),
+      ),
+    );
+  }
   if (open) {
     const out = t.output || (t.status === 'running' ? '' : '(no output)');
     card.append(
@@ -281,6 +295,14 @@ function pathUri(p: string): string {
 // ----------------------------------------------------------------------------- notices
 
 function noticeEl(n: NoticeItem, ctx: Ctx): HTMLElement {
+  if (n.topic === 'told') {
+    // what pi told the model (a review note): muted, one line, the full text behind it
+    return h(
+      'div.item.notice.told',
+      { 'data-testid': 'notice-told' },
+      h('details', {}, h('summary', { text: n.text }), h('pre.told-text', { text: n.detail ?? '' })),
+    );
+  }
   return h(
     `div.item.notice.${n.level}` as 'div',
     { 'data-testid': `notice-${n.topic}` },

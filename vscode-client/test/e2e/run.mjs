@@ -37,7 +37,6 @@ const option = (name, dflt) => {
 };
 const tiers = option('--tiers', '2,3').split(',').map((s) => s.trim());
 const fixture = flag('--fixture');
-const only = option('--specs', '') ? option('--specs', '').split(',').map((s) => s.trim()) : null; // tier 2 specs
 const keep = flag('--keep');
 
 const started = Date.now();
@@ -100,8 +99,8 @@ async function tier2(cs, scratch, ext) {
     const specs = fixture ? ['fixture.test.js']
       : real ? ['real.test.js']
         : readdirSync(join(HERE, 'host'))
-          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js')
-          .filter((f) => !only || only.includes(f)).sort();
+          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js').sort()
+          .filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
     const modelPort = await freePort();
     const settings = fixture ? {} : piSettings(piServer(), modelPort);
     if (real && !fixture) {

@@ -323,6 +323,42 @@ describe('review (§9)', () => {
     const d = new Driver().act({ type: 'review', files: [{ uri: 'u', hunks: [hunk] }] });
     assert.equal(d.vm.review.length, 1);
   });
+  const note = {
+    role: 'custom',
+    customType: 'review_note',
+    content: '[The user reviewed your edits and undid these changes; do not make them again unless asked:]\n- app.py lines 2-2: undid',
+    display: true,
+    details: { summary: 'you undid app.py line 2' },
+  };
+  test('a review note is a muted marker, not a user bubble; the user text stays as typed', () => {
+    const d = new Driver().ev(
+      { type: 'message_start', message: userMsg('did I change anything?') },
+      { type: 'message_end', message: userMsg('did I change anything?') },
+      { type: 'message_start', message: note },
+      { type: 'message_end', message: note },
+    );
+    assert.deepEqual(users(d).map((u) => u.text), ['did I change anything?']);
+    const told = notices(d).filter((n) => n.topic === 'told');
+    assert.equal(told.length, 1);
+    assert.equal(told[0].text, 'pi was told: you undid app.py line 2');
+    assert.equal(told[0].detail, note.content);
+  });
+  test('a note an older server joined to the user message is split off: marker, then the words as typed', () => {
+    const glued = { role: 'user', content: [{ type: 'text', text: note.content }, { type: 'text', text: 'go on' }] };
+    const d = new Driver().ev({ type: 'message_start', message: glued }, { type: 'message_end', message: glued });
+    assert.deepEqual(users(d).map((u) => u.text), ['go on']);
+    assert.deepEqual(notices(d).map((n) => n.text), ['pi was told: app.py lines 2-2: undid']);
+    const r = new Driver();
+    r.act({ type: 'loadSession', sessionId: 'S', messages: [glued] });
+    assert.deepEqual(users(r).map((u) => u.text), ['go on']);
+    assert.equal(notices(r).filter((n) => n.topic === 'told').length, 1);
+  });
+  test('a review note in a loaded transcript is the same marker; a hidden custom message is not shown', () => {
+    const d = new Driver();
+    d.act({ type: 'loadSession', sessionId: 'S', messages: [userMsg('go on'), note, { ...note, display: false }] });
+    assert.deepEqual(users(d).map((u) => u.text), ['go on']);
+    assert.deepEqual(notices(d).map((n) => n.text), ['pi was told: you undid app.py line 2']);
+  });
 });
 
 describe('ordering: duplicates, gaps, replay', () => {

@@ -3,7 +3,7 @@
 local config = require("pi.config")
 local state = require("pi.state")
 
-local M = { buf = nil, win = nil, pending = {}, timer = nil, cards = {}, ns = nil, run_text = {}, run_messages = {} }
+local M = { buf = nil, win = nil, pending = {}, timer = nil, cards = {}, card_tools = {}, ns = nil, run_text = {}, run_messages = {} }
 
 local function ns()
   M.ns = M.ns or vim.api.nvim_create_namespace("pi_chat")
@@ -98,6 +98,34 @@ local function text_of(content)
 end
 M.text_of = text_of
 
+--- A note pi gave the model (docs/protocol.md §9.1: the review note; role "custom"), not the
+--- user's words: one muted line, the full text folded under it.
+function M.told(message)
+  if message.display == false then return end
+  local full = text_of(message.content)
+  local details = type(message.details) == "table" and message.details or {}
+  local summary = details.summary or full:match("^[^\n]*") or tostring(message.customType)
+  local body = {}
+  for _, l in ipairs(vim.split(full, "\n", { plain = true })) do table.insert(body, "    " .. l) end
+  line(("· pi was told: %s {{{\n%s\n    }}}"):format(summary, table.concat(body, "\n")), "Comment")
+end
+
+--- The user's own words. An older server joined the review note to the user's message: it is
+--- shown as the "pi was told" line instead.
+local NOTE_HEAD = "[The user reviewed your edits and undid these changes"
+function M.user_text(content)
+  if type(content) ~= "table" then return text_of(content) end
+  local parts = {}
+  for _, b in ipairs(content) do
+    if b.type == "text" and b.text:sub(1, #NOTE_HEAD) == NOTE_HEAD then
+      M.told({ content = b.text, details = { summary = (b.text:match("\n%- ([^\n]*)") or "what you undid") } })
+    elseif b.type == "text" then
+      table.insert(parts, b.text)
+    end
+  end
+  return table.concat(parts)
+end
+
 local function first_line(s, max)
   s = tostring(s or ""):gsub("^%s+", "")
   s = s:match("^[^\n]*") or ""
@@ -158,7 +186,9 @@ function M.on_event(ev, params)
   elseif t == "message_start" and ev.message and ev.message.role == "user" then
     local tag = ""
     if ev.deliveredAs then tag = ("[%s → turn %d] "):format(ev.deliveredAs, state.turn) end
-    line("> " .. tag .. text_of(ev.message.content):gsub("\n", "\n> "), "Title")
+    line("> " .. tag .. M.user_text(ev.message.content):gsub("\n", "\n> "), "Title")
+  elseif t == "message_start" and ev.message and ev.message.role == "custom" then
+    M.told(ev.message)
   elseif t == "message_start" and ev.message and ev.message.role == "assistant" then
     M.run_text = {}
     line("")
@@ -182,6 +212,8 @@ function M.on_event(ev, params)
     elseif ev.message.errorMessage then line("✗ error: " .. ev.message.errorMessage, "ErrorMsg") end
   elseif t == "tool_execution_start" then
     M.cards[ev.toolCallId] = line(("▶ %s %s"):format(ev.toolName, args_summary(ev.toolName, ev.args)), "Special")
+    M.card_tools[ev.toolCallId] = { name = ev.toolName, session = params and params.sessionId or state.session,
+      title = args_summary(ev.toolName, ev.args) }
   elseif t == "tool_execution_end" then
     M.flush()
     local at = M.cards[ev.toolCallId]
@@ -245,6 +277,27 @@ function M.toggle(layout)
   else
     M.open(layout)
   end
+end
+
+--- The edit/write tool call whose card is on chat line `row` (0-based), or nil.
+function M.card_at(row)
+  for id, at in pairs(M.cards) do
+    local t = M.card_tools[id]
+    if at == row and t and (t.name == "edit" or t.name == "write") then return id end
+  end
+end
+
+--- The edit/write tool calls of `session` shown in the chat, newest first.
+function M.edit_cards(session)
+  local out = {}
+  for id, at in pairs(M.cards) do
+    local t = M.card_tools[id]
+    if t and (t.name == "edit" or t.name == "write") and (session == nil or t.session == session) then
+      table.insert(out, { id = id, line = at, name = t.name, title = t.title })
+    end
+  end
+  table.sort(out, function(a, b) return a.line > b.line end)
+  return out
 end
 
 function M.text()

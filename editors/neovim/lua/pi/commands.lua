@@ -24,7 +24,10 @@ local function with_text(o, fn)
   if ref then text = (text ~= "" and (text .. " ") or "") .. ref end
   if (o.args or "") == "" then
     pcall(require("pi.client").ensure)  -- the server starts (≈ 0.7 s) while the user types
-    vim.ui.input({ prompt = "pi> ", default = ref and (ref .. " ") or nil }, function(input)
+    -- after :PiRewind (conversation) the restored prompt is where the user types next
+    local default = state.restored_text or (ref and (ref .. " ")) or nil
+    state.restored_text = nil
+    vim.ui.input({ prompt = "pi> ", default = default }, function(input)
       if input and input ~= "" then fn(input) end
     end)
   else
@@ -106,7 +109,8 @@ function M.sessions()
         local chat = require("pi.chat")
         chat.note("resumed " .. (s.title or r.sessionId))
         for _, m in ipairs(r.messages or {}) do
-          if m.role == "user" then chat.note("> " .. chat.text_of(m.content), "Title")
+          if m.role == "user" then chat.note("> " .. chat.user_text(m.content), "Title")
+          elseif m.role == "custom" then chat.told(m)
           elseif m.role == "assistant" then chat.append("\n" .. chat.text_of(m.content) .. "\n") end
         end
         chat.open()
@@ -180,11 +184,43 @@ function M.rewind()
           chat.note(("rewound (%s): %d files reverted, %d conflicts · :PiRewindUndo re-applies"):format(
             mode, #(r.reverted or {}), #(r.conflicts or {})))
           for _, cf in ipairs(r.conflicts or {}) do chat.note(cf.uri .. ": " .. cf.message, "WarningMsg") end
-          if mode ~= "code" and c.text then state.restored_text = c.text end
+          local restored = r.text or r.prompt or c.text
+          if mode ~= "code" and restored then
+            state.restored_text = restored
+            chat.note("the prompt is back in :Pi's input: " .. restored:match("^[^\n]*"))
+          end
         end)
       end)
     end)
   end)
+end
+
+--- :PiRevert — revert one tool call's edits (pi/revertToolCall, docs/protocol.md §9.5): the
+--- edit/write card under the cursor in the chat, else a picker; :PiRewindUndo re-applies.
+function M.revert()
+  local chat = require("pi.chat")
+  local id
+  if vim.api.nvim_get_current_buf() == chat.buf then
+    id = chat.card_at(vim.api.nvim_win_get_cursor(0)[1] - 1)
+  end
+  local function go(tool_call_id)
+    proto.request("pi/revertToolCall", { sessionId = state.session, toolCallId = tool_call_id }, function(e, r)
+      if e or not r then
+        return vim.notify("pi: " .. ((e and e.message) or "revert failed"), vim.log.levels.ERROR)
+      end
+      state.restore_id = r.restoreId
+      chat.note(("reverted that change: %d files, %d conflicts · :PiRewindUndo re-applies"):format(
+        #(r.reverted or {}), #(r.conflicts or {})))
+      for _, cf in ipairs(r.conflicts or {}) do chat.note(cf.uri .. ": " .. cf.message, "WarningMsg") end
+    end)
+  end
+  if id then return go(id) end
+  local cards = chat.edit_cards(state.session)
+  if #cards == 0 then return vim.notify("pi: no edit or write in this chat to revert") end
+  vim.ui.select(cards, {
+    prompt = "Revert the changes of",
+    format_item = function(c) return ("%s %s"):format(c.name, c.title or "") end,
+  }, function(c) if c then go(c.id) end end)
 end
 
 function M.rewind_undo()

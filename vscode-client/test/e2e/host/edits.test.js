@@ -22,14 +22,20 @@ function editCall(name, oldText, newText) {
   return ['edit', { path: `src/${name}`, edits: [{ oldText, newText }] }];
 }
 
-/** Execute the CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
-async function runLens(uri, title, line) {
+/** The CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
+async function findLens(uri, title, line) {
   const lenses = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri, 100);
   const lens = (lenses || []).find((l) => l.command && title.test(l.command.title)
     && (line === undefined || l.range.start.line === line));
   if (!lens) {
     throw new Error(`no CodeLens ${title} on ${uri.fsPath}: ${JSON.stringify((lenses || []).map((l) => [l.range.start.line, l.command && l.command.title]))}`);
   }
+  return lens;
+}
+
+/** Execute the CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
+async function runLens(uri, title, line) {
+  const lens = await findLens(uri, title, line);
   return vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments || []));
 }
 
@@ -87,6 +93,76 @@ describe('edits in the real editor (extension host)', function () {
     const last = srv.messages(srv.requests.length - 1);
     const notes = userTexts(last).join('\n');
     assert.match(notes, /Howdy/, `the model was told about the undone hunk:\n${notes}`);
+  });
+
+  it('undo from the CodeLens, then a prompt at once: the model is told with that prompt', async () => {
+    const doc = await freshFile('e4.py');
+    srv.tools([editCall('e4.py', '"Hello, "', '"Howdy, "')]);
+    srv.text('Changed it.');
+    await a.prompt('Change the greeting.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Changed it.', 'the run to finish');
+    await waitFor(a, (s) => vm.pendingHunks(s, doc.uri).length === 1, 'one pending hunk');
+    const before = srv.requests.length;
+    srv.text('Yes: you undid the greeting change.');
+    // Undo, then the prompt at once: the decision is on the wire but still being applied
+    // (its workspace/applyEdit not yet answered) when the prompt reaches the server. One turn
+    // of the event loop between them stands for the user's next action.
+    const lens = await findLens(doc.uri, /undo/i, 1);
+    const undone = vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments || []));
+    await new Promise((r) => setImmediate(r));
+    await a.prompt('Did I change anything?');
+    await undone;
+    await waitFor(a, (s) => !vm.isStreaming(s) && /you undid/.test(vm.lastAssistantText(s) || ''), 'the second run');
+    assert.strictEqual(srv.requests.length, before + 1, 'one model call');
+    const sent = srv.messages(before);
+    const notes = userTexts(sent).filter((t) => /undid/.test(t));
+    assert.strictEqual(notes.length, 1, `the first call of that run carries the note once:\n${JSON.stringify(sent)}`);
+    assert.match(notes[0], /Howdy/);
+    assert.strictEqual(doc.getText(), ORIGINAL);
+    // in the transcript: the user's words as typed, the note as a "pi was told" marker
+    assert.ok(vm.userTexts(a.state()).includes('Did I change anything?'), JSON.stringify(vm.userTexts(a.state())));
+    assert.ok(vm.userTexts(a.state()).every((t) => !/undid/.test(t)), 'no note inside a user message');
+    const told = vm.toldNotices(a.state());
+    assert.strictEqual(told.length, 1);
+    assert.match(told[0].text, /^pi was told: you undid src\/e4\.py line 2$/);
+  });
+
+  it('the editor\'s own undo (Ctrl+Z) of the agent\'s change counts as an undo', async () => {
+    const doc = await freshFile('e5.py');
+    srv.tools([editCall('e5.py', 'a + b', 'a * b')]);
+    srv.text('Multiplying.');
+    await a.prompt('Multiply instead.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Multiplying.', 'the run to finish');
+    await waitFor(a, (s) => vm.pendingHunks(s, doc.uri).length === 1, 'one pending hunk');
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('undo');
+    assert.strictEqual(doc.getText(), ORIGINAL);
+    await waitFor(a, (s) => vm.pendingHunks(s, doc.uri).length === 0, 'the hunk to leave review');
+    const before = srv.requests.length;
+    srv.text('Noted.');
+    await a.prompt('Go on.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Noted.', 'the second run');
+    const notes = userTexts(srv.messages(before)).filter((t) => /undid/.test(t));
+    assert.strictEqual(notes.length, 1, 'the model was told');
+    assert.match(notes[0], /a \* b/);
+  });
+
+  it('"Revert this change" on an edit card reverts that tool call, and its notice undoes it', async () => {
+    const doc = await freshFile('e6.py');
+    srv.tools([editCall('e6.py', '"Hello, "', '"Hey, "')]);
+    srv.tools([editCall('e6.py', 'a + b', 'a - b')]);
+    srv.text('Two changes.');
+    await a.prompt('Two changes, please.');
+    await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Two changes.', 'the run to finish');
+    const both = ORIGINAL.replace('"Hello, "', '"Hey, "').replace('a + b', 'a - b');
+    assert.strictEqual(doc.getText(), both);
+    const first = vm.toolCards(a.state()).filter((c) => vm.toolName(c) === 'edit')[0];
+    await vm.revertToolCall(a, first);
+    await waitFor(a, () => doc.getText() === ORIGINAL.replace('a + b', 'a - b'), 'the first change reverted, the second kept');
+    const notice = await waitFor(a, (s) => vm.items(s).find((i) => i.kind === 'notice' && i.restoreId), 'an undoable notice');
+    assert.match(notice.text, /reverted this change/);
+    await a.webviewMessage({ type: 'undoRestore', restoreId: notice.restoreId });
+    await waitFor(a, () => doc.getText() === both, 'the revert undone');
   });
 
   it('restoring a checkpoint\'s code reverts the agent\'s edit after it', async () => {

@@ -118,9 +118,8 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
     // --- responsiveness: figures, not assertions --------------------------------------
     const perf = {};
     await check(ctx, 'measure: a 10,000-token answer streamed at 200 tokens/s', async () => {
+      // the hunk undone above reaches the model as a note with this run's one call
       srv.enqueue({ events: longAnswerEvents(10_000), delayMs: 50 });
-      // the hunk undone above reaches the model as a note with this run, so it has a turn 2
-      srv.text('Noted.');
       await panel.locator(T('prompt')).fill('Explain at length.');
       await panel.locator(T('prompt')).press('Enter');
       await panel.locator(T('message-user'), { hasText: 'Explain at length.' }).waitFor();
@@ -139,6 +138,19 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       perf.stream.seconds = (Date.now() - t0) / 1000;
       await input.fill('');
       await shot('06-long-answer');
+    });
+
+    await check(ctx, 'the undo note is a muted "pi was told" marker, not the user\'s words', async () => {
+      const told = panel.locator(T('notice-told'));
+      await told.first().waitFor();
+      await told.first().scrollIntoViewIfNeeded();
+      const line = (await told.first().locator('summary').textContent()) || '';
+      if (!/^pi was told: you undid src\/app\.py lines? \d+(-\d+)?$/.test(line.trim())) throw new Error(`marker text: ${line}`);
+      const mine = (await panel.locator(T('message-user'), { hasText: 'Explain at length.' }).textContent()) || '';
+      if (/undid/.test(mine)) throw new Error(`the note is inside the user's bubble: ${mine}`);
+      await told.first().locator('summary').click();
+      await told.first().locator('pre', { hasText: 'The user reviewed your edits' }).waitFor();
+      await shot('06b-told-marker');
     });
 
     await check(ctx, 'measure: a session with 300 tool cards', async () => {
@@ -174,7 +186,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await runCommand(page, RULES_COMMAND, 60_000, { opensPicker: true });
       const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'git status' }).first();
       await row.waitFor({ timeout: 30_000 });
-      await shot('08-rules-manager');
+      await shot('07b-rules-manager');
       const box = row.getByRole('checkbox');
       if (await box.count()) await box.first().click();
       else await row.click();
@@ -184,9 +196,24 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       // revoked: the manager now finds no rule
       await runCommand(page, RULES_COMMAND);
       await page.locator('.notifications-toasts', { hasText: 'no "always allow" rules' }).first().waitFor({ timeout: 30_000 });
-      await shot('09-rules-revoked');
+      await shot('07c-rules-revoked');
     });
 
+    await check(ctx, '"Revert this change" on an edit card reverts it; the notice undoes that', async () => {
+      srv.tools([['edit', { path: 'src/app.py', edits: [{ oldText: 'a + b', newText: 'a - b' }] }]]);
+      srv.text('Subtracting now.');
+      await panel.locator(T('prompt')).fill('Subtract instead.');
+      await panel.locator(T('prompt')).press('Enter');
+      await panel.locator(T('message-assistant'), { hasText: 'Subtracting now.' }).waitFor({ timeout: 60_000 });
+      await page.locator('.monaco-editor .view-lines', { hasText: 'a - b' }).waitFor();
+      const card = panel.locator(`${T('tool-card')}[data-tool="edit"][data-status="done"]`).last();
+      await card.hover();
+      await card.locator(T('revert-tool-call')).click();
+      await page.locator('.monaco-editor .view-lines', { hasText: 'a + b' }).waitFor();
+      await shot('08-reverted-tool-call');
+      await panel.locator(T('undo-restore')).last().click();
+      await page.locator('.monaco-editor .view-lines', { hasText: 'a - b' }).waitFor();
+    });
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
     if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);

@@ -49,6 +49,10 @@ const vm = {
     return a.webviewMessage({ type: 'permission', requestKey: card.requestKey, optionId: option.id, reason });
   },
   restore: (a, checkpoint, mode) => a.webviewMessage({ type: 'restore', entryId: checkpoint.entryId, mode }),
+  /** "Revert this change" on an edit/write tool card. */
+  revertToolCall: (a, card) => a.webviewMessage({ type: 'revertToolCall', toolCallId: card.toolCallId }),
+  /** "pi was told: …" markers (notes pi gave the model, e.g. the review note). */
+  toldNotices: (s) => items(s).filter((i) => kindOf(i) === 'notice' && i.topic === 'told'),
 };
 
 module.exports = vm;

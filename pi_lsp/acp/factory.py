@@ -1,0 +1,164 @@
+"""The one place an ACP session's agent session is made: ``pi-lsp acp``'s flags as a
+``RunConfig`` and ``runtime.create_agent_session`` over the session's workspace.
+
+``run_config`` is the ACP front end's one mapping into the runtime (the same flags, with the
+same meaning, as ``pi-lsp run``'s: ``runtime/provider_args.py``); ``provision`` checks it once
+at start-up, so a missing key is a clear line on stderr and exit status 2 rather than an
+editor that shows nothing. ``open_session`` makes one session (new, or resumed from its JSONL
+file) over a ``DiskWorkspace`` the caller may wrap (the client's ``fs/*``). This is the only
+module of ``acp/`` that touches the tools package (tests/test_layers.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..ai.types import Model
+from ..runtime import (
+    ConfigError,
+    ConfiguredSession,
+    FauxScriptError,
+    McpServerConfig,
+    MissingKeyError,
+    NoProviderError,
+    PermissionsConfig,
+    RunConfig,
+    check_config,
+    create_agent_session,
+    offered_models,
+)
+from ..sessions import SessionFile, SessionNotFoundError, SessionStore
+from ..tools.disk_workspace import DiskWorkspace
+from ..tools.workspace import Workspace
+
+
+class UsageError(Exception):
+    """Bad arguments or configuration: printed as one line on stderr, exit status 2."""
+
+
+def run_config(args: argparse.Namespace) -> RunConfig:
+    """The command line's flags as a ``RunConfig`` (this front end's one mapping)."""
+    return RunConfig(
+        provider="faux" if args.faux_script else args.provider,
+        api=args.api,
+        model=args.model,
+        base_url=args.base_url,
+        api_key_env=args.api_key_env,
+        thinking=args.thinking,
+        context_window=args.context_window,
+        max_tokens=args.max_tokens,
+        read_timeout=args.read_timeout,
+        faux_script=args.faux_script,
+        faux_demo=args.provider == "faux" and not args.faux_script,
+        permissions=PermissionsConfig(bash="allow" if args.yes else "ask"),
+    )
+
+
+def usage_text(error: ConfigError) -> str:
+    if isinstance(error, NoProviderError):
+        return (
+            "no model provider configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass "
+            "--provider openai-compatible --base-url URL for a local server"
+        )
+    if isinstance(error, MissingKeyError):
+        return (
+            f"no API key for {error.provider}: set {error.variable} in the environment "
+            "(or name another variable with --api-key-env)"
+        )
+    if isinstance(error, FauxScriptError):
+        return f"--faux-script {error.path}: {error.reason}"
+    return str(error.detail).replace("baseUrl setting", "--base-url")
+
+
+@dataclass(slots=True)
+class Provision:
+    """The process's configuration, checked."""
+
+    config: RunConfig
+    save: bool = True
+    models: list[Model] = field(default_factory=list)
+    """What ``session/set_config_option`` offers: the configured model first, then the
+    other models of its provider and the custom ones."""
+
+    @property
+    def bash_mode(self) -> str:
+        return self.config.permissions.bash
+
+
+def provision(args: argparse.Namespace) -> Provision:
+    """Check the flags now (``UsageError`` says what to fix)."""
+    config = run_config(args)
+    try:
+        choice = check_config(config, need_key=True)
+    except ConfigError as exc:
+        raise UsageError(usage_text(exc)) from None
+    current = choice.model
+    same = [
+        m for m in offered_models(config) if m.provider == current.provider and m.id != current.id
+    ]
+    return Provision(config=config, save=not args.no_save, models=[current, *same])
+
+
+@dataclass(slots=True)
+class OpenedSession:
+    """An agent session and its workspace; ``close`` releases all the session owns."""
+
+    session: ConfiguredSession
+    workspace: Workspace
+
+    async def close(self) -> None:
+        self.session.kill_processes()
+        self.session.close()
+        await self.session.aclose()
+
+
+def store_for(cwd: Path) -> SessionStore:
+    return SessionStore.for_workspace(cwd)
+
+
+def open_session(
+    prov: Provision,
+    cwd: Path,
+    *,
+    before_tool_call: Any,
+    wrap_workspace: Callable[[Workspace], Workspace] = lambda ws: ws,
+    resume: str | None = None,
+    roots: Sequence[str] = (),
+    mcp_servers: Sequence[McpServerConfig] = (),
+) -> OpenedSession:
+    """A new session in ``cwd``, or the saved session ``resume`` (``SessionNotFoundError``;
+    a session open in another process comes back as a copy with another id)."""
+    workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
+    store = store_for(cwd)
+    file: SessionFile | None
+    if resume is not None:
+        file, _ = store.open_for_writing(resume)
+    else:
+        file = store.create() if prov.save else None
+    config = prov.config
+    if mcp_servers:  # the client's servers, after the configured ones
+        config = config.model_copy(update={"mcp_servers": (*config.mcp_servers, *mcp_servers)})
+    session = create_agent_session(
+        config,
+        workspace,
+        file=file,
+        resume=resume is not None,
+        before_tool_call=before_tool_call,
+    )
+    return OpenedSession(session, workspace)
+
+
+__all__ = [
+    "OpenedSession",
+    "Provision",
+    "SessionNotFoundError",
+    "UsageError",
+    "open_session",
+    "provision",
+    "run_config",
+    "store_for",
+]

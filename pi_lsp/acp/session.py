@@ -1,0 +1,342 @@
+"""One ACP session: an ``AgentSession`` driven by ``session/prompt`` and ``session/cancel``.
+
+- A prompt starts a *turn*: one run plus whatever it leads to (compaction, retries, the
+  follow-ups queued meanwhile); every prompt waiting on the turn resolves only when it has
+  settled, after all its updates were sent, with a v1 stop reason (``stop_reason``).
+- A prompt during a turn is queued as a follow-up (or, with ``_meta.piLsp.deliver:
+  "steer"``, as steering) and a notice tells its position.
+- ``cancel`` clears this session's queues first, withdraws pending permission questions,
+  aborts, and the waiting prompts resolve ``cancelled``; the next prompt starts at once
+  (after the aborted run has finished writing).
+- Events become updates through ``updates.LiveUpdates``; a ``write`` call's replaced text
+  is read before it runs and kept in the session file for ``session/load``.
+Imports the SDK's schema, ``sessions`` and this package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    Cost,
+    CurrentModeUpdate,
+    SessionInfoUpdate,
+    UnstructuredCommandInput,
+    UsageUpdate,
+)
+
+from ..agent.types import MessageEndEvent, ToolExecutionEndEvent, ToolExecutionStartEvent
+from ..ai.types import AssistantMessage
+from . import config_options as options
+from .factory import OpenedSession, Provision
+from .permissions import PermissionBridge
+from .prompt_input import prompt_text, to_message
+from .replay import OLD_TEXT_ENTRY
+from .updates import LiveUpdates, SessionUpdate, agent_text, message_text
+
+log = logging.getLogger("pi_lsp.acp")
+
+StopReason: TypeAlias = Literal[
+    "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"
+]
+Send = Callable[[Any], Awaitable[None]]
+OLD_TEXT_LIMIT = 512 * 1024
+TITLE_MAX = 80
+COMMANDS = [
+    AvailableCommand(
+        name="compact",
+        description="Summarise the conversation so far to free context",
+        input=AvailableCommandInput(root=UnstructuredCommandInput(hint="what to keep (optional)")),
+    ),
+]
+
+
+def _title(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1].rstrip() + "…"
+
+
+class AcpSession:
+    def __init__(
+        self,
+        opened: OpenedSession,
+        cwd: Path,
+        prov: Provision,
+        permissions: PermissionBridge,
+        send: Send,
+    ) -> None:
+        self.opened = opened
+        self.session = opened.session
+        self.session_id = self.session.session_id
+        self.cwd = cwd
+        self.prov = prov
+        self.permissions = permissions
+        self._send = send
+        self.live = LiveUpdates(self.session_id, cwd)
+        self._turn: asyncio.Task[None] | None = None
+        self._cancel_requested = False
+        self._compacting = False
+        self._titled = bool(self.session.agent.state.messages)
+        self._unsubscribe = self.session.subscribe(self._on_event)
+        self.closed = False
+
+    # ------------------------------------------------------------------ state for the client
+
+    @property
+    def thinking(self) -> str:
+        return str(self.session.agent.state.thinking_level)
+
+    def config_options(self) -> list[Any]:
+        return options.config_options(
+            self.session.agent.state.model, self.prov.models, self.thinking
+        )
+
+    def modes(self) -> Any:
+        return options.modes(self.thinking)
+
+    async def announce(self) -> None:
+        """What a client shows beside the conversation: commands, title, usage."""
+        await self.send(
+            AvailableCommandsUpdate(
+                session_update="available_commands_update", available_commands=COMMANDS
+            )
+        )
+        info = self.session.tree.name or self._first_prompt()
+        if info:
+            self._titled = True
+            await self.send(
+                SessionInfoUpdate(session_update="session_info_update", title=_title(info))
+            )
+        if self.session.agent.state.messages:
+            await self.send(self.usage())
+
+    def _first_prompt(self) -> str | None:
+        for message in self.session.agent.state.messages:
+            if getattr(message, "role", None) == "user":
+                return message_text(message) or None
+        return None
+
+    def usage(self) -> UsageUpdate:
+        totals = self.session.usage_totals()
+        return UsageUpdate(
+            session_update="usage_update",
+            used=max(0, self.session.context_tokens()),
+            size=self.session.agent.state.model.context_window,
+            cost=Cost(amount=round(totals.cost, 6), currency="USD"),
+        )
+
+    async def set_option(self, config_id: str, value: str) -> None:
+        if config_id == options.MODEL:
+            model = options.find_model(self.prov.models, value)
+            if model is None:
+                raise ValueError(f"unknown model {value!r}")
+            self.session.select_model(model.provider, model.id, None)
+        elif config_id == options.THINKING:
+            self.session.set_thinking_level(value)  # ValueError for an unknown level
+            self.session.thinking_choice = value  # type: ignore[assignment]  # checked
+            await self.send(
+                CurrentModeUpdate(session_update="current_mode_update", current_mode_id=value)
+            )
+        else:
+            raise ValueError(f"unknown config option {config_id!r}")
+        await self.send(
+            ConfigOptionUpdate(
+                session_update="config_option_update", config_options=self.config_options()
+            )
+        )
+
+    # ------------------------------------------------------------------ sending
+
+    async def send(self, update: SessionUpdate | Any) -> None:
+        if self.closed:
+            return
+        try:
+            await self._send(update)
+        except (ConnectionError, OSError) as exc:
+            log.info("session %s: the client is gone (%s): aborting", self.session_id, exc)
+            self.closed = True
+            self.cancel()
+
+    async def _on_event(self, event: Any) -> None:
+        if isinstance(event, ToolExecutionStartEvent) and event.tool_name == "write":
+            await self._remember_old_text(event)
+        for update in self.live.map(event):
+            await self.send(update)
+        if isinstance(event, ToolExecutionEndEvent) and event.tool_name == "write":
+            self._record_old_text(event.tool_call_id)
+        if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
+            await self.send(self.usage())
+
+    async def _remember_old_text(self, event: ToolExecutionStartEvent) -> None:
+        path = getattr(event.args, "path", None)
+        if not isinstance(path, str):
+            return
+        workspace = self.opened.workspace
+        try:
+            target = workspace.resolve(path)
+            if await workspace.exists(target) and not await workspace.is_dir(target):
+                document = await workspace.read_document(target)
+                if len(document.text) <= OLD_TEXT_LIMIT:
+                    self.live.old_texts[event.tool_call_id] = document.text
+        except Exception as exc:  # the tool reports its own errors
+            log.debug("no old text for %s: %s", path, exc)
+
+    def _record_old_text(self, call_id: str) -> None:
+        text = self.live.old_texts.pop(call_id, None)
+        if text is None:
+            return
+        try:
+            self.session.tree.append_custom(
+                OLD_TEXT_ENTRY, {"toolCallId": call_id, "oldText": text}
+            )
+        except Exception as exc:
+            log.warning("could not record the replaced text: %s", exc)
+
+    # ------------------------------------------------------------------ prompting
+
+    @property
+    def running(self) -> bool:
+        return self._turn is not None and not self._turn.done()
+
+    async def prompt(self, blocks: Sequence[Any], deliver: str | None = None) -> StopReason:
+        if self.running and (self._cancel_requested or self._compacting):
+            assert self._turn is not None
+            await asyncio.shield(self._turn)  # a cancelled run or a compaction finishes first
+        text = prompt_text(blocks)
+        if not self.running and text.startswith("/compact"):
+            return await self._compact(text[len("/compact") :].strip() or None)
+        message = to_message(blocks, images_allowed="image" in self.session.agent.state.model.input)
+        if len(message.content) == 1 and not message_text(message).strip():
+            return "end_turn"  # an empty prompt: nothing to ask the model
+        if self.running:
+            await self._queue(message, deliver)
+        else:
+            if not self._titled and text:
+                self._titled = True
+                await self.send(
+                    SessionInfoUpdate(
+                        session_update="session_info_update",
+                        title=_title(text),
+                        updated_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+                    )
+                )
+            self._cancel_requested = False
+            self._turn = asyncio.get_running_loop().create_task(self._drive(message))
+        turn = self._turn
+        assert turn is not None
+        await asyncio.shield(turn)
+        return self.stop_reason()
+
+    async def _queue(self, message: Any, deliver: str | None) -> None:
+        agent = self.session.agent
+        if deliver == "steer":
+            agent.steer(message)
+            steering, _ = agent.queue_items()
+            notice = (
+                f"Steering message {len(steering)} queued: the agent reads it after its "
+                "current step."
+            )
+        else:
+            agent.follow_up(message)
+            _, follow_ups = agent.queue_items()
+            notice = f"Queued as follow-up {len(follow_ups)}: sent when the current run finishes."
+        await self.send(agent_text(f"\n\n_{notice}_\n\n"))
+
+    async def _drive(self, message: Any) -> None:
+        try:
+            self.session.prompt(message)
+            while True:
+                await self.session.wait_for_idle()
+                if self._cancel_requested or self.closed:
+                    return
+                queued = self._take_queued()
+                if queued is None:
+                    return
+                self.session.prompt(queued)  # a message queued just as the run ended
+        except Exception:
+            log.exception("session %s: the run failed", self.session_id)
+
+    def _take_queued(self) -> Any:
+        agent = self.session.agent
+        if not agent.has_queued_messages():
+            return None
+        steering, follow_ups = agent.queue_items()
+        items = [*steering, *follow_ups]
+        agent.clear_all_queues()
+        for item in items[1:]:
+            agent.follow_up(item.message)
+        return items[0].message
+
+    def stop_reason(self) -> StopReason:
+        if self._cancel_requested:
+            return "cancelled"
+        last = next(
+            (
+                m
+                for m in reversed(self.session.agent.state.messages)
+                if isinstance(m, AssistantMessage)
+            ),
+            None,
+        )
+        if last is None:
+            return "end_turn"
+        if last.stop_reason == "length":
+            return "max_tokens"
+        if last.stop_reason == "aborted":
+            return "cancelled"
+        return "end_turn"  # "error" too: the failure was sent as an agent message
+
+    async def _compact(self, instructions: str | None) -> StopReason:
+        from ..sessions.compaction.summarize import CompactionError
+
+        async def run() -> None:
+            try:
+                result = await self.session.compact("manual", custom_instructions=instructions)
+            except CompactionError as exc:
+                await self.send(agent_text(f"Compaction failed: {exc}"))
+                return
+            except Exception as exc:
+                log.exception("compaction failed")
+                await self.send(agent_text(f"Compaction failed: {exc}"))
+                return
+            if result is None:
+                await self.send(agent_text("Nothing to compact yet."))
+            else:
+                await self.send(agent_text("The conversation was compacted."))
+                await self.send(self.usage())
+
+        self._cancel_requested = False
+        self._compacting = True
+        self._turn = asyncio.get_running_loop().create_task(run())
+        self._turn.add_done_callback(lambda _: setattr(self, "_compacting", False))
+        await asyncio.shield(self._turn)
+        return self.stop_reason()
+
+    # ------------------------------------------------------------------ cancel / close
+
+    def cancel(self) -> None:
+        """Clear the queues, withdraw questions, abort. Never raises."""
+        if not self.running:
+            return
+        self._cancel_requested = True
+        self.session.agent.clear_all_queues()
+        self.permissions.withdraw_all()
+        self.session.abort()
+
+    async def close(self) -> None:
+        self.cancel()
+        if self._turn is not None:
+            await asyncio.wait({self._turn})
+        await self.session.wait_for_idle()
+        self._unsubscribe()
+        self.closed = True
+        await self.opened.close()

@@ -22,6 +22,7 @@ EDITOR_LIBS = {"pygls", "lsprotocol"}
 
 ABOVE_AI = {
     "pi_lsp.runtime",
+    "pi_lsp.mcp",
     "pi_lsp.agent",
     "pi_lsp.tools",
     "pi_lsp.sessions",
@@ -36,12 +37,15 @@ FORBIDDEN: dict[str, set[str]] = {
     "ai": ABOVE_AI,
     "agent": {
         "pi_lsp.tools",
+        "pi_lsp.mcp",
         "pi_lsp.sessions",
         *FRONT_ENDS,
         "pi_lsp.runtime",
     },
-    "tools": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime"},
+    "tools": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime", "pi_lsp.mcp"},
     "sessions": {*FRONT_ENDS, "pi_lsp.runtime"},
+    # the MCP client, beside tools/: the runtime and the front ends import it
+    "mcp": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime"},
     # the runtime every front end shares: no front end in it
     "runtime": FRONT_ENDS,
     # the two front ends never import each other (main.py picks one)
@@ -165,6 +169,7 @@ ACP_MAY_IMPORT = (
     "pi_lsp.ai.abort",
     "pi_lsp.ai.thinking_levels",
     "pi_lsp.tools.workspace",  # the Workspace protocol, not the tools
+    "pi_lsp.mcp",  # the MCP client: the servers a client passes in session/new become tools
 )
 ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)
 """acp/factory.py makes the sessions (runtime.create_agent_session) over a disk workspace."""

@@ -109,9 +109,13 @@ class OpenedSession:
 
     session: ConfiguredSession
     workspace: Workspace
+    mcp: Any = None
+    """The session's MCP servers (``pi_lsp.mcp.hub.McpHub``), stopped with it."""
 
     async def close(self) -> None:
         self.session.kill_processes()
+        if self.mcp is not None:
+            await self.mcp.aclose()
         self.session.close()
         await self.session.aclose()
 

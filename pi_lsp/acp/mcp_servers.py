@@ -1,17 +1,34 @@
 """The MCP servers a client passes in ``session/new`` / ``load`` / ``resume`` as the
 runtime's ``McpServerConfig`` (``source: "acp"``), so the session's ``RunConfig`` carries
 them. stdio and HTTP servers are kept; SSE and ACP-transport servers are dropped (logged).
-Connecting them is the runtime's MCP support; ``initialize`` advertises only what it does."""
+``attach_mcp`` connects them, with the project's and the user's servers
+(docs/tools.md#mcp-servers): trust and call questions go to the client as
+``session/request_permission`` (allow once / always / reject; ACP has no "this session")."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-from acp.schema import HttpMcpServer, McpServerStdio
+from acp.schema import (
+    AllowedOutcome,
+    HttpMcpServer,
+    McpServerStdio,
+    PermissionOption,
+    RequestPermissionResponse,
+    ToolCallUpdate,
+)
 
+from ..ai.abort import AbortSignal
+from ..mcp.attach import attach
+from ..mcp.config import LoadedConfig, McpPermission, load
+from ..mcp.hub import McpHub
+from ..mcp.permissions import Answer, Question
 from ..runtime.config import McpServerConfig
+from ..security.rules import RuleStore
+from ..sessions.paths import data_dir, workspace_key
 
 log = logging.getLogger("pi_lsp.acp")
 
@@ -45,3 +62,53 @@ def from_acp(servers: Sequence[Any] | None) -> tuple[McpServerConfig, ...]:
                 "MCP server %r: transport not supported, ignored", getattr(server, "name", "?")
             )
     return tuple(out)
+
+
+AcpAsk = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
+_KINDS: dict[str, Any] = {
+    "allowOnce": "allow_once",
+    "allowAlways": "allow_always",
+    "deny": "reject_once",
+}
+
+
+def mcp_ask(ask: AcpAsk) -> Callable[[Question, AbortSignal | None], Awaitable[Answer]]:
+    """The MCP questions as ACP permission requests (``cancelled`` counts as a denial)."""
+
+    async def question_to_client(question: Question, signal: AbortSignal | None) -> Answer:
+        offered = [o for o in question.options if o.kind in _KINDS]
+        options = [
+            PermissionOption(option_id=o.id, name=o.label, kind=_KINDS[o.kind]) for o in offered
+        ]
+        tool_call = ToolCallUpdate(
+            tool_call_id=question.call_id,
+            title=question.title,
+            kind="other",
+            status="pending",
+            raw_input={"detail": question.detail},
+        )
+        response = await ask(tool_call, options)
+        outcome = response.outcome
+        if not isinstance(outcome, AllowedOutcome):
+            return Answer("deny")
+        kind = next((o.kind for o in offered if o.id == outcome.option_id), None)
+        return Answer(kind or "deny")
+
+    return question_to_client
+
+
+def attach_mcp(
+    session: Any, cwd: Path, ask: AcpAsk, rules: RuleStore, permission: McpPermission
+) -> McpHub | None:
+    """The project's, the user's and the client's (``session.config.mcp_servers``, later
+    wins) MCP servers as the session's tools; ``None`` when there are none."""
+    clients = LoadedConfig(servers=list(session.config.mcp_servers))
+    return attach(
+        session,
+        load(cwd, [clients]),
+        ask=mcp_ask(ask),
+        trust_file=data_dir() / "mcp-trust" / f"{workspace_key(cwd)}.json",
+        rules=rules,
+        permission=lambda: permission,
+        notify=lambda text: log.warning("%s", text),
+    )

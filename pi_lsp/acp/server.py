@@ -55,7 +55,7 @@ from .factory import (
     open_session,
     store_for,
 )
-from .mcp_servers import from_acp
+from .mcp_servers import attach_mcp, from_acp
 from .permissions import BashMode, PermissionBridge, rules_file
 from .replay import replay
 from .session import AcpSession
@@ -157,7 +157,7 @@ class PiAcpAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=True, embedded_context=True, audio=False
                 ),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
                     close=SessionCloseCapabilities(),
@@ -178,9 +178,10 @@ class PiAcpAgent:
         mcp: list[Any] | None = None,
     ) -> AcpSession:
         link = ClientLink(self._client(), resume or "")
+        rules = RuleStore(rules_file(cwd), str(cwd))
         bridge = PermissionBridge(
             ask=link.ask,
-            rules=RuleStore(rules_file(cwd), str(cwd)),
+            rules=rules,
             cwd=cwd,
             mode=self._bash_mode,
         )
@@ -202,6 +203,9 @@ class PiAcpAgent:
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
         link.session_id = opened.session.session_id
+        opened.mcp = attach_mcp(
+            opened.session, cwd, link.ask, rules, self.prov.config.permissions.mcp
+        )
         session = AcpSession(opened, cwd, self.prov, bridge, link.send)
         bridge.on_cancelled = session.cancel
         self.sessions[link.session_id] = session

@@ -26,4 +26,9 @@ def build_parser(
     p.add_argument("--demo", action="store_true", help="the scripted offline demo (no key needed)")
     p.add_argument("--resume", metavar="SESSION_ID", help="continue a saved session of --cwd")
     p.add_argument("--no-save", action="store_true", help="do not save the session")
+    p.add_argument(
+        "--mcp-config",
+        metavar="FILE",
+        help='MCP servers ({"mcpServers": …}) besides .mcp.json and ~/.config/mcp/mcp.json',
+    )
     return p

@@ -269,6 +269,11 @@ class BashPermission:
     def _allowed(self) -> bool:
         return self.allow_all
 
+    async def ask_line(self, question: str, signal: AbortSignal | None) -> str:
+        """One question on the terminal (after any other one), the answer lower-cased."""
+        async with self._lock:
+            return await self._ask(question, signal)
+
     async def _ask(self, question: str, signal: AbortSignal | None) -> str:
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[str] = loop.create_future()

@@ -59,6 +59,8 @@ class Plan:
     banner: list[str] = field(default_factory=list)
     prefetch: Prefetch | None = None
     """The first request sent at spawn (``cli.prefetch``), for a fresh session only."""
+    mcp_config: Path | None = None
+    """``--mcp-config FILE``: MCP servers besides the project's and the user's."""
 
 
 def run_config(args: argparse.Namespace, *, demo: bool = False) -> RunConfig:
@@ -139,6 +141,9 @@ def plan_run(args: argparse.Namespace) -> Plan:
         choice = check_config(config, need_key=True)
     except ConfigError as exc:
         raise UsageError(usage_text(exc)) from None
+    mcp_config = Path(args.mcp_config).expanduser().resolve() if args.mcp_config else None
+    if mcp_config is not None and not mcp_config.is_file():
+        raise UsageError(f"--mcp-config {args.mcp_config}: no such file")
     return Plan(
         prompt=args.prompt,
         cwd=cwd,
@@ -148,6 +153,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
         save=not args.no_save,
         resume=args.resume,
         json=args.json,
+        mcp_config=mcp_config,
     )
 
 
@@ -199,6 +205,9 @@ async def execute(plan: Plan) -> int:
         JsonPrinter(session.session_id) if plan.json else terminal
     )
     session.subscribe(printer)
+    from .mcp_setup import attach_mcp
+
+    mcp = attach_mcp(session, plan.cwd, plan.mcp_config, permission, terminal.notice)
 
     interrupts = 0
 
@@ -222,6 +231,8 @@ async def execute(plan: Plan) -> int:
     finally:
         loop.remove_signal_handler(signal.SIGINT)
         session.kill_processes()  # background jobs a command left behind end with the run
+        if mcp is not None:
+            await mcp.aclose()
         await session.aclose()
     if not plan.json:
         terminal.notice(terminal.summary())

@@ -17,6 +17,7 @@ from pydantic.alias_generators import to_camel
 
 from ..ai.models import APIS, PROVIDERS
 from ..ai.thinking import AgentThinkingLevel
+from ..mcp.config import McpPermission
 
 ThinkingSetting = AgentThinkingLevel  # the one definition: ai/thinking.py
 BashPermission = Literal["ask", "allow", "deny", "sandbox"]
@@ -43,6 +44,9 @@ class Permissions(_Model):
     """``bash: "sandbox"`` only: let sandboxed commands use the network."""
     env_allow: list[str] = Field(default_factory=list)
     """Environment variables passed to commands although they look like secrets."""
+    mcp: McpPermission = "ask"
+    """MCP tool calls: ask (unless the server's ``alwaysAllow`` names the tool),
+    ``readOnlyWithoutAsking`` (tools annotated read-only run unasked), ``allow``, ``deny``."""
 
     @field_validator("env_allow")
     @classmethod
@@ -170,6 +174,9 @@ class Settings(_Model):
     """Seconds without any data from the provider before a request fails (default 600)."""
     models: list[CustomModel] = Field(default_factory=list)
     """Custom models (local servers) offered by ``pi/models`` besides the catalog."""
+    mcp_servers: dict[str, Any] = Field(default_factory=dict)
+    """MCP servers in Claude Code's ``mcpServers`` shape; they override ``.mcp.json`` and the
+    user's ``~/.config/mcp/mcp.json`` by name (pi_lsp/mcp/config.py)."""
 
 
 SETTING_KEYS: frozenset[str] = frozenset(

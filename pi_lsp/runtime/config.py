@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from ..ai.thinking_levels import AgentThinkingLevel
+from ..mcp.config import McpPermission
+from ..mcp.config import McpServerConfig as McpServerConfig  # the one model: pi_lsp/mcp
 
 BashMode = Literal["ask", "allow", "deny", "sandbox"]
 QueueMode = Literal["one-at-a-time", "all"]
@@ -25,26 +27,6 @@ InputKind = Literal["text", "image"]
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class McpServerConfig(_Frozen):
-    """One configured MCP server (``${VAR}`` references already expanded)."""
-
-    name: str
-    transport: Literal["stdio", "http"]
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = Field(default_factory=dict)
-    cwd: str | None = None
-    url: str | None = None
-    headers: Mapping[str, str] = Field(default_factory=dict)
-    disabled: bool = False
-    timeout_s: float | None = None
-    """Cap on one tool call of this server (``None``: no cap of its own)."""
-    always_allow: tuple[str, ...] = ()
-    eager: bool = False
-    source: Literal["project", "user", "settings", "acp"] = "settings"
-    """Where the entry came from: trust decisions depend on it."""
 
 
 class CustomModelConfig(_Frozen):
@@ -72,6 +54,9 @@ class PermissionsConfig(_Frozen):
     """``bash: "sandbox"`` only: sandboxed commands may use the network."""
     env_allow: tuple[str, ...] = ()
     """Environment variables passed to commands although they look like secrets."""
+    mcp: McpPermission = "ask"
+    """MCP tool calls: asked like ``bash`` unless ``allow`` / ``deny`` /
+    ``readOnlyWithoutAsking`` (tools annotated read-only run unasked)."""
 
 
 class RunConfig(_Frozen):

@@ -124,6 +124,9 @@ class AgentSession(CompactionMixin):
         self._side_tasks: set[asyncio.Task[None]] = set()
         """The last failure to write the session file (the run goes on), for the UI."""
         self._pending_listeners: set[asyncio.Future[Any]] = set()
+        self.before_run: Callable[[], Awaitable[None]] | None = None
+        """Awaited at the start of each prompted run, before the model is asked (the MCP
+        tools are started and put in the agent's tool list there); a failure is logged."""
         self._unsubscribe_agent = agent.subscribe(self._on_agent_event)
         agent.on_queue_change = self._queue_changed
         agent.prepare_next_turn = self._next_turn
@@ -403,6 +406,11 @@ class AgentSession(CompactionMixin):
     async def _run_prompt(self, messages: list[AgentMessage]) -> None:
         try:
             self._record_settings()
+            if self.before_run is not None:
+                try:
+                    await self.before_run()
+                except Exception:
+                    log.exception("session %s: before_run failed", self.session_id)
             last = self._last_assistant_in_state()
             if last is not None and await self._check_compaction(last, skip_aborted=False):
                 await self._continue_loop(first=True)

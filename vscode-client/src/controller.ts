@@ -460,18 +460,51 @@ export class Controller implements vscode.Disposable {
     await this.loadSession(r.sessionId);
   }
 
-  /** Pull pi/state only (usage totals, context meter, model). */
+  /** Pull pi/state only (usage totals, context meter, model, MCP servers). */
   private async pullState(sessionId: string): Promise<void> {
     try {
       const st = await this.request<Record<string, unknown>>('pi/state', { sessionId });
       if (sessionId === this.vm.sessionId) this.dispatch({ type: 'state', state: st });
+      this.pollMcp();
     } catch (err) {
       this.log(`pi/state failed: ${String(err)}`);
     }
   }
 
+  private mcpTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The MCP servers (`pi/mcp`, docs/protocol.md §14), for the panel's list. */
+  async pullMcp(): Promise<void> {
+    try {
+      const r = await this.optional<{ servers?: unknown[] }>('pi/mcp', {});
+      if (r) this.dispatch({ type: 'state', state: { mcp: r.servers ?? [] } });
+    } catch (err) {
+      this.log(`pi/mcp failed: ${String(err)}`);
+    }
+    this.pollMcp();
+  }
+
+  /** While a server is starting, look again every 2 s (its state and tools change by itself). */
+  private pollMcp(): void {
+    if (this.mcpTimer || !this.vm.mcp.some((s) => s.state === 'starting')) return;
+    this.mcpTimer = setTimeout(() => {
+      this.mcpTimer = undefined;
+      void this.pullMcp();
+    }, 2000);
+  }
+
+  /** The panel's Restart button of one MCP server. */
+  async restartMcp(name: string): Promise<void> {
+    const params: Record<string, unknown> = { op: 'restart', name };
+    if (this.vm.sessionId) params.sessionId = this.vm.sessionId;
+    const r = await this.request<{ servers?: unknown[] }>('pi/mcp', params);
+    this.dispatch({ type: 'state', state: { mcp: r.servers ?? [] } });
+    this.pollMcp();
+  }
+
   /** Pull pi/state, the queue, review and checkpoints (each only if the server has it). */
   async refresh(sessionId: string): Promise<void> {
+    void this.pullMcp();
     try {
       const st = await this.request<Record<string, unknown>>('pi/state', { sessionId });
       if (typeof st.thinkingLevel !== 'string' && this.vm.thinkingLevel === null) {
@@ -844,6 +877,8 @@ export class Controller implements vscode.Disposable {
         return vscode.commands.executeCommand('workbench.action.openSettings', '@ext:pi-lsp.pi-lsp');
       case 'retryServer':
         return this.restart();
+      case 'mcpRestart':
+        return this.restartMcp(msg.name);
       case 'copy':
         return vscode.env.clipboard.writeText(msg.text);
     }

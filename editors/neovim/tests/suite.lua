@@ -354,6 +354,39 @@ function sets.health()
     ":checkhealth pi knows Gemini's key variables", t)
 end
 
+function sets.mcp()
+  local py = vim.json.decode(os.getenv("PI_TEST_CMD"))[1]
+  local time = vim.fn.exepath("mcp-server-time")
+  if time == "" then time = vim.fn.fnamemodify(py, ":h") .. "/mcp-server-time" end
+  vim.env.XDG_CONFIG_HOME = tmp .. "/config"  -- no user MCP file of the machine's
+  start({ tool("mcp__time__convert_time", { source_timezone = "Europe/Berlin", time = "12:00", target_timezone = "Asia/Tokyo" }), text("Tokyo.") },
+    { mcpServers = { time = { command = time, eager = true } }, permissions = { mcp = "allow" } })
+  local listed, asking = nil, false
+  local function poll()  -- one question at a time
+    if asking then return end
+    asking = true
+    require("pi.protocol").request("pi/mcp", {}, function(_, r) listed = r; asking = false end)
+  end
+  local ready = wait(30000, function()
+    if listed and listed.servers and listed.servers[1] and listed.servers[1].state == "ready" then return true end
+    poll(); return false
+  end)
+  report(ready, "the MCP server starts (eager)", vim.inspect(listed))
+  local items
+  vim.ui.select = function(list, opts, cb) items = vim.tbl_map(opts.format_item, list) end
+  vim.cmd("PiMcp")
+  report(wait(10000, function() return items ~= nil end) and items[1]:find("time  ready  2 tools", 1, true) ~= nil,
+    ":PiMcp lists the servers", vim.inspect(items))
+  vim.cmd("Pi what time is it in Tokyo")
+  report(wait(30000, function() return agent_ends() >= 1 end), "the run with an MCP call ends")
+  report(chat_text():find("MCP time: convert_time", 1, true) ~= nil and chat_text():find("+8.0h", 1, true) ~= nil,
+    "the tool card names the server and the tool, with the result", chat_text())
+  vim.cmd("checkhealth pi")
+  local t = buf_text(0)
+  report(t:find("MCP servers", 1, true) ~= nil and t:find("time  ready  2 tools", 1, true) ~= nil,
+    ":checkhealth pi lists the MCP server with its state and tools", t)
+end
+
 function sets.restart()
   start({ text("First."), text("Second.") })
   vim.cmd("Pi one")

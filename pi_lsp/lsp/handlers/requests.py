@@ -37,6 +37,7 @@ from ..protocol.models import (
     COMPACT,
     FOLLOW_UP,
     FORK_SESSION,
+    MCP,
     MODELS,
     NEW_SESSION,
     PERMISSIONS,
@@ -53,6 +54,7 @@ from ..protocol.models import (
     CompactResult,
     FileAttachment,
     ForkParams,
+    McpParams,
     ModelInfo,
     ModelRef,
     ModelsParams,
@@ -127,6 +129,7 @@ class PiApi:
             UNDO_RESTORE: self.undo_restore,
             REVERT_TOOL_CALL: self.revert_tool_call,
             PERMISSIONS: self.permissions,
+            MCP: self.mcp,
             QUEUE: self.queue,
             MODELS: self.models,
             SET_MODEL: self.set_model,
@@ -293,7 +296,9 @@ class PiApi:
 
     async def state(self, raw: Any) -> dict[str, Any]:
         p = parse_params(STATE, SessionParams, raw)
-        return self._session(p.session_id).state()
+        state = self._session(p.session_id).state()
+        state["mcp"] = self.manager.mcp.wire()["servers"]
+        return state
 
     async def replay(self, raw: Any) -> dict[str, Any]:
         p = parse_params(REPLAY, ReplayParams, raw)
@@ -339,3 +344,18 @@ class PiApi:
         except OSError as exc:
             raise request_failed(f"Could not update the permission rules: {exc}") from None
         return {"revoked": revoked}
+
+    async def mcp(self, raw: Any) -> dict[str, Any]:
+        """``pi/mcp``: the effective MCP servers (state, tool count), or restart one."""
+        p = parse_params(MCP, McpParams, raw)
+        host = self.manager.mcp
+        if p.op == "list":
+            host.reload()
+            return host.wire()
+        if not p.name:
+            raise JsonRpcInvalidParams("Invalid params for pi/mcp: restart needs a name")
+        current = self.manager.current
+        session_id = p.session_id or (current.id if current is not None else "")
+        if not await host.restart(p.name, session_id):
+            raise JsonRpcInvalidParams(f"Invalid params for pi/mcp: no MCP server {p.name!r}")
+        return host.wire()

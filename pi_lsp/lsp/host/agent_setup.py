@@ -9,6 +9,7 @@ in progress keeps its model, as Pi does).
 from __future__ import annotations
 
 from ...ai import Model
+from ...mcp.config import parse_servers
 from ...runtime import (
     ConfigError,
     CustomModelConfig,
@@ -45,7 +46,10 @@ def run_config(settings: Settings) -> RunConfig:
         steering_mode=settings.steering_mode,
         follow_up_mode=settings.follow_up_mode,
         permissions=PermissionsConfig(
-            bash=perms.bash, network=perms.network, env_allow=tuple(perms.env_allow)
+            bash=perms.bash,
+            network=perms.network,
+            env_allow=tuple(perms.env_allow),
+            mcp=perms.mcp,
         ),
         edits=settings.edits,
         context_window=settings.context_window,
@@ -54,6 +58,7 @@ def run_config(settings: Settings) -> RunConfig:
         read_timeout=settings.read_timeout,
         faux_script=settings.faux_script,
         custom_models=tuple(_custom(m) for m in settings.models),
+        mcp_servers=tuple(parse_servers(settings.mcp_servers, "settings", "pi.mcpServers").servers),
     )
 
 

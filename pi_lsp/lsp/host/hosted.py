@@ -87,6 +87,8 @@ class HostedSession:
         self.plain = None if features.events else PlainAnswers(bridge, session)
         """Final answers as messages, for a client that shows no ``pi/event``."""
         session.agent.get_call_notes = self._call_notes
+        self.mcp_permissions: Any = None
+        """This session's MCP permission questions (``McpPermissions``), for ``pi/state``."""
 
     @property
     def agent(self) -> Agent:
@@ -354,7 +356,11 @@ class HostedSession:
             pending_steering=len(agent.queued_steering),
             pending_follow_up=len(agent.queued_follow_ups),
             pending_permissions=[
-                PendingPermission.model_validate(p) for p in self.permissions.pending_list()
+                PendingPermission.model_validate(p)
+                for p in [
+                    *self.permissions.pending_list(),
+                    *(self.mcp_permissions.pending_list() if self.mcp_permissions else []),
+                ]
             ],
             usage=UsageTotals(
                 input=usage.input,

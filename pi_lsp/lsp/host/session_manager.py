@@ -8,6 +8,7 @@ without a ``sessionId``. Runs of different sessions are independent tasks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,7 @@ from ..protocol.models import SessionSummary
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config
 from .hosted import HostedSession
+from .mcp_host import McpHost
 from .permissions import BashPermissions, SecurityContext
 
 log = logging.getLogger(__name__)
@@ -63,20 +65,44 @@ class SessionManager:
         self.review: ReviewBook | None = None
         """Set by the server: the pending review hunks
         (docs/protocol.md#review-hunks-keep-or-undo-each-change-91)."""
+        self.mcp = McpHost(
+            bridge, settings, lambda: list(getattr(workspace, "roots", ())), security.rules
+        )
+        """The MCP servers every session uses (docs/tools.md#mcp-servers)."""
+        self.mcp.features = features
+        with contextlib.suppress(RuntimeError):  # no running loop (a unit test's manager)
+            self.mcp.start_eager(lambda: self.current.id if self.current is not None else "")
 
     # ------------------------------------------------------------------------ create
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
         permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
+        box: list[str] = [""]
+        mcp_permissions, toolset = self.mcp.attach(lambda: box[0])
+
+        async def before_tool_call(ctx: Any, signal: Any) -> Any:
+            answer = await permissions.before_tool_call(ctx, signal)
+            if answer is not None:
+                return answer
+            return await mcp_permissions.before_tool_call(ctx, signal)
+
         # a bad setting does not stop the session: it is reported when a run is asked for
         session = create_agent_session(
             run_config(self.settings()),
             self.workspace,
             file=file,
             resume=resume,
-            before_tool_call=permissions.before_tool_call,
+            before_tool_call=before_tool_call,
             sandbox=self.security,
         )
+        box[0] = session.session_id
+
+        async def before_run() -> None:
+            self.mcp.reload()
+            await toolset.before_run(session.agent)
+
+        session.before_run = before_run
+        self.mcp.start_eager(lambda: box[0])
         hosted = HostedSession(
             session,
             permissions,
@@ -85,6 +111,7 @@ class SessionManager:
             settings=self.settings,
         )
         hosted.review = self.review
+        hosted.mcp_permissions = mcp_permissions
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
@@ -195,6 +222,7 @@ class SessionManager:
     def attach_client(self, features: ClientFeatures) -> None:
         """A new connection (TCP reconnect): its client capabilities apply to every session."""
         self.features = features
+        self.mcp.features = features
         for hosted in self.sessions.values():
             hosted.attach_client(features)
 
@@ -212,6 +240,7 @@ class SessionManager:
             await asyncio.gather(*(h.session.aclose() for h in sessions), return_exceptions=True)
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
+        await self.mcp.aclose()
 
 
 def _title(hosted: HostedSession) -> str:

@@ -28,6 +28,7 @@ QUEUE = "pi/queue"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
+MCP = "pi/mcp"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -44,6 +45,7 @@ REQUESTS = (
     MODELS,
     SET_MODEL,
     PERMISSIONS,
+    MCP,
     REVIEW,
     REVIEW_DECISION,
     CHECKPOINTS,

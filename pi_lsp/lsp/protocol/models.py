@@ -52,6 +52,9 @@ from .methods import (
     FORK_SESSION as FORK_SESSION,
 )
 from .methods import (
+    MCP as MCP,
+)
+from .methods import (
     MODELS as MODELS,
 )
 from .methods import (
@@ -322,6 +325,15 @@ class PermissionsParams(WireParams):
 
     op: Literal["list", "revoke"]
     id: str | None = None
+
+
+class McpParams(WireParams):
+    """``pi/mcp``: the effective MCP servers with their state, or restart one by name."""
+
+    op: Literal["list", "restart"] = "list"
+    name: str | None = None
+    session_id: str | None = None
+    """Whose prompt asks a trust question a restart needs (default: the current session)."""
 
 
 class PermissionOption(WireParams):

@@ -10,6 +10,7 @@ import type {
   Checkpoint,
   Features,
   Item,
+  McpServerRow,
   NoticeItem,
   PermissionItem,
   Queue,
@@ -86,6 +87,7 @@ export function initialState(): ViewModel {
     contextWindow: null,
     model: null,
     thinkingLevel: null,
+    mcp: [],
     compacting: false,
     held: [],
     nextId: 1,
@@ -781,6 +783,26 @@ function applyState(d: Draft, s: Record<string, unknown>): void {
   if (num(s.contextTokens) !== null) vm.contextTokens = num(s.contextTokens);
   if (num(s.contextWindow) !== null) vm.contextWindow = num(s.contextWindow);
   if (typeof s.thinkingLevel === 'string') vm.thinkingLevel = s.thinkingLevel;
+  if (Array.isArray(s.mcp)) vm.mcp = normMcp(s.mcp);
+}
+
+function normMcp(list: unknown[]): McpServerRow[] {
+  const rows: McpServerRow[] = [];
+  for (const raw of list) {
+    if (!raw || typeof raw !== 'object') continue;
+    const r = raw as Record<string, unknown>;
+    if (typeof r.name !== 'string') continue;
+    rows.push({
+      name: r.name,
+      source: str(r.source),
+      transport: str(r.transport),
+      target: str(r.target),
+      state: str(r.state),
+      message: typeof r.message === 'string' ? r.message : undefined,
+      toolCount: num(r.toolCount) ?? 0,
+    });
+  }
+  return rows;
 }
 
 /** Give user items without an entry id the next matching one, in order (one per user message). */

@@ -32,6 +32,14 @@ export function toolTitle(name: string, args: Record<string, unknown>): string {
     }
   }
   detail = detail.length > 120 ? `${detail.slice(0, 117)}…` : detail;
+  // An MCP tool (docs/protocol.md §14): "MCP server: tool", then its arguments.
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (mcp) {
+    const argsText = JSON.stringify(args);
+    const shown = argsText.length > 120 ? `${argsText.slice(0, 117)}…` : argsText;
+    return `MCP ${mcp[1]}: ${mcp[2]} ${shown}`;
+  }
+  if (name === 'mcp') return `MCP ${s('tool') || `search ${s('search')}`}`;
   return detail ? `${name} ${detail}` : name;
 }
 

@@ -181,6 +181,17 @@ export interface ModelRef {
   contextWindow?: number;
 }
 
+/** One MCP server as `pi/mcp` / `pi/state.mcp` lists it (docs/protocol.md §14). */
+export interface McpServerRow {
+  name: string;
+  source: string;
+  transport: string;
+  target: string;
+  state: string;
+  message?: string;
+  toolCount: number;
+}
+
 export interface ViewModel {
   server: ServerInfo;
   features: Features;
@@ -204,6 +215,8 @@ export interface ViewModel {
   contextWindow: number | null;
   model: ModelRef | null;
   thinkingLevel: string | null;
+  /** The MCP servers (state, tool count), from `pi/state.mcp` / `pi/mcp`. */
+  mcp: McpServerRow[];
   compacting: boolean;
   /** Events that arrived after a seq gap, waiting for `pi/replay` to fill it (internal). */
   held: { seq: number; event: WireEvent }[];

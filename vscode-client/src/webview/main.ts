@@ -43,6 +43,7 @@ const persisted = (vscode.getState() as Persisted | undefined) ?? {};
 const app = document.getElementById('app') as HTMLElement;
 const header = h('div.header', { 'data-testid': 'header' });
 const banner = h('div.banner', { 'data-testid': 'banner' });
+const mcpEl = h('details.mcp', { 'data-testid': 'mcp-servers', hidden: true });
 const overlay = h('div.overlay', { 'data-testid': 'sessions', hidden: true });
 const earlier = h('button.link.earlier', { 'data-testid': 'show-earlier', hidden: true });
 const list = h('div.list');
@@ -81,7 +82,7 @@ const stopBtn = h('button.secondary', { 'data-testid': 'stop', text: 'Stop', tit
 const hint = h('div.hint.muted');
 const toasts = h('div.toasts');
 const composer = h('div.composer', {}, queueEl, completion, imagesEl, input, h('div.composer-bar', {}, hint, h('div.buttons', {}, stopBtn, sendBtn)));
-app.append(header, banner, overlay, transcript, changed, composer, toasts);
+app.append(header, banner, mcpEl, overlay, transcript, changed, composer, toasts);
 input.value = persisted.draft ?? '';
 
 earlier.addEventListener('click', () => {
@@ -198,6 +199,7 @@ function paint(): void {
   const v = vm;
   if (changedSince('header', [v.features.models, models, v.model, v.thinkingLevel, v.contextTokens, v.contextWindow, v.usage, settings])) paintHeader();
   if (changedSince('banner', [v.server])) paintBanner();
+  if (changedSince('mcp', [v.mcp])) paintMcp();
   paintTranscript();
   if (changedSince('changed', [v.review, showChanged])) paintChanged();
   if (changedSince('queue', [v.queue, v.features.queue, v.isStreaming])) paintQueue();
@@ -334,6 +336,40 @@ function paintHeader(): void {
     h('button.icon', { 'data-testid': 'history', title: 'Session history', text: '☰', onclick: () => post({ type: 'listSessions' }) }),
     h('button.icon', { 'data-testid': 'new-session', title: 'New session', text: '+', onclick: () => post({ type: 'newSession' }) }),
   );
+}
+
+/** The MCP servers (docs/protocol.md §14): state, tool count, message, a Restart button each. */
+function paintMcp(): void {
+  const open = (mcpEl as HTMLDetailsElement).open;
+  clear(mcpEl);
+  const servers = vm.mcp;
+  mcpEl.hidden = servers.length === 0;
+  if (servers.length === 0) return;
+  const ready = servers.filter((s) => s.state === 'ready').length;
+  const failed = servers.some((s) => s.state === 'failed');
+  mcpEl.append(
+    h('summary', {
+      'data-testid': 'mcp-summary',
+      text: `MCP servers: ${ready}/${servers.length} ready${failed ? ' · some failed' : ''}`,
+    }),
+  );
+  for (const s of servers) {
+    const tools = s.state === 'ready' ? ` · ${s.toolCount} tool${s.toolCount === 1 ? '' : 's'}` : '';
+    mcpEl.append(
+      h(
+        'div.mcp-server',
+        { 'data-testid': 'mcp-server', 'data-state': s.state, title: `${s.source}: ${s.target}` },
+        h('span.mcp-name', { text: s.name }),
+        h('span.mcp-state', { text: `${s.state}${tools}${s.message ? `: ${s.message}` : ''}` }),
+        h('button.link', {
+          text: 'Restart',
+          'data-testid': 'mcp-restart',
+          onclick: () => post({ type: 'mcpRestart', name: s.name }),
+        }),
+      ),
+    );
+  }
+  (mcpEl as HTMLDetailsElement).open = open || failed;
 }
 
 function paintBanner(): void {

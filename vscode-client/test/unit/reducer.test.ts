@@ -483,6 +483,32 @@ describe('sessions, state, checkpoints, permissions', () => {
     assert.equal(d.vm.usage.cost, 0.25);
   });
 
+  test('pi/state and pi/mcp fill the MCP server list (bad rows dropped)', () => {
+    const d = new Driver();
+    d.act({
+      type: 'state',
+      state: {
+        mcp: [
+          { name: 'time', source: 'project', transport: 'stdio', target: 'uvx mcp-server-time', state: 'ready', toolCount: 2 },
+          { name: 'gh', source: 'user', transport: 'http', target: 'https://x', state: 'failed', message: 'boom', toolCount: 0 },
+          { nope: true },
+        ],
+      },
+    });
+    assert.deepEqual(
+      d.vm.mcp.map((s) => [s.name, s.state, s.toolCount, s.message]),
+      [['time', 'ready', 2, undefined], ['gh', 'failed', 0, 'boom']],
+    );
+  });
+
+  test('an MCP tool card names the server and the tool', () => {
+    const d = new Driver().ev(
+      { type: 'agent_start' },
+      { type: 'tool_execution_start', toolCallId: 'c1', toolName: 'mcp__time__convert_time', args: { time: '12:00' } },
+    );
+    assert.equal(tools(d)[0].title, 'MCP time: convert_time {"time":"12:00"}');
+  });
+
   test('checkpoints give user messages their entry ids in order', () => {
     const d = new Driver().ev({ type: 'message_start', message: userMsg('one') }, { type: 'message_start', message: userMsg('two') });
     d.act({ type: 'checkpoints', checkpoints: [{ entryId: 'c1', text: 'one', files: [] }, { entryId: 'c2', text: 'two', files: [] }] });

@@ -135,6 +135,10 @@ end
 
 local function args_summary(name, args)
   if type(args) ~= "table" then return "" end
+  local server, tool = tostring(name):match("^mcp__(.-)__(.+)$")
+  if server then  -- an MCP tool: "server: tool {args}"
+    return ("(MCP %s: %s) %s"):format(server, tool, first_line(vim.json.encode(args), 60))
+  end
   return args.path or args.command or args.pattern or first_line(vim.json.encode(args), 60)
 end
 

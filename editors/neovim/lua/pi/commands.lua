@@ -139,6 +139,35 @@ function M.model()
   end)
 end
 
+--- One MCP server as a line: name, state, tool count, message.
+function M.mcp_line(s)
+  local line = ("%s  %s%s"):format(s.name, s.state, s.state == "ready" and ("  %d tools"):format(s.toolCount or 0) or "")
+  if s.message then line = line .. ": " .. s.message end
+  return line .. ("  [%s, %s]"):format(s.source or "?", s.target or "")
+end
+
+--- :PiMcp — the MCP servers with their state; picking one restarts it.
+function M.mcp()
+  proto.request("pi/mcp", {}, function(err, res)
+    if err or not res then return end
+    local servers = res.servers or {}
+    for _, p in ipairs(res.problems or {}) do vim.notify("pi: " .. p, vim.log.levels.WARN) end
+    if #servers == 0 then
+      vim.notify("pi: no MCP servers configured (.mcp.json, ~/.config/mcp/mcp.json or settings.mcpServers)")
+      return
+    end
+    vim.ui.select(servers, { prompt = "pi MCP servers (pick one to restart)", format_item = M.mcp_line }, function(s)
+      if not s then return end
+      proto.request("pi/mcp", { op = "restart", name = s.name, sessionId = state.session }, function(e, r)
+        if e or not r then return end
+        for _, n in ipairs(r.servers or {}) do
+          if n.name == s.name then require("pi.chat").note("MCP " .. M.mcp_line(n)) end
+        end
+      end)
+    end)
+  end)
+end
+
 --- :PiFix [text] — the diagnostics on the cursor line (or the whole file) as an attachment.
 function M.fix(o)
   local buf = vim.api.nvim_get_current_buf()

@@ -57,8 +57,35 @@ function M.check()
     "request handlers can wait: permission questions never block typing",
     "request handlers answer synchronously: permission questions use vim.ui.select (modal)")
   feature(vim.treesitter and vim.treesitter.start, "treesitter highlighting of the chat", "no treesitter chat highlighting")
+  M.mcp()
   local missing = vim.tbl_keys(require("pi.protocol").missing)
   if #missing > 0 then warn("server lacks: " .. table.concat(missing, ", ")) end
+end
+
+--- The running server's MCP servers (pi/mcp), waiting at most 3 s for the answer.
+function M.mcp()
+  start("MCP servers")
+  if require("pi.client").get() == nil then
+    info("no pi-lsp server is running: open a file of a project to list its MCP servers")
+    return
+  end
+  local answer
+  require("pi.protocol").request("pi/mcp", {}, function(e, r) answer = { err = e, res = r } end)
+  vim.wait(3000, function() return answer ~= nil end, 10)
+  if not answer or answer.err or not answer.res then
+    warn("the server did not list its MCP servers" .. (answer and answer.err and (": " .. (answer.err.message or "")) or ""))
+    return
+  end
+  local res = answer.res
+  if res.sdkInstalled == false then warn("the MCP library is missing on the server: pip install 'pi-lsp[mcp]'") end
+  for _, p in ipairs(res.problems or {}) do warn(p) end
+  if #(res.servers or {}) == 0 then info("no MCP servers configured (.mcp.json, ~/.config/mcp/mcp.json or settings.mcpServers)") end
+  local line = require("pi.commands").mcp_line
+  for _, s in ipairs(res.servers or {}) do
+    if s.state == "ready" or s.state == "disabled" or s.state == "stopped" then ok(line(s))
+    elseif s.state == "starting" then warn(line(s))
+    else err(line(s)) end
+  end
 end
 
 return M

@@ -6,6 +6,10 @@ Synthetic, network-free workloads drive ``run_agent_loop`` (``--api loop``) or `
 JSON result on the last line of stdout. The run fails (exit 1) when any event count differs
 from the contract's formulas. Not a test: ``python bench/loop_bench.py --workload turns``.
 
+Event loop (``--event-loop``): ``default`` is the front ends' own choice
+(``pi_lsp.runtime.event_loop``: uvloop where installed, ``PI_LSP_EVENT_LOOP`` honoured);
+``asyncio`` and ``uvloop`` force one. The result names the loop that ran (``event_loop``).
+
 Producers: ``macro`` (default; a producer task that yields with ``asyncio.sleep(0)`` after
 every push, like Node's ``setImmediate``) and ``sync`` (everything pushed before the stream
 function returns). ``micro`` has no asyncio equivalent and is rejected.
@@ -78,9 +82,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.add_argument("--" + flag.replace("_", "-"), type=int, default=None, dest=flag)
     parser.add_argument(
         "--event-loop",
-        choices=["asyncio", "uvloop"],
-        default="asyncio",
-        help="extra: run on uvloop (optional dependency)",
+        choices=["default", "asyncio", "uvloop"],
+        default="default",
+        help="default: the front ends' loop (uvloop where installed); or force one",
     )
     args = parser.parse_args(argv)
     if args.producer == "micro":
@@ -412,6 +416,8 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
     scripted = params["tool_turns"] * params["tool_sleep_ms"] / 1000
     measured = sum(end - start for start, end in work.sleeps.values())
     sink.rss_max = max(sink.rss_max, rss_mb())
+    from pi_lsp.runtime.event_loop import loop_name
+
     version = metadata.version("pi-lsp")
     result = {
         "schema": "pi-loop-bench/1",
@@ -419,7 +425,7 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
         "impl_version": f"pi-lsp@{version} (pi_lsp.agent)",
         "llm_version": f"pi-lsp@{version} (pi_lsp.ai)",
         "runtime": f"cpython {platform.python_version()}"
-        + (" + uvloop" if args.event_loop == "uvloop" else ""),
+        + (" + uvloop" if loop_name(asyncio.get_running_loop()) == "uvloop" else ""),
         "api": args.api,
         "producer": args.producer,
         "workload": args.workload,
@@ -457,7 +463,8 @@ async def main_async(args: argparse.Namespace, params: dict[str, Any], import_s:
         "updates_by_type": sink.updates,
         "text_accumulation": "pi_lsp.ai.grow.append_to_field (as pi_lsp's providers do; "
         "amortised O(len(delta)) per append)",
-        "event_loop": args.event_loop,
+        "event_loop": loop_name(asyncio.get_running_loop()),
+        "event_loop_choice": args.event_loop,
     }
     print(json.dumps(result))
     return 0
@@ -476,17 +483,22 @@ def main(argv: list[str] | None = None) -> int:
 
     import_s = time.perf_counter() - start
     del pi_lsp
-    runner: Callable[[Any], int]
+    from pi_lsp.runtime import event_loop
+
+    factory: Callable[[], asyncio.AbstractEventLoop] | None
     if args.event_loop == "uvloop":
         try:
             import uvloop
         except ImportError:
             print("loop_bench: --event-loop uvloop needs the uvloop package", file=sys.stderr)
             return 2
-        runner = uvloop.run
+        factory = uvloop.new_event_loop
+    elif args.event_loop == "asyncio":
+        factory = None
     else:
-        runner = asyncio.run
-    return runner(main_async(args, params, import_s))
+        factory = event_loop.loop_factory()  # what the server and pi-lsp run use
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(main_async(args, params, import_s))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,10 @@ pytest-lsp overhead on the measuring side) and prints one JSON object:
   then first-delta latency (as above) in one session while the other N-1 stream at once
   (each ~100 chunks/s from the scripted server).
 
+Each on the server's default event loop (uvloop where installed) and on asyncio's own
+(``PI_LSP_EVENT_LOOP=asyncio``, the fallback), results under ``event_loops``;
+``--event-loops default`` runs one.
+
 Targets (docs/performance.md): bytes ≤ 1.3× the answer's JSON, ≤ 60 notifications/s,
 first-delta p50 ≤ 5 ms, initialize ≤ 0.35 s, idle RSS ≤ 80 MB. ``python bench/lsp_bench.py``.
 """
@@ -51,6 +55,9 @@ TOKENS = 10_000
 class Client:
     """Raw LSP over a child's stdio, recording every message with its size and arrival time."""
 
+    event_loop: str | None = None
+    """``PI_LSP_EVENT_LOOP`` for the servers spawned (``None``: the default)."""
+
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.messages: list[tuple[float, int, dict[str, Any]]] = []
@@ -75,7 +82,10 @@ class Client:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             cwd=cwd,
-            env=env if env is not None else {**os.environ, "PI_LSP_DATA_DIR": str(data_dir)},
+            env={
+                **(env if env is not None else {**os.environ, "PI_LSP_DATA_DIR": str(data_dir)}),
+                **({"PI_LSP_EVENT_LOOP": cls.event_loop} if cls.event_loop else {}),
+            },
             limit=1 << 24,
         )
         return cls(proc), started
@@ -416,36 +426,61 @@ async def bench_cold_start(tmp: Path, rounds: int) -> dict[str, Any]:
     }
 
 
-async def main_async(args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="pi-lsp-bench-") as raw:
-        tmp = Path(raw)
-        result: dict[str, Any] = {
-            "schema": "pi-lsp-bench/1",
-            "python": platform.python_version(),
-            "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cpus",
-            "load_avg_1m": round(os.getloadavg()[0], 2),
-        }
-        if args.only == "many_sessions":
-            result["many_sessions"] = await bench_many_sessions(
-                tmp, args.sessions, args.latency_rounds // 2
-            )
-            return result
-        if args.only == "stream":
-            for compact in (False, True):
-                key = "stream_fast_model" + ("_compact" if compact else "")
-                result[key] = await bench_stream(tmp, delay_ms=2.0, chunk=36, compact=compact)
-            return result
-        result["cold_start"] = await bench_cold_start(tmp, args.cold_rounds)
-        result["stream_fast_model"] = await bench_stream(tmp, delay_ms=2.0, chunk=36)
-        result["stream_unthrottled"] = await bench_stream(tmp, delay_ms=0.0, chunk=18)
-        result["stream_fast_model_compact"] = await bench_stream(
-            tmp, delay_ms=2.0, chunk=36, compact=True
-        )
-        result["first_delta"] = await bench_first_delta(tmp, args.latency_rounds)
+async def bench_one_loop(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    if args.only == "many_sessions":
         result["many_sessions"] = await bench_many_sessions(
             tmp, args.sessions, args.latency_rounds // 2
         )
         return result
+    if args.only == "stream":
+        for compact in (False, True):
+            key = "stream_fast_model" + ("_compact" if compact else "")
+            result[key] = await bench_stream(tmp, delay_ms=2.0, chunk=36, compact=compact)
+        return result
+    result["cold_start"] = await bench_cold_start(tmp, args.cold_rounds)
+    result["stream_fast_model"] = await bench_stream(tmp, delay_ms=2.0, chunk=36)
+    result["stream_unthrottled"] = await bench_stream(tmp, delay_ms=0.0, chunk=18)
+    result["stream_fast_model_compact"] = await bench_stream(
+        tmp, delay_ms=2.0, chunk=36, compact=True
+    )
+    result["first_delta"] = await bench_first_delta(tmp, args.latency_rounds)
+    result["many_sessions"] = await bench_many_sessions(
+        tmp, args.sessions, args.latency_rounds // 2
+    )
+    return result
+
+
+def loop_that_runs(choice: str) -> str:
+    """The loop a server spawned with this choice runs on (it uses the same module)."""
+    from pi_lsp.runtime import event_loop
+
+    previous = os.environ.get(event_loop.ENV_VAR)
+    os.environ[event_loop.ENV_VAR] = "auto" if choice == "default" else choice
+    try:
+        return "uvloop" if event_loop.loop_factory() is not None else "asyncio"
+    finally:
+        if previous is None:
+            del os.environ[event_loop.ENV_VAR]
+        else:
+            os.environ[event_loop.ENV_VAR] = previous
+
+
+async def main_async(args: argparse.Namespace) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "schema": "pi-lsp-bench/2",
+        "python": platform.python_version(),
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} cpus",
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+        "event_loops": {},
+    }
+    for choice in args.event_loops.split(","):
+        Client.event_loop = None if choice == "default" else choice
+        with tempfile.TemporaryDirectory(prefix="pi-lsp-bench-") as raw:
+            figures = await bench_one_loop(args, Path(raw))
+        result["event_loops"][choice] = {"event_loop": loop_that_runs(choice), **figures}
+    result["load_avg_1m_end"] = round(os.getloadavg()[0], 2)
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -454,7 +489,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-rounds", type=int, default=40)
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--only", choices=["many_sessions", "stream"], help="run one workload")
+    parser.add_argument(
+        "--event-loops",
+        default="default,asyncio",
+        help="comma-separated: default (the server's own choice), asyncio, uvloop",
+    )
     args = parser.parse_args(argv)
+    if not set(args.event_loops.split(",")) <= {"default", "asyncio", "uvloop"}:
+        parser.error(f"--event-loops: not one of default, asyncio, uvloop: {args.event_loops}")
     print(json.dumps(asyncio.run(main_async(args)), indent=2))
     return 0
 

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import ipaddress
-import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,10 +22,6 @@ from typing import Any
 import pytest
 
 from tests.support.tiers import ci_failure, in_ci, is_optional, optional
-
-# Spawned servers and ``pi-lsp run`` use asyncio's own loop, what a plain install runs on,
-# even where uvloop is installed; tests/lsp/test_e2e_uvloop.py covers uvloop.
-os.environ.setdefault("PI_LSP_EVENT_LOOP", "asyncio")
 
 _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", ""}
 

@@ -1,10 +1,11 @@
-"""The event loop the front ends run on: uvloop when it is installed, else asyncio's own.
+"""The event loop the front ends run on: uvloop where it is installed, else asyncio's own.
 
-uvloop is optional (the ``uvloop`` extra: ``pip install 'pi-lsp[uvloop]'``; not on Windows).
-Everything works on asyncio's loop; uvloop's C loop roughly halves the scheduling cost of
-every streamed chunk (docs/performance.md#agent-loop). ``PI_LSP_EVENT_LOOP`` picks one:
-``auto`` (the default: uvloop if importable), ``uvloop`` (warns and falls back when it is
-missing) or ``asyncio``.
+uvloop is a dependency wherever it has wheels (Linux, macOS: ``sys_platform != 'win32'`` in
+pyproject.toml), so it is the default loop there; elsewhere (Windows) the front ends run on
+asyncio's loop, on which everything works too. uvloop's C loop roughly halves the scheduling
+cost of every streamed chunk (docs/performance.md#agent-loop). ``PI_LSP_EVENT_LOOP`` picks
+one: ``auto`` (the default: uvloop if importable), ``uvloop`` (warns and falls back when it
+is missing) or ``asyncio``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     if choice == "asyncio":
         return None
     try:
-        uvloop = importlib.import_module("uvloop")  # optional: no static import for mypy
+        uvloop = importlib.import_module("uvloop")  # absent on Windows: imported by name
     except ImportError:
         if choice == "uvloop":
             log.warning("%s=uvloop but uvloop is not installed; using asyncio", ENV_VAR)

@@ -212,6 +212,20 @@ def _python_swap_current_task(loop: Any, task: Any) -> Any:
     return previous
 
 
+def test_the_as_is_runs_use_this_pythons_own_task_switch() -> None:
+    """The ``as_is`` runs below take the real path of the running CPython, which CI runs on
+    3.11, 3.12 and 3.13 (.ci/python-versions.sh): C ``_swap_current_task`` from 3.12, the
+    dict of current tasks on 3.11."""
+    from pi_lsp.ai import event_stream
+
+    if sys.version_info >= (3, 12):
+        assert event_stream._swap_current_task is not None
+        assert event_stream._swap_current_task is asyncio.tasks._swap_current_task  # type: ignore[attr-defined]
+    else:
+        assert event_stream._swap_current_task is None
+        assert event_stream._current_tasks is asyncio.tasks._current_tasks  # type: ignore[attr-defined]
+
+
 @pytest.fixture(params=["as_is", "swap"])
 def task_switch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both ways ``direct`` makes the loop's task current: this Python's, and the other one

@@ -137,6 +137,10 @@ def event_wire(event: Any) -> dict[str, Any] | None:
         return compaction_wire(event)
     if kind == "queue_update":
         return queue_wire(event.steering, event.follow_up)
+    if kind == "todo_update":
+        return {"type": "todo_update", "items": [item.model_dump() for item in event.items]}
+    if kind == "mode_update":
+        return {"type": "mode_update", "mode": event.mode}
     if kind == "session_save":
         out: dict[str, Any] = {"type": "session_save", "ok": event.ok}
         if event.error_message:

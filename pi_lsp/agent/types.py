@@ -76,6 +76,9 @@ class AgentTool(ABC, Generic[P]):
     description: ClassVar[str]
     parameters: ClassVar[type[BaseModel]]
     execution_mode: ClassVar[ToolExecutionMode | None] = None
+    read_only: ClassVar[bool] = False
+    """True when the tool never changes files or runs programs: plan mode keeps only these
+    (and ``bash``, restricted to read-only commands)."""
 
     def prepare_arguments(self, args: Any) -> Any:
         """Shim raw arguments before validation (legacy shapes). Default: unchanged."""

@@ -25,6 +25,11 @@ def build_parser(
     p.add_argument("--json", action="store_true", help="print the pi/event stream as JSON lines")
     p.add_argument("--demo", action="store_true", help="the scripted offline demo (no key needed)")
     p.add_argument("--resume", metavar="SESSION_ID", help="continue a saved session of --cwd")
+    p.add_argument(
+        "--plan",
+        action="store_true",
+        help="plan mode: the agent can only read (no write/edit, read-only shell commands)",
+    )
     p.add_argument("--no-save", action="store_true", help="do not save the session")
     p.add_argument(
         "--mcp-config",

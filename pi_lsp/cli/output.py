@@ -32,7 +32,9 @@ from ..sessions.events import (
     ProviderRetryEvent,
     SessionEvent,
     SessionSaveEvent,
+    TodoUpdateEvent,
 )
+from ..tools.todo import render_todos
 from ..wire import event_wire
 
 MAX_ARG_CHARS = 160
@@ -132,6 +134,12 @@ class TerminalPrinter:
         elif isinstance(event, SessionSaveEvent):
             if not event.ok:
                 self.notice(f"[warning: the session cannot be saved: {event.error_message}]")
+        elif isinstance(event, TodoUpdateEvent):
+            done = sum(item.status == "completed" for item in event.items)
+            lines = render_todos(event.items).splitlines()
+            self._line(f"Todo ({done}/{len(event.items)}):" if lines else "Todo: (cleared)")
+            for line in lines:
+                self._line("  " + line)
         elif isinstance(event, AutoRetryStartEvent):
             self.notice(
                 f"[retry {event.attempt}/{event.max_attempts} in {event.delay_ms / 1000:g}s: "

@@ -79,6 +79,7 @@ def run_config(args: argparse.Namespace, *, demo: bool = False) -> RunConfig:
         read_timeout=args.read_timeout,
         faux_script=args.faux_script,
         permissions=PermissionsConfig(bash="allow" if args.yes or demo else "ask"),
+        default_mode="plan" if getattr(args, "plan", False) else "act",
     )
     if demo:  # the scripted offline demo, whatever else the flags say
         return config.model_copy(
@@ -201,6 +202,8 @@ async def execute(plan: Plan) -> int:
         hooks=SessionHooks(http_transport=wrap),
         keep_saved_model=False,  # the command line's flags say which model
     )
+    if plan.config.default_mode == "plan" and session.mode != "plan":  # --plan on a resume
+        session.set_mode("plan")
     printer: TerminalPrinter | JsonPrinter = (
         JsonPrinter(session.session_id) if plan.json else terminal
     )

@@ -111,6 +111,9 @@ class ClientFeatures(_Model):
     request_permission: bool = False
     """The client answers ``pi/requestPermission`` (docs/protocol.md#8-permissions-that-stick)
     instead of a message box."""
+    ask: bool = False
+    """The client answers ``pi/ask`` (the ``ask`` tool's questions) instead of a message box
+    without free text."""
     compact_events: bool = False
     """``turn_end`` / ``agent_end`` name the messages the client already received (the ``seq``
     of their ``message_end``) instead of repeating them."""
@@ -159,6 +162,8 @@ class Settings(_Model):
     follow_up_mode: Literal["one-at-a-time", "all"] = "one-at-a-time"
     permissions: Permissions = Field(default_factory=Permissions)
     edits: Literal["apply", "confirm"] = "apply"
+    default_mode: Literal["plan", "act"] = "act"
+    """The mode of a new session (docs/tools.md#plan-mode); ``pi/setMode`` changes one."""
     faux_script: str | None = None
     """Path to a faux provider JSON script (``provider: "faux"``; demos and editor tests)."""
     follow_edits: bool = False

@@ -62,6 +62,7 @@ def make_tool(server: McpServer, listed: ListedTool, name: str) -> McpTool:
             "label": f"{server.name}: {listed.name}",
             "description": f"[MCP {server.name}] {description}",
             "schema": schema_of(listed),
+            "read_only": listed.read_only,  # readOnlyHint: plan mode keeps it
         },
     )
     tool: McpTool = cls()

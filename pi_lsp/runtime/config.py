@@ -92,3 +92,5 @@ class RunConfig(_Frozen):
     """``provider: "faux"`` plays the built-in offline demo's script (``pi-lsp run --demo``)."""
     custom_models: tuple[CustomModelConfig, ...] = ()
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    default_mode: Literal["plan", "act"] = "act"
+    """The mode of a new session (docs/tools.md#plan-mode); a resumed one keeps its own."""

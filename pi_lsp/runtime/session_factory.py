@@ -21,6 +21,7 @@ from ..ai import StreamOptions
 from ..ai.thinking_levels import THINKING_LEVELS, AgentThinkingLevel
 from ..sessions import SessionFile
 from ..sessions.agent_session import AgentSession
+from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
 from .assemble import build_agent
@@ -84,6 +85,7 @@ def create_agent_session(
     sandbox: SandboxSource | None = None,
     hooks: SessionHooks | None = None,
     keep_saved_model: bool = True,
+    ask: AskHandler | None = None,
 ) -> ConfiguredSession:
     """An agent session over ``workspace`` for ``config``.
 
@@ -91,6 +93,9 @@ def create_agent_session(
     thinking level and queues are restored, and a model the user picked for this session
     (``select_model``) is kept when ``keep_saved_model``. ``before_tool_call`` is the front
     end's permission prompt; ``sandbox`` runs ``bash: "sandbox"`` commands in bubblewrap.
+    The session gets the ``todo`` tool, and the ``ask`` tool when the front end gives the
+    ``ask`` handler that puts questions to the user; a new session starts in
+    ``config.default_mode``, a resumed one in its own mode (docs/tools.md#plan-mode).
 
     A config that does not resolve does not stop the session from being made: the agent
     keeps its defaults and ``configure`` (which a front end calls before a run) raises the
@@ -119,6 +124,10 @@ def create_agent_session(
         http_transport=hooks.http_transport,
         tool_sources=sources,
     )
+    session.ask_handler = ask
+    session.add_session_tools(ask=ask is not None)
+    if not resume:
+        session.set_default_mode(config.default_mode)
     saved = session.saved_model_choice() if resume and keep_saved_model else None
     if saved is not None:  # the session chose its own model: it keeps it
         session.model_choice = saved[0], saved[1]

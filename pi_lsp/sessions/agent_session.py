@@ -48,6 +48,7 @@ from .events import (
     SessionSaveEvent,
 )
 from .overflow import is_retryable_error
+from .plan_state import PlanStateMixin
 from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .run_settings import RunSettings
 from .session_compaction import CompactionMixin
@@ -84,7 +85,7 @@ async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
         await signal.wait()
 
 
-class AgentSession(CompactionMixin):
+class AgentSession(PlanStateMixin, CompactionMixin):
     """See the module docstring and docs/sessions.md#using-it-from-python."""
 
     def __init__(
@@ -132,6 +133,7 @@ class AgentSession(CompactionMixin):
         agent.prepare_next_turn = self._next_turn
         self._run_provider: str | None = None
         """The provider the current run started with (its key and transport)."""
+        self._init_plan_state()
 
     @classmethod
     def resume(
@@ -267,6 +269,7 @@ class AgentSession(CompactionMixin):
     def extend_tools(self, tools: Sequence[AgentTool[Any]]) -> None:
         """More tools for the agent, from its next run on."""
         self.agent.state.tools = [*self.agent.state.tools, *tools]
+        self._apply_mode()  # in plan mode, only the read-only ones reach the model
 
     @property
     def model(self) -> Model:
@@ -399,6 +402,7 @@ class AgentSession(CompactionMixin):
         message = user_message(input, images) if isinstance(input, str) else input
         self._abort_requested = False
         self._run_provider = self.agent.state.model.provider
+        self._mode_before_run()
         task = asyncio.get_running_loop().create_task(self._run_prompt([message]))
         self._task = task
         return task
@@ -411,6 +415,7 @@ class AgentSession(CompactionMixin):
                     await self.before_run()
                 except Exception:
                     log.exception("session %s: before_run failed", self.session_id)
+                self._apply_mode()  # tools it put in the agent obey plan mode too
             last = self._last_assistant_in_state()
             if last is not None and await self._check_compaction(last, skip_aborted=False):
                 await self._continue_loop(first=True)

@@ -3,7 +3,7 @@
 ``compaction_start{reason}`` / ``compaction_end{reason, tokensBefore, tokensAfter, result,
 aborted, willRetry, errorMessage?}`` (reason: ``manual`` | ``threshold`` | ``overflow``), and
 Pi's session-level ``auto_retry_start`` / ``auto_retry_end``, and ``queue_update`` (both
-queues, after every change). Slotted dataclasses like the
+queues, after every change), ``todo_update`` and ``mode_update``. Slotted dataclasses like the
 agent events; the LSP layer maps them to the wire.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from ..agent.queue import QueuedMessage
 from ..agent.types import AgentEvent
+from ..tools.todo import TodoItem
 
 if TYPE_CHECKING:
     from .compaction.summarize import CompactionResult
@@ -94,6 +95,22 @@ class ProviderRetryEvent:
     type: Literal["retry"] = "retry"
 
 
+@dataclass(slots=True)
+class TodoUpdateEvent:
+    """The ``todo`` tool wrote a new list (the whole of it)."""
+
+    items: list[TodoItem]
+    type: Literal["todo_update"] = "todo_update"
+
+
+@dataclass(slots=True)
+class ModeUpdateEvent:
+    """The session's mode changed (``plan`` | ``act``)."""
+
+    mode: Literal["plan", "act"]
+    type: Literal["mode_update"] = "mode_update"
+
+
 SessionOnlyEvent: TypeAlias = (
     CompactionStartEvent
     | CompactionEndEvent
@@ -101,6 +118,8 @@ SessionOnlyEvent: TypeAlias = (
     | AutoRetryEndEvent
     | QueueUpdateEvent
     | SessionSaveEvent
+    | TodoUpdateEvent
+    | ModeUpdateEvent
     | ProviderRetryEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

@@ -77,6 +77,7 @@ class FindTool(AgentTool[FindParams]):
         f"directory. Respects .gitignore. Output is truncated to {DEFAULT_LIMIT} results or "
         f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first)."
     )
+    read_only: ClassVar[bool] = True
     parameters: ClassVar[type[FindParams]] = FindParams
     prompt_snippet: ClassVar[str] = "Find files by glob pattern (respects .gitignore)"
     prompt_guidelines: ClassVar[tuple[str, ...]] = ()

@@ -71,6 +71,7 @@ class GrepTool(AgentTool[GrepParams]):
         f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). Long lines are truncated to "
         f"{GREP_MAX_LINE_LENGTH} chars."
     )
+    read_only: ClassVar[bool] = True
     parameters: ClassVar[type[GrepParams]] = GrepParams
     prompt_snippet: ClassVar[str] = "Search file contents for patterns (respects .gitignore)"
     prompt_guidelines: ClassVar[tuple[str, ...]] = ()

@@ -38,6 +38,7 @@ class LsTool(AgentTool[LsParams]):
         f"directories. Includes dotfiles. Output is truncated to {DEFAULT_LIMIT} entries or "
         f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first)."
     )
+    read_only: ClassVar[bool] = True
     parameters: ClassVar[type[LsParams]] = LsParams
     prompt_snippet: ClassVar[str] = "List directory contents"
     prompt_guidelines: ClassVar[tuple[str, ...]] = ()

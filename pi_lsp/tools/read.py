@@ -47,6 +47,7 @@ class ReadTool(AgentTool[ReadParams]):
         "Use offset/limit for large files. When you need the full file, continue with offset "
         "until complete."
     )
+    read_only: ClassVar[bool] = True
     parameters: ClassVar[type[ReadParams]] = ReadParams
     prompt_snippet: ClassVar[str] = "Read file contents"
     prompt_guidelines: ClassVar[tuple[str, ...]] = (

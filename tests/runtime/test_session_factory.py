@@ -231,10 +231,32 @@ async def test_tool_sources_add_tools_and_close_with_the_session(tmp_path: Path)
     config = RunConfig(provider="faux", mcp_servers=(server,))
     session = create_agent_session(config, DiskWorkspace([tmp_path]), hooks=hooks)
     names = [t.name for t in session.agent.state.tools]
-    assert names[-1] == "echo"
+    assert names.index("echo") > names.index("ls")  # after the coding tools
     assert "bash" in names
     assert "echo" in session.agent.state.system_prompt
     await session.aclose()
     assert sources[0].closed
     plain.close()
     session.close()
+
+
+async def test_sessions_get_todo_and_ask_and_start_in_the_default_mode(tmp_path: Path) -> None:
+    async def handler(*_: object) -> None:
+        return None
+
+    ws = DiskWorkspace([tmp_path])
+    plain = create_agent_session(RunConfig(provider="faux"), ws)
+    names = [t.name for t in plain.agent.state.tools]
+    assert "todo" in names
+    assert "ask" not in names  # nobody to answer
+    assert plain.mode == "act"
+    planning = create_agent_session(
+        RunConfig(provider="faux", default_mode="plan"), ws, ask=handler
+    )
+    names = [t.name for t in planning.agent.state.tools]
+    assert planning.mode == "plan"
+    assert "ask" in names
+    assert "write" not in names
+    assert "edit" not in names
+    plain.close()
+    planning.close()

@@ -22,6 +22,10 @@ interface PendingPermission {
   options: { id: string; label: string }[];
 }
 
+interface PendingQuestion {
+  resolve(answer: { answers?: string[]; text?: string; cancelled?: boolean }): void;
+}
+
 export class Controller implements vscode.Disposable {
   private vm: ViewModel = initialState();
   private readonly changed = new vscode.EventEmitter<ViewModel>();
@@ -33,6 +37,8 @@ export class Controller implements vscode.Disposable {
   private clientDisposables: vscode.Disposable[] = [];
   private permissionWaiters = new Map<string, PendingPermission>();
   private permissionCounter = 0;
+  private questionWaiters = new Map<string, PendingQuestion>();
+  private questionCounter = 0;
   private replaying = false;
   private wasRunning = false;
   /** The last seq seen before the connection dropped (a server that kept running continues it). */
@@ -310,7 +316,64 @@ export class Controller implements vscode.Disposable {
       client.onRequest('pi/requestPermission', (params: Record<string, unknown>, token: vscode.CancellationToken) =>
         this.askPermission(params, token),
       ),
+      client.onRequest('pi/ask', (params: Record<string, unknown>, token: vscode.CancellationToken) =>
+        this.askQuestion(params, token),
+      ),
     );
+  }
+
+  /** pi/ask: a card in the transcript (never a modal); the run waits for its answer. */
+  private askQuestion(
+    params: Record<string, unknown>,
+    token: vscode.CancellationToken,
+  ): Promise<{ answers?: string[]; text?: string; cancelled?: boolean }> {
+    const requestKey = `q${++this.questionCounter}`;
+    return new Promise((resolve) => {
+      const sub = token.onCancellationRequested(() => {
+        sub.dispose();
+        if (this.questionWaiters.delete(requestKey)) {
+          this.dispatch({ type: 'questionDone', requestKey, status: 'withdrawn' });
+        }
+        resolve({ cancelled: true });
+      });
+      this.questionWaiters.set(requestKey, {
+        resolve: (answer) => {
+          sub.dispose();
+          resolve(answer);
+        },
+      });
+      this.dispatch({ type: 'questionAsk', requestKey, params });
+    });
+  }
+
+  /** The user's answer to a question card (or its dismissal). */
+  answerQuestion(requestKey: string, answers: string[], text?: string, cancelled?: boolean): boolean {
+    const w = this.questionWaiters.get(requestKey);
+    if (!w) return false;
+    this.questionWaiters.delete(requestKey);
+    if (cancelled) {
+      w.resolve({ cancelled: true });
+      this.dispatch({ type: 'questionDone', requestKey, status: 'dismissed' });
+      return true;
+    }
+    const reply: { answers: string[]; text?: string } = { answers };
+    if (text) reply.text = text;
+    w.resolve(reply);
+    const shown = [...answers, ...(text ? [`“${text}”`] : [])].join(', ');
+    this.dispatch({ type: 'questionDone', requestKey, status: 'answered', answer: shown });
+    return true;
+  }
+
+  /** pi/setMode for the current session (a new session first when there is none). */
+  async setMode(mode: 'plan' | 'act'): Promise<void> {
+    let sessionId = this.vm.sessionId;
+    if (!sessionId) sessionId = await this.newSession();
+    const r = await this.optional<{ mode: 'plan' | 'act'; followUp?: boolean }>('pi/setMode', { sessionId, mode });
+    if (!r) {
+      void vscode.window.showInformationMessage('pi: this server has no plan mode (pi/setMode); update pi-lsp.');
+      return;
+    }
+    this.dispatch({ type: 'state', state: { sessionId, mode: r.mode } });
   }
 
   private askPermission(
@@ -606,6 +669,13 @@ export class Controller implements vscode.Disposable {
     if (attachments && attachments.length > 0) params.attachments = attachments;
     if (context) params.context = context;
     if (images && images.length > 0) params.images = images;
+    const waiting = this.vm.questions[0];
+    if (waiting && this.questionWaiters.has(waiting.requestKey) && !(images && images.length > 0)) {
+      // A message typed while the agent's question waits is its answer.
+      const label = waiting.options.find((o) => o.label.toLowerCase() === text.trim().toLowerCase())?.label;
+      this.answerQuestion(waiting.requestKey, label ? [label] : [], label ? undefined : text);
+      return { sessionId, delivered: 'answer' };
+    }
     if (params.deliverAs === 'steer' || params.deliverAs === 'interrupt') {
       // Steering while a tool waits for permission answers it: the call is denied and the
       // model reads the new instruction as the reason (as Copilot cancels the pending call).
@@ -843,6 +913,10 @@ export class Controller implements vscode.Disposable {
         return this.queueOp(msg.op, msg.id, msg.text);
       case 'permission':
         return this.answerPermission(msg.requestKey, msg.optionId, msg.reason);
+      case 'answer':
+        return this.answerQuestion(msg.requestKey, msg.answers, msg.text, msg.cancelled);
+      case 'setMode':
+        return this.setMode(msg.mode);
       case 'review':
         return this.reviewDecision(msg.decisions);
       case 'openFile':
@@ -935,6 +1009,8 @@ export class Controller implements vscode.Disposable {
   dispose(): void {
     for (const w of this.permissionWaiters.values()) w.resolve({ optionId: 'deny' });
     this.permissionWaiters.clear();
+    for (const w of this.questionWaiters.values()) w.resolve({ cancelled: true });
+    this.questionWaiters.clear();
     void this.stopClient();
     for (const d of this.disposables) d.dispose();
   }

@@ -335,6 +335,56 @@ function sets.rules()
   vim.notify = notify
 end
 
+local function todo(...)
+  local items = {}
+  for i, st in ipairs({ ... }) do table.insert(items, { id = tostring(i), content = "step " .. i, status = st }) end
+  return tool("todo", { todos = items })
+end
+
+function sets.plan()
+  local QUESTION = { question = "Which style?", options = { { label = "Tabs" }, { label = "Spaces", description = "four" } },
+    allowFreeText = true }
+  start({ todo("in_progress", "pending"), todo("completed", "in_progress"), tool("ask", QUESTION),
+    todo("completed", "completed"), text("All done.") })
+  local waits = require("pi.permission").handlers_can_wait()
+  if not waits then  -- 0.7 answers server requests synchronously: the picker is the way
+    vim.ui.select = function(items, _, cb) cb(items[2]) end
+  end
+  vim.cmd("Pi work through it")
+  if waits then
+    report(wait(30000, function() return require("pi.state").question ~= nil end), "question waits in the float")
+    report(chat_text():find("## Plan (1/2)", 1, true) ~= nil and chat_text():find("- [~] step 2", 1, true) ~= nil,
+      "## Plan block shows the list while the run goes on", chat_text())
+    vim.cmd("Pi spaces")  -- a message typed while the question waits answers it
+  end
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends after the answer")
+  local answered = count("tool_execution_end", function(e)
+    return e.toolName == "ask" and not e.isError and require("pi.chat").text_of(e.result.content):find('"Spaces"', 1, true) ~= nil
+  end)
+  report(answered == 1, "the answer is the ask tool's result", chat_text())
+  report(count("todo_update") == 3, "three todo_update events", tostring(count("todo_update")))
+  local lines = vim.api.nvim_buf_get_lines(require("pi.chat").ensure_buf(), 0, 4, false)
+  report(lines[2] == "## Plan (2/2)" and lines[3] == "- [x] step 1" and lines[4] == "- [x] step 2",
+    "## Plan block at the top shows the final state", table.concat(lines, "\n"))
+  local win = require("pi.plan").float()
+  local fl = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+  report(fl[1] == "## Plan (2/2)" and #fl == 3, ":PiTodo float lists the items", table.concat(fl, "\n"))
+end
+
+function sets.planmode()
+  start({ text("Plan: 1. change f."), text("Carrying out the plan.") })
+  vim.cmd("PiPlan")
+  report(wait(30000, function() return require("pi.state").mode == "plan" end), ":PiPlan sets plan mode")
+  report(wait(5000, function() return chat_text():find("plan mode: read-only", 1, true) ~= nil end),
+    "the chat shows the mode", chat_text())
+  vim.cmd("Pi make a plan")
+  report(wait(30000, function() return agent_ends() >= 1 end), "the planning run ends")
+  vim.cmd("PiAct")
+  report(wait(30000, function() return agent_ends() >= 2 end), ":PiAct starts the run that carries out the plan")
+  report(require("pi.state").mode == "act" and chat_text():find("approved your plan", 1, true) ~= nil
+    and chat_text():find("Carrying out the plan.", 1, true) ~= nil, "the follow-up and its answer are in the chat", chat_text())
+end
+
 function sets.health()
   vim.env.PI_TEST_SECRET = "s3cr3t-value"
   start({ text("x") }, { apiKeyEnv = "PI_TEST_SECRET" })

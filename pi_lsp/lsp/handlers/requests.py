@@ -46,6 +46,7 @@ from ..protocol.models import (
     REPLAY,
     RESUME_SESSION,
     SESSIONS,
+    SET_MODE,
     SET_MODEL,
     STATE,
     STEER,
@@ -73,6 +74,8 @@ from ..protocol.models import (
     SessionParams,
     SessionsResult,
     SetModelParams,
+    SetModeParams,
+    SetModeResult,
     parse_params,
 )
 
@@ -133,6 +136,7 @@ class PiApi:
             QUEUE: self.queue,
             MODELS: self.models,
             SET_MODEL: self.set_model,
+            SET_MODE: self.set_mode,
         }
 
     @property
@@ -237,6 +241,13 @@ class PiApi:
         except (SetupError, ValueError) as exc:
             raise JsonRpcInvalidParams(f"Invalid params for {SET_MODEL}: {exc}") from None
         return hosted.state()
+
+    async def set_mode(self, raw: Any) -> dict[str, Any]:
+        p = parse_params(SET_MODE, SetModeParams, raw)
+        await self.config.wait_loaded()
+        hosted = self._session(p.session_id)
+        follow_up = hosted.set_mode(p.mode)
+        return SetModeResult(mode=hosted.session.mode, follow_up=follow_up).to_wire()
 
     async def abort(self, raw: Any) -> dict[str, Any]:
         p = parse_params(ABORT, SessionParams, raw)

@@ -58,6 +58,7 @@ def run_config(settings: Settings) -> RunConfig:
         read_timeout=settings.read_timeout,
         faux_script=settings.faux_script,
         custom_models=tuple(_custom(m) for m in settings.models),
+        default_mode=settings.default_mode,
         mcp_servers=tuple(parse_servers(settings.mcp_servers, "settings", "pi.mcpServers").servers),
     )
 

@@ -37,7 +37,9 @@ from ..protocol.models import (
     DeliverAs,
     Delivered,
     PendingPermission,
+    PendingQuestion,
     StateResult,
+    TodoEntry,
     UsageTotals,
 )
 from ..settings import ClientFeatures, Settings
@@ -46,6 +48,7 @@ from .channel import MAX_WINDOW, EventChannel
 from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
+from .questions import Questions
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +60,7 @@ class HostedSession:
         self,
         session: ConfiguredSession,
         permissions: BashPermissions,
+        questions: Questions,
         *,
         bridge: ClientBridge,
         features: ClientFeatures,
@@ -86,6 +90,7 @@ class HostedSession:
         """``id(message)`` → the ``seq`` of the ``message_end`` that carried it (this run)."""
         self.plain = None if features.events else PlainAnswers(bridge, session)
         """Final answers as messages, for a client that shows no ``pi/event``."""
+        self.questions = questions
         session.agent.get_call_notes = self._call_notes
         self.mcp_permissions: Any = None
         """This session's MCP permission questions (``McpPermissions``), for ``pi/state``."""
@@ -262,6 +267,14 @@ class HostedSession:
         except ConfigError as exc:
             raise setup_error(exc) from None
 
+    def set_mode(self, mode: Literal["plan", "act"]) -> bool:
+        """``pi/setMode``: from the next run on (the tool list of a run in progress stays);
+        switching to ``act`` after a run in ``plan`` sends the carry-out message as a
+        follow-up (a new run when idle). True when it was sent."""
+        return self.session.set_mode(
+            mode, deliver=lambda text: self.submit(user_message(text), "followUp")
+        )
+
     def set_model(self, provider: str | None, model_id: str, thinking: str | None) -> None:
         """``pi/setModel``: this session only, from its next model call (``SetupError`` /
         ``ValueError`` when the model or level is not usable)."""
@@ -373,6 +386,11 @@ class HostedSession:
             context_window=model.context_window if model is not None else None,
             save_error=self.session.persist_error,
             forked_from=self.forked_from,
+            mode=self.session.mode,
+            todo=[TodoEntry.model_validate(item.model_dump()) for item in self.session.todos],
+            pending_questions=[
+                PendingQuestion.model_validate(q) for q in self.questions.pending_list()
+            ],
         ).to_state_wire()
 
     def messages(self) -> tuple[list[dict[str, Any]], list[str | None]]:
@@ -435,6 +453,7 @@ class HostedSession:
             and not steering
             and not follow_up
             and not self.permissions.pending
+            and not self.questions.pending
             and not self._tasks
         )
 

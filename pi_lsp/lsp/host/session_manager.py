@@ -26,6 +26,7 @@ from .agent_setup import run_config
 from .hosted import HostedSession
 from .mcp_host import McpHost
 from .permissions import BashPermissions, SecurityContext
+from .questions import Questions
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ class SessionManager:
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
         permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
+        questions = Questions(self.bridge, lambda: self.features)
         box: list[str] = [""]
         mcp_permissions, toolset = self.mcp.attach(lambda: box[0])
 
@@ -94,6 +96,7 @@ class SessionManager:
             resume=resume,
             before_tool_call=before_tool_call,
             sandbox=self.security,
+            ask=questions.ask,
         )
         box[0] = session.session_id
 
@@ -106,6 +109,7 @@ class SessionManager:
         hosted = HostedSession(
             session,
             permissions,
+            questions,
             bridge=self.bridge,
             features=self.features,
             settings=self.settings,
@@ -116,6 +120,7 @@ class SessionManager:
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
         permissions.session_id = hosted.id
+        questions.session_id = hosted.id
         self.sessions[hosted.id] = hosted
         self._unload_idle(keep=hosted)
         return hosted

@@ -28,6 +28,7 @@ QUEUE = "pi/queue"
 MODELS = "pi/models"
 SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
+SET_MODE = "pi/setMode"
 MCP = "pi/mcp"
 REQUESTS = (
     PROMPT,
@@ -45,6 +46,7 @@ REQUESTS = (
     MODELS,
     SET_MODEL,
     PERMISSIONS,
+    SET_MODE,
     MCP,
     REVIEW,
     REVIEW_DECISION,
@@ -58,6 +60,7 @@ EVENT = "pi/event"
 SAVE_DOCUMENTS = "pi/saveDocuments"
 DIAGNOSTICS = "pi/diagnostics"
 REQUEST_PERMISSION = "pi/requestPermission"
+ASK = "pi/ask"
 # workspace/executeCommand commands (arguments: one object, the request's params)
 CMD_PROMPT = "pi.prompt"
 CMD_STEER = "pi.steer"

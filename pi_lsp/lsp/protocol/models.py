@@ -19,6 +19,9 @@ from .methods import (  # re-exported: the names live with their models
     ABORT as ABORT,
 )
 from .methods import (
+    ASK as ASK,
+)
+from .methods import (
     CMD_ABORT as CMD_ABORT,
 )
 from .methods import (
@@ -88,6 +91,9 @@ from .methods import (
     SESSIONS as SESSIONS,
 )
 from .methods import (
+    SET_MODE as SET_MODE,
+)
+from .methods import (
     SET_MODEL as SET_MODEL,
 )
 from .methods import (
@@ -98,6 +104,7 @@ from .methods import (
 )
 
 Delivered = Literal["prompt", "steer", "followUp", "interrupt"]
+Mode = Literal["plan", "act"]
 DeliverAs = Literal["steer", "followUp", "interrupt"]
 
 
@@ -284,10 +291,21 @@ class ResumeResult(WireParams):
     copy of it (the requested id), so the two never write one file."""
 
 
+class PendingQuestion(WireParams):
+    tool_call_id: str
+    question: str
+
+
 class PendingPermission(WireParams):
     tool_call_id: str
     tool: str
     title: str
+
+
+class TodoEntry(WireParams):
+    id: str
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
 
 
 class UsageTotals(WireParams):
@@ -315,9 +333,47 @@ class StateResult(WireParams):
     save_error: str | None = None
     """Why the session file cannot be written now (``null`` while saving works)."""
     forked_from: str | None = None
+    mode: Mode = "act"
+    todo: list[TodoEntry] = Field(default_factory=list)
+    pending_questions: list[PendingQuestion] = Field(default_factory=list)
 
     def to_state_wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
+
+
+class SetModeParams(WireParams):
+    """``pi/setMode`` (docs/protocol.md#plan-mode-the-todo-list-and-questions)."""
+
+    session_id: str
+    mode: Mode
+
+
+class SetModeResult(WireParams):
+    mode: Mode
+    follow_up: bool = False
+    """Switching to ``act`` after a run in ``plan`` delivered the carry-out message."""
+
+
+class AskOptionWire(WireParams):
+    label: str
+    description: str | None = None
+
+
+class AskRequestParams(WireParams):
+    """Server → client ``pi/ask``."""
+
+    session_id: str
+    tool_call_id: str
+    question: str
+    options: list[AskOptionWire]
+    allow_free_text: bool
+    multi_select: bool
+
+
+class AskResult(WireParams):
+    answers: list[str] = Field(default_factory=list)
+    text: str | None = None
+    cancelled: bool = False
 
 
 class PermissionsParams(WireParams):

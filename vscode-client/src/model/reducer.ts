@@ -13,6 +13,8 @@ import type {
   McpServerRow,
   NoticeItem,
   PermissionItem,
+  QuestionItem,
+  TodoEntry,
   Queue,
   ReviewFile,
   ServerInfo,
@@ -45,6 +47,8 @@ export type Action =
   | { type: 'entryIds'; users: { entryId: string; text: string }[] }
   | { type: 'permissionAsk'; requestKey: string; params: Record<string, unknown> }
   | { type: 'permissionDone'; requestKey: string; answer?: string; withdrawn?: boolean }
+  | { type: 'questionAsk'; requestKey: string; params: Record<string, unknown> }
+  | { type: 'questionDone'; requestKey: string; answer?: string; status: 'answered' | 'dismissed' | 'withdrawn' }
   | { type: 'notice'; level: NoticeItem['level']; topic: string; text: string; restoreId?: string }
   | { type: 'disconnected'; reason: string };
 
@@ -80,6 +84,10 @@ export function initialState(): ViewModel {
     items: [],
     queue: { steering: [], followUp: [] },
     permissions: [],
+    questions: [],
+    mode: 'act',
+    todo: [],
+    planReady: false,
     review: [],
     checkpoints: [],
     usage: { ...ZERO_USAGE },
@@ -233,6 +241,17 @@ export function reduce(prev: ViewModel, action: Action): Result {
       d.vm.permissions = d.vm.permissions.filter((p) => p.requestKey !== action.requestKey);
       break;
     }
+    case 'questionAsk':
+      askQuestion(d, action.requestKey, action.params);
+      break;
+    case 'questionDone': {
+      d.update<QuestionItem>(`q:${action.requestKey}`, (q) => {
+        q.status = action.status;
+        if (action.answer !== undefined) q.answer = action.answer;
+      });
+      d.vm.questions = d.vm.questions.filter((q) => q.requestKey !== action.requestKey);
+      break;
+    }
     case 'notice':
       d.push({
         kind: 'notice',
@@ -335,6 +354,7 @@ function applyEvent(d: Draft, ev: WireEvent): void {
     case 'agent_start':
       vm.isStreaming = true;
       vm.turn = 0;
+      vm.planReady = false;
       break;
     case 'turn_start':
       vm.turn += 1;
@@ -429,6 +449,12 @@ function applyEvent(d: Draft, ev: WireEvent): void {
           ? notice(d, 'error', 'save', `pi cannot save this session: ${str(ev.errorMessage) || 'unknown error'}. What happens now may be lost after a restart.`)
           : notice(d, 'info', 'save', 'Saving the session works again.'),
       );
+      break;
+    case 'todo_update':
+      vm.todo = normTodo(Array.isArray(ev.items) ? ev.items : []);
+      break;
+    case 'mode_update':
+      if (ev.mode === 'plan' || ev.mode === 'act') setMode(vm, ev.mode);
       break;
     case 'queue_update':
       vm.queue = normQueue(ev as unknown as Queue);
@@ -634,6 +660,13 @@ function endRunLocally(d: Draft, reason: string | null): void {
       });
     }
   }
+  for (const q of vm.questions) {
+    d.update<QuestionItem>(q.id, (x) => {
+      x.status = 'withdrawn';
+    });
+  }
+  vm.questions = [];
+  if (vm.mode === 'plan' && !reason) vm.planReady = true;
   if (reason) {
     vm.permissions = [];
     d.push(notice(d, 'warning', 'reconnect', reason));
@@ -652,7 +685,17 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
     ...fresh,
     // The same session reloaded: what its events already said about the queue, review and
     // pending questions stays (the transcript is what gets replaced).
-    ...(same ? { queue: d.vm.queue, review: d.vm.review, permissions: d.vm.permissions } : {}),
+    ...(same
+      ? {
+          queue: d.vm.queue,
+          review: d.vm.review,
+          permissions: d.vm.permissions,
+          questions: d.vm.questions,
+          mode: d.vm.mode,
+          todo: d.vm.todo,
+          planReady: d.vm.planReady,
+        }
+      : {}),
     server: keepServer,
     features: keepFeatures,
     sessionId,
@@ -752,6 +795,7 @@ function loadSession(d: Draft, sessionId: string, messages: unknown[], entryIds:
   });
   // Questions still waiting for an answer stay answerable after the reload.
   for (const p of d.vm.permissions) items.push({ ...p, rev: d.rev });
+  for (const q of d.vm.questions) items.push({ ...q, rev: d.rev });
   d.vm.items = items;
   d.vm.usage = usage;
 }
@@ -783,7 +827,47 @@ function applyState(d: Draft, s: Record<string, unknown>): void {
   if (num(s.contextTokens) !== null) vm.contextTokens = num(s.contextTokens);
   if (num(s.contextWindow) !== null) vm.contextWindow = num(s.contextWindow);
   if (typeof s.thinkingLevel === 'string') vm.thinkingLevel = s.thinkingLevel;
+  if (s.mode === 'plan' || s.mode === 'act') setMode(vm, s.mode);
+  if (Array.isArray(s.todo)) vm.todo = normTodo(s.todo);
   if (Array.isArray(s.mcp)) vm.mcp = normMcp(s.mcp);
+}
+
+function setMode(vm: ViewModel, mode: 'plan' | 'act'): void {
+  if (mode !== 'plan') vm.planReady = false;
+  vm.mode = mode;
+}
+
+function normTodo(items: unknown[]): TodoEntry[] {
+  return items.map((raw) => {
+    const o = obj(raw);
+    const status = o.status === 'completed' || o.status === 'in_progress' ? o.status : 'pending';
+    return { id: str(o.id), content: str(o.content), status };
+  });
+}
+
+function askQuestion(d: Draft, requestKey: string, p: Record<string, unknown>): void {
+  const options = Array.isArray(p.options)
+    ? (p.options as unknown[]).map((o) => {
+        const r = obj(o);
+        const opt: { label: string; description?: string } = { label: str(r.label) };
+        if (typeof r.description === 'string' && r.description) opt.description = r.description;
+        return opt;
+      })
+    : [];
+  const item: QuestionItem = {
+    kind: 'question',
+    id: `q:${requestKey}`,
+    requestKey,
+    toolCallId: str(p.toolCallId),
+    question: str(p.question),
+    options,
+    allowFreeText: p.allowFreeText === true,
+    multiSelect: p.multiSelect === true,
+    status: 'pending',
+    rev: 0,
+  };
+  d.push(item);
+  d.vm.questions = [...d.vm.questions, d.get<QuestionItem>(item.id) as QuestionItem];
 }
 
 function normMcp(list: unknown[]): McpServerRow[] {

@@ -144,7 +144,34 @@ export interface PermissionItem {
   rev: number;
 }
 
-export type Item = UserItem | AssistantItem | ToolItem | NoticeItem | PermissionItem;
+/** A question the agent's `ask` tool put to the user (`pi/ask`). */
+export interface QuestionItem {
+  kind: 'question';
+  /** `q:<requestKey>`. */
+  id: string;
+  /** Extension-side key of the pending request (pass it back in the answer). */
+  requestKey: string;
+  toolCallId: string;
+  question: string;
+  options: { label: string; description?: string }[];
+  allowFreeText: boolean;
+  multiSelect: boolean;
+  status: 'pending' | 'answered' | 'dismissed' | 'withdrawn';
+  /** What the user answered, as shown once answered. */
+  answer?: string;
+  rev: number;
+}
+
+export type Item = UserItem | AssistantItem | ToolItem | NoticeItem | PermissionItem | QuestionItem;
+
+/** One entry of the agent's todo list (`todo_update`, `pi/state.todo`). */
+export interface TodoEntry {
+  id: string;
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+export type Mode = 'plan' | 'act';
 
 export interface Hunk {
   id: string;
@@ -207,6 +234,14 @@ export interface ViewModel {
   queue: Queue;
   /** Pending permission questions (also shown inline as `permission` items). */
   permissions: PermissionItem[];
+  /** Pending `ask` questions (also shown inline as `question` items). */
+  questions: QuestionItem[];
+  /** The session's mode (`pi/setMode`, `mode_update`). */
+  mode: Mode;
+  /** The agent's todo list, whole (`todo_update`). */
+  todo: TodoEntry[];
+  /** The session's last run was in plan mode and has ended: "Start with this plan" applies. */
+  planReady: boolean;
   review: ReviewFile[];
   checkpoints: Checkpoint[];
   /** Session totals: from `pi/state` when the server reports them, else summed per message. */

@@ -80,6 +80,14 @@ const SCHEMAS: Record<string, Check> = {
     text: S.opt(S.str(200_000)),
   }),
   permission: S.obj({ type: S.str(), requestKey: S.str(200), optionId: S.str(200), reason: S.opt(S.str(10_000)) }),
+  answer: S.obj({
+    type: S.str(),
+    requestKey: S.str(200),
+    answers: S.arr(S.str(1000), 6),
+    text: S.opt(S.str(100_000)),
+    cancelled: S.opt(S.bool()),
+  }),
+  setMode: S.obj({ type: S.str(), mode: S.oneOf('plan', 'act') }),
   review: S.obj({
     type: S.str(),
     decisions: S.arr(
@@ -121,6 +129,8 @@ export type WebviewMessage =
   | { type: 'fork'; entryId: string }
   | { type: 'queue'; op: 'remove' | 'edit' | 'promote' | 'clear'; id?: string; text?: string }
   | { type: 'permission'; requestKey: string; optionId: string; reason?: string }
+  | { type: 'answer'; requestKey: string; answers: string[]; text?: string; cancelled?: boolean }
+  | { type: 'setMode'; mode: 'plan' | 'act' }
   | { type: 'review'; decisions: { hunkId: string; decision: 'keep' | 'undo'; reason?: string }[] }
   | { type: 'openFile'; uri: string; line?: number }
   | { type: 'openHunk'; uri: string; hunkId: string }

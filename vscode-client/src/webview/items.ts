@@ -7,6 +7,7 @@ import type {
   Item,
   NoticeItem,
   PermissionItem,
+  QuestionItem,
   ToolItem,
   UserItem,
 } from '../model/types';
@@ -41,6 +42,8 @@ export function renderItem(item: Item, ctx: Ctx, prev?: Rendered): Rendered {
       return fresh(item, noticeEl(item, ctx));
     case 'permission':
       return fresh(item, permissionEl(item, ctx));
+    case 'question':
+      return fresh(item, questionEl(item, ctx));
   }
 }
 
@@ -351,5 +354,94 @@ function permissionEl(p: PermissionItem, ctx: Ctx): HTMLElement {
     );
   }
   card.append(buttons, reason);
+  return card;
+}
+
+// ----------------------------------------------------------------------------- questions
+
+/** The agent's question (pi/ask): buttons (or checkboxes when several apply) and, when the
+ * agent allows it, a text field. A card in the transcript, never a modal. */
+function questionEl(q: QuestionItem, ctx: Ctx): HTMLElement {
+  const card = h('div.item.question', { 'data-testid': 'question-card', 'data-status': q.status });
+  card.append(h('div.question-title', { text: q.question }));
+  if (q.status !== 'pending') {
+    const done =
+      q.status === 'answered'
+        ? `Answered: ${q.answer ?? ''}`
+        : q.status === 'dismissed'
+          ? 'Dismissed.'
+          : 'Withdrawn (the run stopped).';
+    card.append(h('div.muted', { 'data-testid': 'question-status', text: done }));
+    return card;
+  }
+  const answer = (answers: string[], text?: string) => {
+    const msg: Record<string, unknown> = { type: 'answer', requestKey: q.requestKey, answers };
+    if (text) msg.text = text;
+    ctx.post(msg);
+  };
+  const field = q.allowFreeText
+    ? (h('input.question-text', {
+        type: 'text',
+        placeholder: 'Or type your answer…',
+        'data-testid': 'question-text',
+      }) as HTMLInputElement)
+    : null;
+  const options = h('div.question-options');
+  const boxes: HTMLInputElement[] = [];
+  q.options.forEach((o, i) => {
+    if (q.multiSelect) {
+      const box = h('input', { type: 'checkbox', 'data-testid': `question-check-${i}` }) as HTMLInputElement;
+      box.value = o.label;
+      boxes.push(box);
+      options.append(
+        h('label.question-option', {}, box, h('span', { text: o.label }), ...(o.description ? [h('span.muted', { text: ` — ${o.description}` })] : [])),
+      );
+    } else {
+      options.append(
+        h('button.secondary.question-option', {
+          'data-testid': `question-option-${i}`,
+          title: o.description ?? '',
+          text: o.description ? `${o.label} — ${o.description}` : o.label,
+          onclick: () => answer([o.label], field?.value.trim() || undefined),
+        }),
+      );
+    }
+  });
+  card.append(options);
+  const bar = h('div.question-buttons');
+  if (field) {
+    card.append(field);
+    field.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && field.value.trim()) {
+        e.preventDefault();
+        answer(
+          boxes.filter((b) => b.checked).map((b) => b.value),
+          field.value.trim(),
+        );
+      }
+    });
+  }
+  if (q.multiSelect || field) {
+    bar.append(
+      h('button.primary', {
+        'data-testid': 'question-submit',
+        text: 'Answer',
+        onclick: () => {
+          const picked = boxes.filter((b) => b.checked).map((b) => b.value);
+          const text = field?.value.trim() || undefined;
+          if (picked.length > 0 || text) answer(picked, text);
+        },
+      }),
+    );
+  }
+  bar.append(
+    h('button.link', {
+      'data-testid': 'question-dismiss',
+      text: 'Dismiss',
+      title: 'Do not answer (pi is told you dismissed it)',
+      onclick: () => ctx.post({ type: 'answer', requestKey: q.requestKey, answers: [], cancelled: true }),
+    }),
+  );
+  card.append(bar);
   return card;
 }

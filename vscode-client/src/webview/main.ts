@@ -20,6 +20,8 @@ const WINDOW_STEP = 150;
 
 interface Persisted {
   draft?: string;
+  /** The plan checklist above the input is folded to one line. */
+  planCollapsed?: boolean;
 }
 
 let vm: ViewModel = initialState();
@@ -69,6 +71,8 @@ const empty = h(
 const transcript = h('div.transcript', { 'data-testid': 'transcript', role: 'log', 'aria-live': 'polite' }, earlier, empty, list);
 const changed = h('div.changed', { 'data-testid': 'changed-files' });
 const queueEl = h('div.queue', { 'data-testid': 'queue' });
+const planEl = h('div.plan', { 'data-testid': 'plan', hidden: true });
+const modeBtn = h('button.link', { 'data-testid': 'mode-toggle' });
 const completion = h('div.completion', { role: 'listbox', hidden: true });
 const imagesEl = h('div.images', { hidden: true });
 const input = h('textarea.prompt', {
@@ -81,9 +85,19 @@ const sendBtn = h('button.primary', { 'data-testid': 'send', text: 'Send' });
 const stopBtn = h('button.secondary', { 'data-testid': 'stop', text: 'Stop', title: 'Stop the run (the queue is kept)', hidden: true });
 const hint = h('div.hint.muted');
 const toasts = h('div.toasts');
-const composer = h('div.composer', {}, queueEl, completion, imagesEl, input, h('div.composer-bar', {}, hint, h('div.buttons', {}, stopBtn, sendBtn)));
+const composer = h(
+  'div.composer',
+  {},
+  planEl,
+  queueEl,
+  completion,
+  imagesEl,
+  input,
+  h('div.composer-bar', {}, hint, h('div.buttons', {}, modeBtn, stopBtn, sendBtn)),
+);
 app.append(header, banner, mcpEl, overlay, transcript, changed, composer, toasts);
 input.value = persisted.draft ?? '';
+let planCollapsed = persisted.planCollapsed === true;
 
 earlier.addEventListener('click', () => {
   windowSize += WINDOW_STEP;
@@ -203,7 +217,8 @@ function paint(): void {
   paintTranscript();
   if (changedSince('changed', [v.review, showChanged])) paintChanged();
   if (changedSince('queue', [v.queue, v.features.queue, v.isStreaming])) paintQueue();
-  if (changedSince('composer', [v.isStreaming, v.compacting, settings])) paintComposer();
+  if (changedSince('composer', [v.isStreaming, v.compacting, settings, v.questions.length])) paintComposer();
+  if (changedSince('plan', [v.todo, v.mode, v.isStreaming, v.planReady, planCollapsed])) paintPlan();
 }
 
 // Stick to the bottom while the user has not scrolled up; off-screen items change height as
@@ -540,6 +555,69 @@ function paintQueue(): void {
   }
 }
 
+// ------------------------------------------------------------------ plan and todo list
+
+const MARK: Record<string, string> = { completed: '☑', in_progress: '◐', pending: '☐' };
+
+/** The mode and the agent's checklist, pinned above the input (folded to one line on demand;
+ * the fold survives reloads). In plan mode, once a run has planned, "Start with this plan"
+ * switches to act mode, which tells the agent to carry the plan out. */
+function paintPlan(): void {
+  clear(planEl);
+  const todo = vm.todo;
+  const planning = vm.mode === 'plan';
+  modeBtn.textContent = planning ? 'Plan mode ✓' : 'Plan mode';
+  modeBtn.title = planning
+    ? 'The agent can only read and plan. Click to leave plan mode.'
+    : 'Plan first: the agent can only read, and writes a plan you approve';
+  modeBtn.setAttribute('aria-pressed', String(planning));
+  planEl.hidden = todo.length === 0 && !planning;
+  planEl.dataset.mode = vm.mode;
+  if (planEl.hidden) return;
+  const done = todo.filter((t) => t.status === 'completed').length;
+  const head = h('div.plan-head');
+  if (todo.length > 0) {
+    head.append(
+      h('button.link', {
+        'data-testid': 'plan-toggle',
+        'aria-expanded': String(!planCollapsed),
+        text: `${planCollapsed ? '▸' : '▾'} Plan ${done}/${todo.length}`,
+        onclick: () => {
+          planCollapsed = !planCollapsed;
+          saveDraft();
+          paintPlan();
+        },
+      }),
+    );
+    if (planCollapsed) {
+      const current = todo.find((t) => t.status === 'in_progress') ?? todo.find((t) => t.status === 'pending');
+      if (current) head.append(h('span.muted', { text: current.content }));
+    }
+  }
+  head.append(h('span.grow'));
+  if (planning) head.append(h('span.plan-mode', { 'data-testid': 'mode', text: 'plan mode · read-only' }));
+  if (planning && !vm.isStreaming) {
+    head.append(
+      h(`button.${vm.planReady ? 'primary' : 'secondary'}` as 'button', {
+        'data-testid': 'start-plan',
+        text: vm.planReady ? 'Start with this plan' : 'Leave plan mode',
+        title: vm.planReady ? 'Switch to act mode: pi carries out the plan it wrote' : 'Switch to act mode',
+        onclick: () => post({ type: 'setMode', mode: 'act' }),
+      }),
+    );
+  }
+  planEl.append(head);
+  if (todo.length > 0 && !planCollapsed) {
+    const ul = h('ul.plan-list', { 'data-testid': 'plan-list' });
+    for (const t of todo) {
+      ul.append(h('li', { 'data-status': t.status, 'data-testid': 'plan-item', text: `${MARK[t.status] ?? '☐'} ${t.content}` }));
+    }
+    planEl.append(ul);
+  }
+}
+
+modeBtn.addEventListener('click', () => post({ type: 'setMode', mode: vm.mode === 'plan' ? 'act' : 'plan' }));
+
 // ------------------------------------------------------------------ composer
 
 type Gesture = 'steer' | 'followUp' | 'interrupt';
@@ -562,7 +640,9 @@ function paintComposer(): void {
     ? `${LABEL[g]}: ${g === 'steer' ? 'delivered at the next turn boundary' : g === 'followUp' ? 'delivered when the run ends' : 'stop the run and send now'}`
     : 'Send (Enter)';
   const alt = g === 'followUp' ? 'steer' : 'follow-up';
-  hint.textContent = running
+  hint.textContent = vm.questions.length > 0
+    ? 'pi is asking a question: Enter answers it with this text'
+    : running
     ? `Enter ${LABEL[g].toLowerCase()} · Alt+Enter ${alt} · Ctrl+Enter interrupt · Shift+Enter new line`
     : vm.compacting
       ? 'Compacting…'
@@ -796,7 +876,7 @@ function insertAtCursor(text: string): void {
 }
 
 function saveDraft(): void {
-  vscode.setState({ draft: input.value } satisfies Persisted);
+  vscode.setState({ draft: input.value, planCollapsed } satisfies Persisted);
 }
 
 post({ type: 'ready' });

@@ -33,6 +33,7 @@ function M.capabilities()
     events = true,
     saveDocuments = true,
     requestPermission = true,
+    ask = true,
     review = true,
     diagnostics = config.options.diagnostics and true or false,
     compactEvents = true, -- message_end leaves out streamed text; turn_end/agent_end are refs
@@ -139,6 +140,7 @@ function M.on_ready(root)
     if err then return M.release() end
     require("pi.chat").note("reconnected to session " .. sid)
     M.replay(sid, state.seq[sid] or 0)
+    require("pi.plan").refresh()
     proto.request("pi/review", { sessionId = sid }, function(e, res)
       if not e and res then require("pi.review").update(res.files or {}) end
     end)

@@ -62,7 +62,16 @@ function M.interrupt_fallback(text)
   end)
 end
 
-function M.pi(o) with_text(o, function(t) M.send(t) end) end
+function M.pi(o)
+  with_text(o, function(t)
+    if require("pi.ask").take_message(t) then return end  -- a question waits: this answers it
+    M.send(t)
+  end)
+end
+function M.todo() return require("pi.plan").float() end
+function M.plan_mode() return require("pi.plan").set_mode("plan") end
+function M.act() return require("pi.plan").set_mode("act") end
+function M.answer(o) return require("pi.ask").answer(o) end
 --- While idle a follow-up waits in the queue for the next run (pi/followUp), visible in :PiQueue.
 function M.follow_up(o)
   with_text(o, function(t)
@@ -88,7 +97,9 @@ function M.new()
     if err then return end
     state.session = res.sessionId
     state.queue = { steering = {}, followUp = {} }
+    state.todo = {}
     require("pi.chat").note("new session " .. res.sessionId)
+    require("pi.plan").refresh()
   end)
 end
 
@@ -106,6 +117,8 @@ function M.sessions()
       proto.request("pi/resumeSession", { sessionId = s.sessionId }, function(e, r)
         if e then return end
         state.session = r.sessionId
+        state.todo = {}
+        require("pi.plan").refresh()
         local chat = require("pi.chat")
         chat.note("resumed " .. (s.title or r.sessionId))
         for _, m in ipairs(r.messages or {}) do

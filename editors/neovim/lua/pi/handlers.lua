@@ -1,4 +1,4 @@
---- Handlers for what the server sends: pi/event, pi/saveDocuments, pi/requestPermission,
+--- Handlers for what the server sends: pi/event, pi/saveDocuments, pi/requestPermission, pi/ask,
 --- window/showMessageRequest (never modal when Neovim lets a handler wait).
 local state = require("pi.state")
 
@@ -16,11 +16,15 @@ function M.on_event(_, params)
   end
   local ev = params.event
   if ev.type == "agent_start" then state.streaming = true
-  elseif ev.type == "agent_end" then state.streaming = false
+  elseif ev.type == "agent_end" then
+    state.streaming = false
+    require("pi.ask").withdraw()
   elseif ev.type == "turn_start" then state.turn = state.turn + 1
   elseif ev.type == "queue_update" then
     state.queue = { steering = ev.steering or {}, followUp = ev.followUp or {} }
     require("pi.queue").refresh()
+  elseif ev.type == "todo_update" or ev.type == "mode_update" then
+    require("pi.plan").on_event(ev)
   elseif ev.type == "review_update" then
     require("pi.review").update(ev.files or {})
   elseif ev.type == "tool_execution_start" and type(ev.args) == "table" and ev.args.path then
@@ -77,6 +81,7 @@ function M.all()
     ["pi/event"] = M.on_event,
     ["pi/saveDocuments"] = M.save_documents,
     ["pi/requestPermission"] = M.request_permission,
+    ["pi/ask"] = function(err, params) return require("pi.ask").ask(err, params) end,
     ["window/showMessageRequest"] = M.show_message_request,
   }
 end

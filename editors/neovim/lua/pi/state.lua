@@ -10,4 +10,7 @@ return {
   touched = {},         -- uri -> true (files the agent edited)
   restore_id = nil,
   last_message = nil,   -- final text of the last assistant message
+  mode = "act",         -- the session's mode: "act" | "plan"
+  todo = {},            -- the agent's todo list: {id, content, status}
+  question = nil,       -- the agent's waiting question (pi/ask)
 }

@@ -214,6 +214,38 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await panel.locator(T('undo-restore')).last().click();
       await page.locator('.monaco-editor .view-lines', { hasText: 'a - b' }).waitFor();
     });
+
+    await check(ctx, 'plan mode, the todo checklist and a question card in the panel', async () => {
+      const todos = (...st) => st.map((status, i) => ({ id: String(i + 1), content: `Step ${i + 1} of the plan`, status }));
+      await panel.locator(T('prompt')).fill('/new ');  // (the trailing space closes the / menu)
+      await panel.locator(T('prompt')).press('Enter');
+      await panel.locator(T('empty')).waitFor();
+      await panel.locator(T('mode-toggle')).click();
+      await panel.locator(T('mode'), { hasText: 'plan mode' }).waitFor();
+      srv.tools([['todo', { todos: todos('in_progress', 'pending') }]]);
+      srv.tools([['todo', { todos: todos('completed', 'in_progress') }]]);
+      srv.tools([['ask', { question: 'Keep the old greeting as an option?', options: [{ label: 'Yes' }, { label: 'No', description: 'remove it' }] }]]);
+      srv.tools([['todo', { todos: todos('completed', 'completed') }]]);
+      srv.text('Plan: 1. add a flag. 2. test it.');
+      srv.text('Carrying it out.');
+      await panel.locator(T('prompt')).fill('Plan the greeting change.');
+      await panel.locator(T('prompt')).press('Enter');
+      await panel.locator(T('question-card')).last().waitFor();
+      await panel.locator(`${T('plan-item')}[data-status="in_progress"]`, { hasText: 'Step 2' }).waitFor();
+      await shot('plan-1-question-and-checklist');
+      await panel.locator(T('question-option-1')).last().click();
+      await panel.locator(T('message-assistant'), { hasText: 'Plan: 1. add a flag' }).waitFor();
+      const done = await panel.locator(`${T('plan-item')}[data-status="completed"]`).count();
+      if (done !== 2) throw new Error(`the checklist shows ${done} of 2 items completed`);
+      await panel.locator(T('question-status'), { hasText: 'Answered: No' }).waitFor();
+      await panel.locator(T('start-plan'), { hasText: 'Start with this plan' }).waitFor();
+      await shot('plan-2-ready');
+      await panel.locator(T('start-plan')).click();
+      await panel.locator(T('message-assistant'), { hasText: 'Carrying it out.' }).waitFor();
+      if (await panel.locator(T('mode')).isVisible()) throw new Error('still shown in plan mode after Start');
+      await shot('plan-3-carrying-out');
+    });
+
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
     if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);

@@ -35,6 +35,8 @@ const vm = {
   },
   permissionCards: (s) => items(s).filter((i) => kindOf(i) === 'permission' && i.status === 'pending'),
   permissionDetail: (p) => p.detail || p.title || '',
+  questionCards: (s) => items(s).filter((i) => kindOf(i) === 'question' && i.status === 'pending'),
+  todo: (s) => s.todo || [],
   pendingHunks: (s, uri) => {
     const f = (s.review || []).find((x) => x.uri === uri.toString());
     return f ? f.hunks : [];
@@ -48,6 +50,8 @@ const vm = {
     if (!option) throw new Error(`permission card has no ${kind} option: ${JSON.stringify(card.options)}`);
     return a.webviewMessage({ type: 'permission', requestKey: card.requestKey, optionId: option.id, reason });
   },
+  answerQuestion: (a, card, answers, text) =>
+    a.webviewMessage({ type: 'answer', requestKey: card.requestKey, answers, ...(text ? { text } : {}) }),
   restore: (a, checkpoint, mode) => a.webviewMessage({ type: 'restore', entryId: checkpoint.entryId, mode }),
   /** "Revert this change" on an edit/write tool card. */
   revertToolCall: (a, card) => a.webviewMessage({ type: 'revertToolCall', toolCallId: card.toolCallId }),

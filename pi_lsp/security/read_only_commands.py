@@ -1,0 +1,190 @@
+"""Which shell commands plan mode lets ``bash`` run: those proven read-only.
+
+``check_read_only(command)`` splits the command with ``shell_split`` (which refuses anything
+that could run code it cannot see: ``$(…)``, backticks, subshells, here-documents…) and
+requires **every** simple command to be on a short list of programs that only read, called
+without the options that make them write or run other programs:
+
+- ``ls`` ``cat`` ``head`` ``tail`` ``wc`` ``pwd`` ``echo`` ``printf`` ``true`` ``false``
+  ``which`` ``basename`` ``dirname`` ``realpath`` ``readlink`` ``stat`` ``du`` ``df`` ``nl``
+  ``cut`` ``tr`` ``diff`` ``cmp`` ``comm`` ``column`` ``md5sum`` ``sha1sum`` ``sha256sum``
+  ``test`` ``[`` ``cd`` ``jq`` ``grep`` ``egrep`` ``fgrep``;
+- ``file`` without ``-C``/``--compile``; ``tree`` without ``-o``; ``sort`` without ``-o`` /
+  ``--output`` / ``--compress-program``; ``rg`` without ``--pre``; ``fd`` without ``-x`` /
+  ``-X`` / ``--exec`` / ``--exec-batch``; ``date`` without ``-s`` / ``--set``;
+- ``find`` without ``-exec`` ``-execdir`` ``-ok`` ``-okdir`` ``-delete`` ``-fls``
+  ``-fprint`` ``-fprint0`` ``-fprintf``;
+- ``git`` ``status`` ``log`` ``diff`` ``show`` ``blame`` ``rev-parse`` ``ls-files``
+  ``describe`` ``shortlog`` ``grep`` (not ``-O``) and ``branch`` / ``tag`` / ``remote`` used
+  only to list; ``--output`` is refused everywhere, and of git's own options only ``-C DIR``,
+  ``--no-pager`` / ``-P`` and ``--git-dir`` / ``--work-tree`` are allowed (``-c`` could set a
+  program to run).
+
+Also refused: a program named by a path or an expansion (``./x``, ``$CMD``), leading
+``NAME=value`` assignments, and redirections other than reading a file (``<``), fd
+duplications (``2>&1``) and ``/dev/null``. Short options are checked inside bundles
+(``sort -ro`` has ``-o``). Known limit: an unquoted glob expands to file names, and a file
+named like an option (``-delete``) becomes one; the tool runs in the user's own workspace,
+where such names would be deliberate. Imports nothing of ours but ``shell_split``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .shell_split import SimpleCommand, split_command
+
+Check = Callable[[Sequence[str]], str | None]
+"""Given the arguments (the program's name excluded): why they are refused, or None."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    allowed: bool
+    reason: str = ""
+    """Why not (empty when allowed), phrased for the model."""
+
+
+def _any(_: Sequence[str]) -> str | None:
+    return None
+
+
+def _refuse_options(long: Sequence[str] = (), short: str = "", exact: Sequence[str] = ()) -> Check:
+    """Refuse ``--long`` / ``--long=…`` options, short letters (also inside a bundle such
+    as ``-ro``) and exact words (``find``'s ``-delete``)."""
+
+    def check(args: Sequence[str]) -> str | None:
+        for arg in args:
+            if arg in exact:
+                return arg
+            if arg.startswith("--"):
+                name = arg.split("=", 1)[0]
+                if any(
+                    name == opt or (opt.endswith("*") and name.startswith(opt[:-1])) for opt in long
+                ):
+                    return arg
+            elif arg.startswith("-") and any(letter in short for letter in arg[1:]):
+                return arg
+        return None
+
+    return check
+
+
+_FIND_ACTIONS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fls")
+
+
+def _find(args: Sequence[str]) -> str | None:
+    for arg in args:
+        if arg in _FIND_ACTIONS or arg.startswith("-fprint"):
+            return arg
+    return None
+
+
+_GIT_READS = frozenset(
+    {"status", "log", "diff", "show", "blame", "rev-parse", "ls-files", "describe", "shortlog"}
+)
+_GIT_LISTING_FLAGS = {
+    "branch": frozenset(
+        {
+            "-a",
+            "-r",
+            "-v",
+            "-vv",
+            "--all",
+            "--remotes",
+            "--list",
+            "-l",
+            "--show-current",
+            "--verbose",
+            "--no-color",
+            "--color",
+        }
+    ),
+    "tag": frozenset({"-l", "--list", "-n"}),
+    "remote": frozenset({"-v", "--verbose"}),
+}
+
+
+def _git(args: Sequence[str]) -> str | None:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        opt = args[i]
+        if opt == "-C":
+            i += 2
+            continue
+        if opt in ("--no-pager", "-P") or opt.startswith(("--git-dir=", "--work-tree=")):
+            i += 1
+            continue
+        return f"git {opt}"
+    if i >= len(args):
+        return "git without a subcommand"
+    sub, rest = args[i], args[i + 1 :]
+    if any(a.split("=", 1)[0] == "--output" for a in rest):
+        return f"git {sub} --output"
+    if sub in _GIT_READS:
+        return None
+    if sub == "grep":
+        bad = _refuse_options(long=("--open-files-in-pager",), short="O")(rest)
+        return None if bad is None else f"git grep {bad}"
+    allowed = _GIT_LISTING_FLAGS.get(sub)
+    if allowed is not None and all(a in allowed or a.startswith("--format") for a in rest):
+        return None
+    return (
+        f"git {sub}" if allowed is None else f"git {sub} with arguments (only listing is read-only)"
+    )
+
+
+_PLAIN_READERS = (
+    *("ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "true", "false", "which"),
+    *("basename", "dirname", "realpath", "readlink", "stat", "du", "df", "nl", "cut", "tr"),
+    *("diff", "cmp", "comm", "column", "md5sum", "sha1sum", "sha256sum", "test", "[", "cd"),
+    *("jq", "grep", "egrep", "fgrep"),
+)
+READ_ONLY_PROGRAMS: dict[str, Check] = {
+    **dict.fromkeys(_PLAIN_READERS, _any),
+    "file": _refuse_options(long=("--compile",), short="C"),
+    "tree": _refuse_options(short="o"),
+    "sort": _refuse_options(long=("--output", "--compress-program"), short="o"),
+    "rg": _refuse_options(long=("--pre",)),
+    "fd": _refuse_options(long=("--exec", "--exec-batch"), short="xX"),
+    "date": _refuse_options(long=("--set",), short="s"),
+    "find": _find,
+    "git": _git,
+}
+"""Each read-only program and the check of its arguments (docs/tools.md#plan-mode)."""
+
+
+def _part_verdict(part: SimpleCommand) -> str | None:
+    program = part.words[0]
+    if part.assignments:
+        return f"variable assignments ({part.assignments[0]})"
+    for redirect in part.redirects:
+        if redirect.op == "<" or redirect.harmless:
+            continue
+        return f"a redirection to a file ({redirect.op} {redirect.target})"
+    if not part.raw_words[0] or "/" in program:
+        return f"{program!r} is not a plain program name"
+    check = READ_ONLY_PROGRAMS.get(program)
+    if check is None:
+        return f"{program} is not on the read-only list"
+    bad = check(part.words[1:])
+    if bad is not None:
+        return f"{bad if bad.startswith(program) else f'{program} {bad}'} can write or run programs"
+    return None
+
+
+def check_read_only(command: str) -> Verdict:
+    """Whether ``command`` provably only reads (every part of a compound command)."""
+    parts = split_command(command)
+    if parts is None:
+        return Verdict(
+            False,
+            "the command cannot be checked (substitutions, subshells, here-documents or "
+            "comments) or is empty",
+        )
+    for part in parts:
+        reason = _part_verdict(part)
+        if reason is not None:
+            return Verdict(False, reason)
+    return Verdict(True)

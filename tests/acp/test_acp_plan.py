@@ -6,6 +6,7 @@ served in the test's process against the scripted model server."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -248,3 +249,21 @@ async def test_ask_through_elicitation_when_advertised(
     assert [o["const"] for o in answer["oneOf"]] == ["SQLite", "Postgres"]
     assert "text" in schema["properties"]
     assert expected in _tool_result(srv.requests[1].json)
+
+
+async def test_cancel_withdraws_a_waiting_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(tool_events([("ask", QUESTION)])))
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+            never: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+            agent.client.answer = lambda req: never
+            await agent.init()
+            sid = await agent.new()
+            turn = asyncio.ensure_future(agent.prompt(sid, "set up storage"))
+            await agent.client.wait_for(lambda: bool(agent.client.permission_requests))
+            await agent.conn.cancel(session_id=sid)
+            assert await turn == "cancelled"
+            never.set_result("choice-0")  # a late answer changes nothing
+    assert len(srv.requests) == 1

@@ -13,7 +13,7 @@
   planning delivers the carry-out follow-up as a prompt of its own (a new turn when idle).
 - Events become updates through ``updates.LiveUpdates``; a ``write`` call's replaced text
   is read before it runs and kept in the session file for ``session/load``.
-Imports the SDK's schema, ``sessions`` and this package.
+Imports the SDK's schema, ``sessions``, the todo items' type and this package.
 """
 
 from __future__ import annotations
@@ -173,8 +173,9 @@ class AcpSession:
         elif config_id == options.MODE:
             if value not in options.PLAN_MODES:
                 raise ValueError(f"unknown mode {value!r} (expected 'plan' or 'act')")
-            if value != self.session.mode:  # the mode_update event pushes the options
-                self.session.set_mode(value, deliver=self._carry_out)  # type: ignore[arg-type]
+            mode: Literal["plan", "act"] = "plan" if value == "plan" else "act"
+            if mode != self.session.mode:  # the mode_update event pushes the options
+                self.session.set_mode(mode, deliver=self._carry_out)
             return
         elif config_id == options.THINKING:
             self.session.set_thinking_level(value)  # ValueError for an unknown level

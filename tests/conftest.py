@@ -3,6 +3,8 @@
 - An autouse guard fails any test that tries to reach a non-loopback host (only ``-m live``
   tests may).
 - ``live`` tests are skipped unless selected with ``-m live``.
+- With ``CI=true`` a skip is a failure that keeps its reason (a tier that cannot run fails in
+  CI), unless the reason is ``tests.support.tiers.optional(...)`` (``tests/support/tiers.py``).
 - Every test that starts a real process of the product (the server over stdio, ``pi-lsp run``,
   a real editor, the llama.cpp server, the VS Code tiers) is marked ``e2e`` here, by where it
   lives or the fixture it uses, so a new test in those places joins the tier by itself;
@@ -18,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.tiers import ci_failure, in_ci, is_optional, optional
 
 _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", ""}
 
@@ -74,10 +78,42 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     selected = config.getoption("-m") or ""
     if "live" in selected:
         return
-    skip = pytest.mark.skip(reason="live provider test: run with -m live and the key set")
+    skip = pytest.mark.skip(reason=optional("live provider test: run with -m live and the key set"))
     for item in items:
         if "live" in item.keywords:
             item.add_marker(skip)
+
+
+def _skip_reason(longrepr: object) -> str:
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Under ``CI=true`` a skip (from a mark, a fixture or the test) fails with its reason."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+    if not (report.skipped and in_ci()) or hasattr(report, "wasxfail"):
+        return
+    reason = _skip_reason(report.longrepr)
+    if not is_optional(reason):
+        report.outcome = "failed"
+        report.longrepr = ci_failure(reason)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
+    """The same for a whole module skipped at import (``pytest.importorskip``)."""
+    outcome = yield
+    report: pytest.CollectReport = outcome.get_result()  # type: ignore[attr-defined]
+    if not (report.skipped and in_ci()):
+        return
+    reason = _skip_reason(report.longrepr)
+    if not is_optional(reason):
+        report.outcome = "failed"
+        report.longrepr = ci_failure(reason)
 
 
 @pytest.fixture(autouse=True)

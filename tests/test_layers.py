@@ -169,6 +169,9 @@ ACP_MAY_IMPORT = (
     "pi_lsp.ai.abort",
     "pi_lsp.ai.thinking_levels",
     "pi_lsp.tools.workspace",  # the Workspace protocol, not the tools
+    # the data the session's ask handler and todo_update speak (AskParams/AskAnswer, TodoItem)
+    "pi_lsp.tools.ask",
+    "pi_lsp.tools.todo",
     "pi_lsp.mcp",  # the MCP client: the servers a client passes in session/new become tools
 )
 ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)

@@ -1,5 +1,7 @@
-"""Session config options: the model and the thinking level (``session/set_config_option``),
-and the same thinking levels as session modes for clients that only know ``session/set_mode``.
+"""Session config options: the model, the thinking level and plan/act
+(``session/set_config_option``), and the same thinking levels as session modes for clients
+that only know ``session/set_mode`` (ACP's modes were taken by the thinking levels first, so
+plan/act is a config option, id ``mode``, category ``mode``).
 
 Model values are ``provider/id``; the list is the configured model plus the catalog's other
 models of the same provider. Pure functions over the SDK's schema models.
@@ -21,6 +23,11 @@ from ..ai.types import Model
 
 MODEL = "model"
 THINKING = "thinking"
+MODE = "mode"
+PLAN_MODES = {
+    "act": ("Act", "The agent may edit files and run commands"),
+    "plan": ("Plan", "Read-only: the agent explores and writes a plan, nothing is changed"),
+}
 THINKING_NAMES = {
     "off": "Thinking off",
     "minimal": "Minimal thinking",
@@ -36,7 +43,7 @@ def model_value(model: Model) -> str:
 
 
 def config_options(
-    current: Model, models: Sequence[Model], thinking: str
+    current: Model, models: Sequence[Model], thinking: str, mode: str = "act"
 ) -> list[SessionConfigOptionSelect]:
     choices = list(models)
     if not any(model_value(m) == model_value(current) for m in choices):
@@ -62,6 +69,18 @@ def config_options(
             options=[
                 SessionConfigSelectOption(value=level, name=THINKING_NAMES.get(level, level))
                 for level in THINKING_LEVELS
+            ],
+        ),
+        SessionConfigOptionSelect(
+            type="select",
+            id=MODE,
+            name="Mode",
+            category="mode",
+            description="Plan: read-only tools; switching to Act carries out the plan",
+            current_value=mode,
+            options=[
+                SessionConfigSelectOption(value=value, name=name, description=description)
+                for value, (name, description) in PLAN_MODES.items()
             ],
         ),
     ]

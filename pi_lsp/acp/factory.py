@@ -133,9 +133,11 @@ def open_session(
     resume: str | None = None,
     roots: Sequence[str] = (),
     mcp_servers: Sequence[McpServerConfig] = (),
+    ask: Any = None,
 ) -> OpenedSession:
     """A new session in ``cwd``, or the saved session ``resume`` (``SessionNotFoundError``;
-    a session open in another process comes back as a copy with another id)."""
+    a session open in another process comes back as a copy with another id). ``ask`` puts
+    the ``ask`` tool's questions to the client (``acp/questions.py``)."""
     workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
     store = store_for(cwd)
     file: SessionFile | None
@@ -152,6 +154,7 @@ def open_session(
         file=file,
         resume=resume is not None,
         before_tool_call=before_tool_call,
+        ask=ask,
     )
     return OpenedSession(session, workspace)
 

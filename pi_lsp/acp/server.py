@@ -23,6 +23,7 @@ from acp.schema import (
     AgentCapabilities,
     ClientCapabilities,
     CloseSessionResponse,
+    ElicitationFormSessionMode,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -57,6 +58,7 @@ from .factory import (
 )
 from .mcp_servers import attach_mcp, from_acp
 from .permissions import BashMode, PermissionBridge, rules_file
+from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
 
@@ -113,6 +115,9 @@ class ClientLink:
         return await self.conn.request_permission(
             session_id=self.session_id, tool_call=tool_call, options=options
         )
+
+    async def elicit(self, message: str, mode: ElicitationFormSessionMode) -> ElicitationAnswer:
+        return await self.conn.create_elicitation(message=message, mode=mode)
 
     async def send(self, update: Any) -> None:
         await self.conn.session_update(session_id=self.session_id, update=update)
@@ -185,6 +190,9 @@ class PiAcpAgent:
             cwd=cwd,
             mode=self._bash_mode,
         )
+        elicitation = self.client_caps.elicitation
+        forms = elicitation is not None and elicitation.form is not None
+        questions = AcpQuestions(request_permission=link.ask, elicit=link.elicit if forms else None)
         caps = self.client_caps.fs
         fs = ClientFs(  # only what the client advertised
             read=link.read if caps is not None and caps.read_text_file else None,
@@ -199,14 +207,15 @@ class PiAcpAgent:
                 resume=resume,
                 roots=_extra_roots(extra),
                 mcp_servers=from_acp(mcp),
+                ask=questions.ask,
             )
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
-        link.session_id = opened.session.session_id
+        link.session_id = questions.session_id = opened.session.session_id
         opened.mcp = attach_mcp(
             opened.session, cwd, link.ask, rules, self.prov.config.permissions.mcp
         )
-        session = AcpSession(opened, cwd, self.prov, bridge, link.send)
+        session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
         bridge.on_cancelled = session.cancel
         self.sessions[link.session_id] = session
         return session

@@ -8,9 +8,12 @@
 - ``cancel`` clears this session's queues first, withdraws pending permission questions,
   aborts, and the waiting prompts resolve ``cancelled``; the next prompt starts at once
   (after the aborted run has finished writing).
+- The todo list is sent as a ``plan`` update (the whole list each time; also when a session
+  with a list is opened); plan/act is the ``mode`` config option: switching to ``act`` after
+  planning delivers the carry-out follow-up as a prompt of its own (a new turn when idle).
 - Events become updates through ``updates.LiveUpdates``; a ``write`` call's replaced text
   is read before it runs and kept in the session file for ``session/load``.
-Imports the SDK's schema, ``sessions`` and this package.
+Imports the SDK's schema, ``sessions``, the todo items' type and this package.
 """
 
 from __future__ import annotations
@@ -23,25 +26,38 @@ from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from acp.schema import (
+    AgentPlanUpdate,
     AvailableCommand,
     AvailableCommandInput,
     AvailableCommandsUpdate,
     ConfigOptionUpdate,
     Cost,
     CurrentModeUpdate,
+    PlanEntry,
     SessionInfoUpdate,
+    TextContentBlock,
     UnstructuredCommandInput,
     UsageUpdate,
 )
 
 from ..agent.types import MessageEndEvent, ToolExecutionEndEvent, ToolExecutionStartEvent
 from ..ai.types import AssistantMessage
+from ..sessions.events import ModeUpdateEvent, TodoUpdateEvent
+from ..tools.todo import TodoItem
 from . import config_options as options
 from .factory import OpenedSession, Provision
 from .permissions import PermissionBridge
 from .prompt_input import prompt_text, to_message
+from .questions import AcpQuestions
 from .replay import OLD_TEXT_ENTRY
-from .updates import LiveUpdates, SessionUpdate, agent_text, message_text
+from .updates import (
+    LiveUpdates,
+    SessionUpdate,
+    agent_text,
+    message_id,
+    message_text,
+    user_text,
+)
 
 log = logging.getLogger("pi_lsp.acp")
 
@@ -65,6 +81,16 @@ def _title(text: str) -> str:
     return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1].rstrip() + "…"
 
 
+def plan_update(items: Sequence[TodoItem]) -> AgentPlanUpdate:
+    """The todo list as ACP's plan (the client replaces the whole plan each time)."""
+    return AgentPlanUpdate(
+        session_update="plan",
+        entries=[
+            PlanEntry(content=item.content, status=item.status, priority="medium") for item in items
+        ],
+    )
+
+
 class AcpSession:
     def __init__(
         self,
@@ -73,8 +99,10 @@ class AcpSession:
         prov: Provision,
         permissions: PermissionBridge,
         send: Send,
+        questions: AcpQuestions | None = None,
     ) -> None:
         self.opened = opened
+        self.questions = questions
         self.session = opened.session
         self.session_id = self.session.session_id
         self.cwd = cwd
@@ -97,7 +125,7 @@ class AcpSession:
 
     def config_options(self) -> list[Any]:
         return options.config_options(
-            self.session.agent.state.model, self.prov.models, self.thinking
+            self.session.agent.state.model, self.prov.models, self.thinking, self.session.mode
         )
 
     def modes(self) -> Any:
@@ -116,6 +144,8 @@ class AcpSession:
             await self.send(
                 SessionInfoUpdate(session_update="session_info_update", title=_title(info))
             )
+        if self.session.todos:
+            await self.send(plan_update(self.session.todos))
         if self.session.agent.state.messages:
             await self.send(self.usage())
 
@@ -140,6 +170,13 @@ class AcpSession:
             if model is None:
                 raise ValueError(f"unknown model {value!r}")
             self.session.select_model(model.provider, model.id, None)
+        elif config_id == options.MODE:
+            if value not in options.PLAN_MODES:
+                raise ValueError(f"unknown mode {value!r} (expected 'plan' or 'act')")
+            mode: Literal["plan", "act"] = "plan" if value == "plan" else "act"
+            if mode != self.session.mode:  # the mode_update event pushes the options
+                self.session.set_mode(mode, deliver=self._carry_out)
+            return
         elif config_id == options.THINKING:
             self.session.set_thinking_level(value)  # ValueError for an unknown level
             self.session.thinking_choice = value  # type: ignore[assignment]  # checked
@@ -167,6 +204,16 @@ class AcpSession:
             self.cancel()
 
     async def _on_event(self, event: Any) -> None:
+        if isinstance(event, TodoUpdateEvent):
+            await self.send(plan_update(event.items))
+            return
+        if isinstance(event, ModeUpdateEvent):
+            await self.send(
+                ConfigOptionUpdate(
+                    session_update="config_option_update", config_options=self.config_options()
+                )
+            )
+            return
         if isinstance(event, ToolExecutionStartEvent) and event.tool_name == "write":
             await self._remember_old_text(event)
         for update in self.live.map(event):
@@ -236,6 +283,17 @@ class AcpSession:
         await asyncio.shield(turn)
         return self.stop_reason()
 
+    def _carry_out(self, text: str) -> None:
+        """The follow-up of a switch to ``act``: queued during a turn, else a turn of its
+        own (its updates, the message first, reach the client like a prompt's)."""
+        message = to_message([TextContentBlock(type="text", text=text)], images_allowed=False)
+        if self.running:
+            self.session.agent.follow_up(message)
+            return
+        self._cancel_requested = False
+        shown = user_text(text, message_id(self.session_id, message))  # the client sent none
+        self._turn = asyncio.get_running_loop().create_task(self._drive(message, shown))
+
     async def _queue(self, message: Any, deliver: str | None) -> None:
         agent = self.session.agent
         if deliver == "steer":
@@ -251,8 +309,10 @@ class AcpSession:
             notice = f"Queued as follow-up {len(follow_ups)}: sent when the current run finishes."
         await self.send(agent_text(f"\n\n_{notice}_\n\n"))
 
-    async def _drive(self, message: Any) -> None:
+    async def _drive(self, message: Any, shown: SessionUpdate | None = None) -> None:
         try:
+            if shown is not None:
+                await self.send(shown)
             self.session.prompt(message)
             while True:
                 await self.session.wait_for_idle()
@@ -330,6 +390,8 @@ class AcpSession:
         self._cancel_requested = True
         self.session.agent.clear_all_queues()
         self.permissions.withdraw_all()
+        if self.questions is not None:
+            self.questions.withdraw_all()
         self.session.abort()
 
     async def close(self) -> None:

@@ -122,6 +122,11 @@ class ClientFeatures(_Model):
     def update_interval(self) -> float:
         return 1.0 / max(MIN_UPDATES_PER_SECOND, self.max_updates_per_second)
 
+    @property
+    def update_budget_declared(self) -> bool:
+        """The client named its budget: merges follow it (no adaptive widening)."""
+        return "max_updates_per_second" in self.model_fields_set
+
 
 class Settings(_Model):
     provider: str | None = None

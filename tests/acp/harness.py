@@ -30,6 +30,7 @@ from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
     CloseSessionResponse,
+    CreateElicitationRequest,
     DeniedOutcome,
     FileSystemCapabilities,
     InitializeResponse,
@@ -49,9 +50,14 @@ from acp.schema import (
     WriteTextFileRequest,
     WriteTextFileResponse,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 
 from tests.cli.helpers import ROOT, clean_env
+
+
+class CreateElicitationRequestModel(RootModel[CreateElicitationRequest]):
+    """``elicitation/create``'s params (a union in the schema)."""
+
 
 RESULTS: dict[str, type[BaseModel]] = {
     "initialize": InitializeResponse,
@@ -69,6 +75,7 @@ AGENT_CALLS: dict[str, type[BaseModel]] = {
     "session/request_permission": RequestPermissionRequest,
     "fs/read_text_file": ReadTextFileRequest,
     "fs/write_text_file": WriteTextFileRequest,
+    "elicitation/create": CreateElicitationRequestModel,
 }
 
 
@@ -307,9 +314,11 @@ async def in_process(
     monkeypatch: Any,
     *extra: str,
     client: Recorder | None = None,
+    unstable: bool = False,
 ) -> AsyncIterator[Agent]:
     """``pi-lsp acp`` (its flags ``extra``) served in this process; closing the client's
-    end is the disconnect, after which every session is closed."""
+    end is the disconnect, after which every session is closed. ``unstable``: the client
+    handles the SDK's unstable methods (``elicitation/create``)."""
     from pi_lsp.acp.args import build_parser
     from pi_lsp.acp.factory import provision
     from pi_lsp.acp.main import serve
@@ -330,7 +339,9 @@ async def in_process(
     reader, writer = await _client_streams(to_client_r, to_agent_w)
     client = client or Recorder()
     validator = Validator()
-    conn = acp.connect_to_agent(client, writer, reader, observers=[validator])
+    conn = acp.connect_to_agent(
+        client, writer, reader, observers=[validator], use_unstable_protocol=unstable
+    )
     try:
         yield Agent(conn, None, client, validator, work, env)  # type: ignore[arg-type]
     finally:

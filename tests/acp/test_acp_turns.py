@@ -198,7 +198,7 @@ async def test_config_options_model_and_thinking(
         await agent.init()
         res = await agent.conn.new_session(cwd=str(agent.cwd), mcp_servers=[])
         ids = [o.root.id if hasattr(o, "root") else o.id for o in res.config_options]
-        assert ids == ["model", "thinking"]
+        assert ids == ["model", "thinking", "mode"]
         changed = await agent.conn.set_config_option(
             config_id="thinking", session_id=res.session_id, value="high"
         )

@@ -29,6 +29,7 @@ from pi_lsp.ai import (
 )
 from pi_lsp.ai.event_stream import Handover
 from pi_lsp.ai.grow import append_to_field
+from tests.support.tiers import optional
 
 from .helpers import config, context, text_of, user
 
@@ -239,7 +240,7 @@ def task_switch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
         monkeypatch.setattr(event_stream, "_swap_current_task", None)
         monkeypatch.setattr(event_stream, "_current_tasks", asyncio.tasks._current_tasks)
     else:
-        pytest.skip("this Python keeps the current task elsewhere")
+        pytest.skip(optional("this Python keeps the current task elsewhere"))
 
 
 @pytest.mark.usefixtures("task_switch")

@@ -20,6 +20,7 @@ from pi_lsp.ai import (
     get_env_api_key,
     resolve_model,
 )
+from tests.support.tiers import optional
 
 pytestmark = pytest.mark.live
 
@@ -32,7 +33,7 @@ READ_TOOL = Tool(
 
 def _need_key(provider: str) -> None:
     if get_env_api_key(provider) is None:
-        pytest.skip(f"no API key for {provider} in the environment")
+        pytest.skip(optional(f"no API key for {provider} in the environment"))
 
 
 @pytest.mark.parametrize(
@@ -94,7 +95,9 @@ async def test_live_reasoning_survives_a_tool_turn(provider: str, model_id: str)
 
 async def test_live_bad_key_is_a_clean_error():
     if os.environ.get("PI_LIVE_BAD_KEY") != "1":
-        pytest.skip("set PI_LIVE_BAD_KEY=1 to check a rejected key against api.openai.com")
+        pytest.skip(
+            optional("set PI_LIVE_BAD_KEY=1 to check a rejected key against api.openai.com")
+        )
     final = await complete(
         resolve_model("openai", "gpt-4.1-mini"),
         Context(messages=[UserMessage(content="hi")]),

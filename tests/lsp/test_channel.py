@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +45,7 @@ def delta(text: str, index: int = 0, kind: str = "text_delta") -> dict[str, Any]
 
 
 def make(
-    interval: float = 1 / 60, buffer: int = 100
+    interval: float = 1 / 60, buffer: int = 100, *, adaptive: bool = True
 ) -> tuple[EventChannel, list[dict[str, Any]], FakeTimers]:
     timers = FakeTimers()
     sent: list[dict[str, Any]] = []
@@ -56,6 +57,7 @@ def make(
         "s1",
         send,
         interval=interval,
+        adaptive=adaptive,
         buffer_size=buffer,
         clock=lambda: timers.now,
         call_at=timers.call_at,
@@ -130,6 +132,31 @@ def test_budget_holds_under_a_fast_stream() -> None:
     timers.advance(1)
     assert len(sent) <= 61
     assert "".join(p["event"]["assistantMessageEvent"]["delta"] for p in sent) == "".join(text)
+
+
+def stream_gaps(ch: EventChannel, sent: list[dict[str, Any]], timers: FakeTimers) -> list[float]:
+    """A 1000 deltas/s stream for one second: the gaps between the notifications sent."""
+    for i in range(1000):
+        ch.publish(delta(f"t{i} "))
+        timers.advance(0.001)
+    timers.advance(1)
+    times = [p["_t"] for p in sent]
+    return [round(b - a, 6) for a, b in itertools.pairwise(times)]
+
+
+def test_a_declared_budget_sets_the_window_and_a_fast_stream_does_not_widen_it() -> None:
+    ch, sent, timers = make(interval=1 / 40, adaptive=False)
+    gaps = stream_gaps(ch, sent, timers)
+    assert set(gaps) == {0.025}, gaps  # every merge spans the budget's window, never more
+    assert 39 <= len(sent) <= 41
+
+
+def test_without_a_declared_budget_a_fast_stream_widens_the_window_to_100_ms() -> None:
+    ch, sent, timers = make(interval=1 / 40)
+    gaps = stream_gaps(ch, sent, timers)
+    assert gaps[:3] == [0.025, 0.05, 0.1], gaps
+    assert set(gaps[2:]) == {0.1}, gaps
+    assert len(sent) <= 13  # 0, 0.025, 0.075, then every 100 ms
 
 
 def test_replay_and_bounded_buffer() -> None:

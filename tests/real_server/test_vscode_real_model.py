@@ -37,6 +37,7 @@ def test_a_user_chats_with_a_real_model_in_the_panel(big_llama: LlamaServer) -> 
         env={"PI_E2E_REAL_BASE_URL": big_llama.url + "/v1", "PI_E2E_REAL_MODEL": "smollm2"},
         timeout=840,
     )
-    passed, failed, _ = tier_counts(out, "2")
+    passed, failed, skipped = tier_counts(out, "2")
     assert failed == 0, out[-8000:]
+    assert skipped == 0, out[-8000:]
     assert passed == 1, out[-8000:]

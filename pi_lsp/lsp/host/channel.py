@@ -2,8 +2,10 @@
 
 ``publish`` takes wire events (``events.event_wire``). Consecutive ``*_delta`` updates of one
 content block are merged so at most ``1/interval`` delta notifications go out per second; the
-first delta after a quiet period goes out at once. While a fast model keeps the window full,
-the window doubles up to ``MAX_WINDOW`` (100 ms): fewer, larger notifications (each costs
+first delta after a quiet period goes out at once. A client that declared its budget
+(``maxUpdatesPerSecond``) gets merges of exactly ``interval``: the window follows the budget.
+Without a declared budget the channel is ``adaptive``: while a fast model keeps the window
+full, the window doubles up to ``MAX_WINDOW`` (100 ms): fewer, larger notifications (each costs
 ~230 bytes of envelope) with the answer still visibly growing; a pause resets it. Any other
 event first flushes the merged delta, so order is kept.
 Every sent notification gets the next ``seq`` (from 1) and is kept in a bounded buffer for
@@ -39,6 +41,7 @@ class EventChannel:
         send: Callable[[dict[str, Any]], None],
         *,
         interval: float = 1 / 60,
+        adaptive: bool = True,
         buffer_size: int = DEFAULT_BUFFER,
         clock: Callable[[], float] | None = None,
         call_at: Scheduler | None = None,
@@ -46,8 +49,10 @@ class EventChannel:
         self.session_id = session_id
         self._send = send
         self.interval = min(interval, MAX_WINDOW)
+        self.adaptive = adaptive
+        """Widen the window under a fast model (no budget declared by the client)."""
         self.window = self.interval
-        """The current merge window: ``interval`` after a pause, up to ``MAX_WINDOW``."""
+        """The current merge window: ``interval``; when ``adaptive``, up to ``MAX_WINDOW``."""
         self._buffer: deque[dict[str, Any]] = deque(maxlen=max(1, buffer_size))
         self._clock = clock
         self._call_at = call_at
@@ -109,7 +114,7 @@ class EventChannel:
     def _on_timer(self) -> None:
         """A window closed with merged deltas: the model is fast, widen the window."""
         self._timer = None
-        if self._pending is not None:
+        if self._pending is not None and self.adaptive:
             self.window = min(self.window * 2, MAX_WINDOW)
         self.flush()
 

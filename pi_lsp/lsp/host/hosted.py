@@ -59,6 +59,7 @@ class HostedSession:
             self.id,
             lambda params: bridge.notify_raw(EVENT, params),
             interval=features.update_interval,
+            adaptive=not features.update_budget_declared,
         )
         self.changes = CheckpointLog(session)
         """What the agent changed, per tool call, beside the session file."""

@@ -159,22 +159,26 @@ class BashPermissions:
             return BeforeToolCallResult(block=True, reason=reason)
         if choice.every_command:
             self.always_allow = True
+        elif choice.kind == "allowAlways" and choice.patterns:
+            # the rule file is the truth for "always": revoking the rule (pi/permissions)
+            # makes the next such command ask again, in this session too
+            try:
+                await asyncio.to_thread(self._security.rules.add, "bash", choice.patterns)
+            except OSError as exc:
+                log.error("could not save the permission rule: %s", exc)
+                self._bridge.show_message(
+                    types.MessageType.Error, f"pi: could not save the permission: {exc}"
+                )
+                self._allow_for_session(command, choice.patterns)
         elif choice.kind in ("allowSession", "allowAlways"):
-            if choice.patterns:
-                self.session_patterns += [
-                    p for p in choice.patterns if p not in self.session_patterns
-                ]
-            else:
-                self.session_exact.add(command)
-            if choice.kind == "allowAlways" and choice.patterns:
-                try:
-                    await asyncio.to_thread(self._security.rules.add, "bash", choice.patterns)
-                except OSError as exc:
-                    log.error("could not save the permission rule: %s", exc)
-                    self._bridge.show_message(
-                        types.MessageType.Error, f"pi: could not save the permission: {exc}"
-                    )
+            self._allow_for_session(command, choice.patterns)
         return None
+
+    def _allow_for_session(self, command: str, patterns: list[str]) -> None:
+        if patterns:
+            self.session_patterns += [p for p in patterns if p not in self.session_patterns]
+        else:
+            self.session_exact.add(command)
 
     def _allowed_already(self, command: str) -> bool:
         if self.always_allow or command in self.session_exact:

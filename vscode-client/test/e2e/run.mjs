@@ -23,7 +23,6 @@ import { locateCache, startCodeServer, installExtension } from './lib/codeserver
 import { Tally, startReportServer } from './lib/report.mjs';
 import { createWorkspace, freePort, piSettings } from './lib/workspace.mjs';
 import { buildFixtureVsix } from './lib/vsix.mjs';
-import { serverFeatures } from './lib/features.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CLIENT = resolve(HERE, '..', '..');
@@ -158,9 +157,8 @@ async function tier3(cs, scratch, ext) {
     const ws = createWorkspace(scratch, 'ws3', { settings: fixture ? {} : piSettings(piServer(), modelPort) });
     await installExtension(cs, scratch, 'tier3', ext.vsix);
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
-    const features = fixture ? {} : await serverFeatures(piServer(), ws);
     const { runUi } = await import(fixture ? './ui/fixture.ui.mjs' : './ui/panel.ui.mjs');
-    await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, features });
+    await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort });
   } catch (err) {
     tally.broken('tier 3 harness', err);
   } finally {

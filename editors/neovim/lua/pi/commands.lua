@@ -274,4 +274,32 @@ end
 
 function M.approve(o) require("pi.permission").approve(o and o.args or "") end
 
+--- :PiRules — the workspace's "always allow" rules (pi/permissions list); the one picked is
+--- revoked (pi/permissions revoke): the next such command asks again.
+function M.rules()
+  require("pi.client").ensure()
+  proto.request("pi/permissions", { op = "list" }, function(err, res)
+    if err and not proto.is_missing(err) then vim.notify("pi: " .. (err.message or "pi/permissions failed"), vim.log.levels.ERROR) end
+    if err or not res then return end
+    local rules = res.rules or {}
+    if #rules == 0 then return proto.notify_user('no "always allow" rules in this workspace') end
+    vim.ui.select(rules, {
+      prompt = 'Revoke which "always allow" rule?',
+      format_item = function(r)
+        return ("%s: %s%s"):format(r.tool, r.pattern, r.createdAt and ("  (%s)"):format(r.createdAt) or "")
+      end,
+    }, function(r)
+      if not r then return end
+      proto.request("pi/permissions", { op = "revoke", id = r.id }, function(e, done)
+        if e then return end
+        if done and done.revoked then
+          proto.notify_user(("revoked: %s %s (it asks again)"):format(r.tool, r.pattern))
+        else
+          proto.notify_user(("rule %s %s was already gone"):format(r.tool, r.pattern), vim.log.levels.WARN)
+        end
+      end)
+    end)
+  end)
+end
+
 return M

@@ -4,7 +4,7 @@
 'use strict';
 const assert = require('assert');
 const { gate } = require('./lib/openai');
-const { api, waitFor, model, skipBecause, userTexts } = require('./lib/pi');
+const { api, waitFor, model, userTexts } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 describe('pi agent panel (extension host)', function () {
@@ -69,14 +69,11 @@ describe('pi agent panel (extension host)', function () {
     const st = a.state();
     assert.deepStrictEqual(vm.userTexts(st), ['Tell me something.', 'Actually, be brief.']);
     const steer = vm.userItems(st)[1];
-    const turn = vm.deliveredTurn(steer);
-    if (turn !== undefined) assert.strictEqual(turn, 2);
+    assert.strictEqual(vm.deliveredTurn(steer), 2, JSON.stringify(steer));
   });
 
-  it('interrupt stops the turn and starts a new run with the text', async function () {
-    if (!vm.features(a.state()).interrupt) {
-      return skipBecause(this, 'server lacks deliverAs "interrupt" (docs/protocol.md §7): the panel detected no interrupt feature');
-    }
+  it('interrupt stops the turn and starts a new run with the text', async () => {
+    assert.strictEqual(vm.features(a.state()).interrupt, true, 'the server advertises deliverAs "interrupt"');
     const g = gate();
     srv.text('A long answer that will be interrupted.', { pieces: 6, gate: g, gateAfter: 2 });
     srv.text('Answer to the interruption.');
@@ -106,10 +103,9 @@ describe('pi agent panel (extension host)', function () {
     const last = vm.assistantItems(st).slice(-1)[0];
     assert.strictEqual(vm.stopReason(last), 'aborted');
     assert.ok('Partial answer then nothing.'.startsWith(vm.text(last)), vm.text(last));
-    if (vm.features(st).queue) {
-      // §7: the queue stays queued (and visible) for the next run
-      assert.deepStrictEqual(st.queue.followUp.map((q) => q.text), ['queued follow-up']);
-    }
+    // §7: the queue stays queued (and visible) for the next run
+    assert.strictEqual(vm.features(st).queue, true, 'the server advertises pi/queue');
+    assert.deepStrictEqual(st.queue.followUp.map((q) => q.text), ['queued follow-up']);
     assert.strictEqual(srv.requests.length, 1, 'no second model call after abort');
     g.open();
   });

@@ -5,7 +5,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const vscode = require('vscode');
-const { api, waitFor, model, skipBecause, serverHas, wsPath, wsUri, userTexts } = require('./lib/pi');
+const { api, waitFor, model, wsPath, wsUri, userTexts } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 const ORIGINAL = 'def greet(name):\n    return "Hello, " + name\n\n\ndef add(a, b):\n    return a + b\n';
@@ -76,10 +76,7 @@ describe('edits in the real editor (extension host)', function () {
     assert.strictEqual(doc.getText(), ORIGINAL);
   });
 
-  it('a hunk undone from its CodeLens is reverted and reported to the model', async function () {
-    if (!(await serverHas(a, 'pi/review', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks review (docs/protocol.md §9: pi/review)');
-    }
+  it('a hunk undone from its CodeLens is reverted and reported to the model', async () => {
     const doc = await freshFile('e2.py');
     srv.tools([editCall('e2.py', '"Hello, "', '"Howdy, "')]);
     srv.text('Changed it.');
@@ -98,10 +95,7 @@ describe('edits in the real editor (extension host)', function () {
     assert.match(notes, /Howdy/, `the model was told about the undone hunk:\n${notes}`);
   });
 
-  it('undo from the CodeLens, then a prompt at once: the model is told with that prompt', async function () {
-    if (!(await serverHas(a, 'pi/review', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks review (docs/protocol.md §9: pi/review)');
-    }
+  it('undo from the CodeLens, then a prompt at once: the model is told with that prompt', async () => {
     const doc = await freshFile('e4.py');
     srv.tools([editCall('e4.py', '"Hello, "', '"Howdy, "')]);
     srv.text('Changed it.');
@@ -133,10 +127,7 @@ describe('edits in the real editor (extension host)', function () {
     assert.match(told[0].text, /^pi was told: you undid src\/e4\.py line 2$/);
   });
 
-  it('the editor\'s own undo (Ctrl+Z) of the agent\'s change counts as an undo', async function () {
-    if (!(await serverHas(a, 'pi/review', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks review (docs/protocol.md §9: pi/review)');
-    }
+  it('the editor\'s own undo (Ctrl+Z) of the agent\'s change counts as an undo', async () => {
     const doc = await freshFile('e5.py');
     srv.tools([editCall('e5.py', 'a + b', 'a * b')]);
     srv.text('Multiplying.');
@@ -156,10 +147,7 @@ describe('edits in the real editor (extension host)', function () {
     assert.match(notes[0], /a \* b/);
   });
 
-  it('"Revert this change" on an edit card reverts that tool call, and its notice undoes it', async function () {
-    if (!(await serverHas(a, 'pi/checkpoints', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks checkpoints (docs/protocol.md §9.5: pi/revertToolCall)');
-    }
+  it('"Revert this change" on an edit card reverts that tool call, and its notice undoes it', async () => {
     const doc = await freshFile('e6.py');
     srv.tools([editCall('e6.py', '"Hello, "', '"Hey, "')]);
     srv.tools([editCall('e6.py', 'a + b', 'a - b')]);
@@ -177,10 +165,7 @@ describe('edits in the real editor (extension host)', function () {
     await waitFor(a, () => doc.getText() === both, 'the revert undone');
   });
 
-  it('restoring a checkpoint\'s code reverts the agent\'s edit after it', async function () {
-    if (!(await serverHas(a, 'pi/checkpoints', { sessionId: vm.sessionId(a.state()) }))) {
-      return skipBecause(this, 'server lacks checkpoints (docs/protocol.md §9.5: pi/checkpoints, pi/restore)');
-    }
+  it('restoring a checkpoint\'s code reverts the agent\'s edit after it', async () => {
     const doc = await freshFile('e3.py');
     srv.tools([editCall('e3.py', 'a + b', 'a - b')]);
     srv.text('Subtracting now.');

@@ -6,7 +6,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { api, waitFor, model, skipBecause, serverHas, CFG, wsPath } = require('./lib/pi');
+const { api, waitFor, model, CFG, wsPath } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 const CONVERT = { source_timezone: 'Europe/Berlin', time: '12:00', target_timezone: 'Asia/Tokyo' };
@@ -16,21 +16,20 @@ describe('MCP servers (extension host)', function () {
   let srv;
   const file = wsPath('.mcp.json');
 
-  before(async function () {
+  before(async () => {
     srv = await model();
     a = await api();
+    // the `test` extra installs it beside pi-lsp: missing means a broken install, a failure
     const time = path.join(path.dirname(CFG.PI_E2E_SERVER || ''), 'mcp-server-time');
-    if (!(await serverHas(a, 'pi/mcp', {}))) this.skipReasonAll = 'server lacks pi/mcp (docs/protocol.md §14)';
-    else if (!fs.existsSync(time)) this.skipReasonAll = `mcp-server-time is not installed beside ${CFG.PI_E2E_SERVER}`;
-    else fs.writeFileSync(file, JSON.stringify({ mcpServers: { time: { command: time } } }));
+    assert.ok(fs.existsSync(time), `mcp-server-time is not installed beside ${CFG.PI_E2E_SERVER}`);
+    fs.writeFileSync(file, JSON.stringify({ mcpServers: { time: { command: time } } }));
   });
   after(async () => {
     if (fs.existsSync(file)) fs.unlinkSync(file); // the next specs see no MCP server
     if (a) await a.client.sendRequest('pi/mcp', {}); // the server drops it
     if (srv) await srv.close();
   });
-  beforeEach(async function () {
-    if (this.skipReasonAll) return skipBecause(this, this.skipReasonAll);
+  beforeEach(async () => {
     srv.reset();
     await vm.newSession(a);
   });

@@ -2,7 +2,7 @@
 // card (never a modal), and the answer given through the panel's own message path decides.
 'use strict';
 const assert = require('assert');
-const { api, waitFor, model, skipBecause, serverHas } = require('./lib/pi');
+const { api, waitFor, model } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 function toolResultText(messages) {
@@ -16,16 +16,12 @@ describe('the permission card (extension host)', function () {
   let a;
   let srv;
 
-  before(async function () {
+  before(async () => {
     srv = await model();
     a = await api();
-    if (!(await serverHas(a, 'pi/permissions', { op: 'list' }))) {
-      this.skipReasonAll = 'server lacks pi/requestPermission (docs/protocol.md §8)';
-    }
   });
   after(async () => { if (srv) await srv.close(); });
-  beforeEach(async function () {
-    if (this.skipReasonAll) return skipBecause(this, this.skipReasonAll);
+  beforeEach(async () => {
     srv.reset();
     await vm.newSession(a);
   });

@@ -4,7 +4,7 @@
 // and edit, and "Start with this plan" (setMode act) starts the run that carries it out.
 'use strict';
 const assert = require('assert');
-const { api, waitFor, model, skipBecause, serverHas, userTexts } = require('./lib/pi');
+const { api, waitFor, model, userTexts } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 const todos = (...statuses) =>
@@ -14,17 +14,12 @@ describe('plan mode, todo list and questions (extension host)', function () {
   let a;
   let srv;
 
-  before(async function () {
+  before(async () => {
     srv = await model();
     a = await api();
-    await vm.newSession(a);
-    if (!(await serverHas(a, 'pi/setMode', { sessionId: vm.sessionId(a.state()), mode: 'act' }))) {
-      this.skipReasonAll = 'server lacks pi/setMode (docs/protocol.md v3)';
-    }
   });
   after(async () => { if (srv) await srv.close(); });
-  beforeEach(async function () {
-    if (this.skipReasonAll) return skipBecause(this, this.skipReasonAll);
+  beforeEach(async () => {
     srv.reset();
     await vm.newSession(a);
   });

@@ -14,10 +14,6 @@ export async function check(ctx, title, fn) {
   }
 }
 
-export function skip(ctx, title, reason) {
-  ctx.tally.record({ state: 'skipped', title, reason });
-}
-
 /** Open the workbench on a folder and wait until it has rendered. */
 export async function openWorkbench(page, url) {
   await page.goto(url);
@@ -29,7 +25,7 @@ export async function openWorkbench(page, url) {
 /** Run a command through the palette (F1 — the browser does not intercept it). The
  * palette lists what was registered when it opened, so an extension still starting up is
  * waited for by reopening it. */
-export async function runCommand(page, title, timeout = 60_000) {
+export async function runCommand(page, title, timeout = 60_000, { opensPicker = false } = {}) {
   const deadline = Date.now() + timeout;
   const input = page.locator('.quick-input-widget input');
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
@@ -46,7 +42,8 @@ export async function runCommand(page, title, timeout = 60_000) {
     }
   }
   await input.press('Enter');
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+  // a command that opens its own picker reuses the widget: the caller waits for its rows
+  if (!opensPicker) await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
 /** The frame of the webview whose document contains `selector`. */

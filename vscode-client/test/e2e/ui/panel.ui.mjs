@@ -1,12 +1,13 @@
 // Tier 3: the packaged .vsix installed in code-server, driven like a user in Chromium:
 // open the panel, type a prompt, watch the answer stream, see the tool card and the edit in
 // the editor, click Undo on the hunk; then measure the panel's responsiveness under a long
-// streamed answer and 300 tool cards (figures for docs/performance.md, not assertions).
+// streamed answer and 300 tool cards (figures for docs/performance.md, not assertions); last,
+// answer "Always" on a permission card and revoke that rule in the rules manager.
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchBrowser, workbenchUrl } from '../lib/browser.mjs';
-import { check, skip, openWorkbench, runCommand, webviewFrame } from '../lib/ui.mjs';
+import { check, openWorkbench, runCommand, webviewFrame } from '../lib/ui.mjs';
 import { startFrameProbe, stopFrameProbe, describe as describeProbe } from '../lib/perf.mjs';
 
 const require = createRequire(import.meta.url);
@@ -21,6 +22,7 @@ const { startScripted, gate, chunk } = require('../host/lib/openai.js');
 
 // What the extension shows (the panel described in vscode-client/README.md).
 export const PANEL_COMMAND = 'pi: Open panel';
+const RULES_COMMAND = 'pi: Manage "always allow" rules';
 const T = (id) => `[data-testid="${id}"]`;
 
 /** A Markdown answer of about `tokens` tokens (4 characters each), in 10-token chunks. */
@@ -49,7 +51,7 @@ function manyToolCalls(n) {
   return events;
 }
 
-export async function runUi({ server, ws, scratch, out, tally, modelPort, features }) {
+export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
   const srv = await startScripted(modelPort);
   const browser = await launchBrowser(scratch);
   const { page } = browser;
@@ -77,10 +79,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
       panel = await webviewFrame(page, T('prompt'));
       await shot('01-panel-open');
     });
-    if (!panel) {
-      skip(ctx, 'prompt, stream, tool card, undo', 'the panel did not open');
-      return;
-    }
+    if (!panel) return; // that check failed: the rest needs the panel
 
     const g = gate();
     srv.tools([['edit', { path: 'src/app.py', edits: [{ oldText: '"Hello, "', newText: '"Hi, "' }] }]],
@@ -107,9 +106,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
       await shot('03-tool-card-and-edit');
     });
 
-    if (!features.review) {
-      skip(ctx, 'clicking Undo on the hunk reverts it in the editor', 'server lacks review (docs/protocol.md §9: pi/review)');
-    } else await check(ctx, 'clicking Undo on the hunk reverts it in the editor', async () => {
+    await check(ctx, 'clicking Undo on the hunk reverts it in the editor', async () => {
       const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Undo/ }).first();
       await lens.waitFor({ timeout: 15_000 });
       await shot('04-hunk-codelens');
@@ -143,20 +140,18 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
       await shot('06-long-answer');
     });
 
-    if (features.review) {
-      await check(ctx, 'the undo note is a muted "pi was told" marker, not the user\'s words', async () => {
-        const told = panel.locator(T('notice-told'));
-        await told.first().waitFor();
-        await told.first().scrollIntoViewIfNeeded();
-        const line = (await told.first().locator('summary').textContent()) || '';
-        if (!/^pi was told: you undid src\/app\.py lines? \d+(-\d+)?$/.test(line.trim())) throw new Error(`marker text: ${line}`);
-        const mine = (await panel.locator(T('message-user'), { hasText: 'Explain at length.' }).textContent()) || '';
-        if (/undid/.test(mine)) throw new Error(`the note is inside the user's bubble: ${mine}`);
-        await told.first().locator('summary').click();
-        await told.first().locator('pre', { hasText: 'The user reviewed your edits' }).waitFor();
-        await shot('06b-told-marker');
-      });
-    }
+    await check(ctx, 'the undo note is a muted "pi was told" marker, not the user\'s words', async () => {
+      const told = panel.locator(T('notice-told'));
+      await told.first().waitFor();
+      await told.first().scrollIntoViewIfNeeded();
+      const line = (await told.first().locator('summary').textContent()) || '';
+      if (!/^pi was told: you undid src\/app\.py lines? \d+(-\d+)?$/.test(line.trim())) throw new Error(`marker text: ${line}`);
+      const mine = (await panel.locator(T('message-user'), { hasText: 'Explain at length.' }).textContent()) || '';
+      if (/undid/.test(mine)) throw new Error(`the note is inside the user's bubble: ${mine}`);
+      await told.first().locator('summary').click();
+      await told.first().locator('pre', { hasText: 'The user reviewed your edits' }).waitFor();
+      await shot('06b-told-marker');
+    });
 
     await check(ctx, 'measure: a session with 300 tool cards', async () => {
       srv.enqueue({ events: manyToolCalls(300) });
@@ -175,9 +170,36 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, featur
       perf.cards.toolCards = await panel.locator(T('tool-card')).count();
       await shot('07-300-tool-cards');
     });
-    if (!features.checkpoints) {
-      skip(ctx, '"Revert this change" on an edit card reverts it; the notice undoes that', 'server lacks pi/revertToolCall (docs/protocol.md §9.5)');
-    } else await check(ctx, '"Revert this change" on an edit card reverts it; the notice undoes that', async () => {
+
+    // last: the runs above are scripted turn by turn
+    await check(ctx, 'Manage "always allow" rules revokes the rule ticked in its picker', async () => {
+      // a rule, from answering "Always" on the permission card
+      srv.tools([['bash', { command: 'git status' }]]);
+      srv.text('Ran git status.');
+      await panel.locator(T('prompt')).fill('Check the status.');
+      await panel.locator(T('prompt')).press('Enter');
+      const always = panel.locator(`${T('permission-card')}[data-status="pending"] ${T('permission-allow-always')}`).first();
+      await always.waitFor({ timeout: 30_000 });
+      await always.click();
+      await panel.locator(T('message-assistant'), { hasText: 'Ran git status.' }).waitFor({ timeout: 30_000 });
+      // the rules manager lists it; tick it and press OK
+      await runCommand(page, RULES_COMMAND, 60_000, { opensPicker: true });
+      const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'git status' }).first();
+      await row.waitFor({ timeout: 30_000 });
+      await shot('07b-rules-manager');
+      const box = row.getByRole('checkbox');
+      if (await box.count()) await box.first().click();
+      else await row.click();
+      await page.locator('.quick-input-widget', { hasText: '1 Selected' }).first().waitFor({ timeout: 10_000 });
+      await page.locator('.quick-input-widget .quick-input-action', { hasText: 'OK' }).first().click();
+      await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+      // revoked: the manager now finds no rule
+      await runCommand(page, RULES_COMMAND);
+      await page.locator('.notifications-toasts', { hasText: 'no "always allow" rules' }).first().waitFor({ timeout: 30_000 });
+      await shot('07c-rules-revoked');
+    });
+
+    await check(ctx, '"Revert this change" on an edit card reverts it; the notice undoes that', async () => {
       srv.tools([['edit', { path: 'src/app.py', edits: [{ oldText: 'a + b', newText: 'a - b' }] }]]);
       srv.text('Subtracting now.');
       await panel.locator(T('prompt')).fill('Subtract instead.');

@@ -1,6 +1,6 @@
 // What the extension-host specs share: the run's configuration, the extension's test API,
 // waiting on its view model (event-driven: re-checked on every onDidChange), the scripted
-// model server, and feature detection for server features still being built.
+// model server. Server and extension ship together: a missing server feature is a failure.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -62,24 +62,6 @@ async function model() {
   return srv;
 }
 
-/** Skip the current test, with a reason the runner prints. */
-function skipBecause(ctx, reason) {
-  const t = ctx.currentTest || ctx.test;
-  if (t) t.skipReason = reason;
-  ctx.skip();
-}
-
-/** Does the server implement this request? (MethodNotFound = not built yet.) */
-async function serverHas(a, method, params) {
-  try {
-    await a.client.sendRequest(method, params);
-    return true;
-  } catch (err) {
-    if (err && err.code === -32601) return false;
-    return true; // it exists and disliked the params
-  }
-}
-
 function wsPath(...parts) { return path.join(CFG.PI_E2E_WORKSPACE, ...parts); }
 function wsUri(...parts) { return vscode.Uri.file(wsPath(...parts)); }
 
@@ -89,4 +71,4 @@ function userTexts(messages) {
     ? m.content : m.content.map((c) => c.text || '').join('')));
 }
 
-module.exports = { CFG, api, waitFor, model, skipBecause, serverHas, wsPath, wsUri, userTexts };
+module.exports = { CFG, api, waitFor, model, wsPath, wsUri, userTexts };

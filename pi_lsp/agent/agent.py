@@ -129,6 +129,8 @@ class Agent(AgentQueues):
         self.get_api_key = get_api_key
         self.before_tool_call = before_tool_call
         self.after_tool_call = after_tool_call
+        self.missing_tool_text: Callable[[str], str | None] | None = None
+        """``AgentLoopConfig.missing_tool_text`` (set by the session's plan mode)."""
         self.prepare_next_turn = prepare_next_turn
         self.tool_execution: ToolExecutionMode = tool_execution
         self.stream_options = stream_options
@@ -290,6 +292,7 @@ class Agent(AgentQueues):
             prepare_next_turn=prepare,
             before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call,
+            missing_tool_text=self.missing_tool_text,
             tool_execution=self.tool_execution,
             reasoning=None if level == "off" else level,
             stream_options=base,

@@ -202,7 +202,9 @@ async def _prepare(
 ) -> _Prepared | _Finalized:
     tool = _find_tool(context, call.name)
     if tool is None:
-        return _Finalized(call, error_result(f"Tool {call.name} not found"), True)
+        explain = config.missing_tool_text
+        text = None if explain is None else explain(call.name)
+        return _Finalized(call, error_result(text or f"Tool {call.name} not found"), True)
     try:
         raw = tool.prepare_arguments(call.arguments)
         args = validate_tool_arguments(call.name, tool.parameters, raw)

@@ -305,7 +305,7 @@ class AgentLoopConfig:
 
     Contracts (must not raise): ``convert_to_llm``, ``transform_context``, ``get_api_key``,
     ``get_steering_messages``, ``get_follow_up_messages``, ``get_call_notes``,
-    ``prepare_next_turn``, ``should_stop_after_turn``. ``before_tool_call`` /
+    ``missing_tool_text``, ``prepare_next_turn``, ``should_stop_after_turn``. ``before_tool_call`` /
     ``after_tool_call`` may raise: the exception becomes an error tool result.
     """
 
@@ -319,6 +319,9 @@ class AgentLoopConfig:
     """Not in pi: messages joined to the context right before each model call (after the
     steering poll), emitted and kept like steering messages — notes the product owes the
     model at its next call whenever they arose (pi-lsp's review notes)."""
+    missing_tool_text: Callable[[str], str | None] | None = None
+    """Not in pi: the error text for a call to a tool the context does not have (``None``,
+    or a ``None`` answer, keeps pi's "Tool X not found") — plan mode says why write is gone."""
     prepare_next_turn: PrepareNextTurn | None = None
     should_stop_after_turn: ShouldStopAfterTurn | None = None
     before_tool_call: BeforeToolCall | None = None

@@ -210,6 +210,20 @@ class PlanStateMixin:
             return result
 
         self.agent.before_tool_call = guarded
+        self.agent.missing_tool_text = self._missing_tool_text
+
+    def _missing_tool_text(self, name: str) -> str | None:
+        """A call to a tool plan mode took out of the list (write, edit, an MCP tool that is
+        not read-only) is told why, not pi's bare "Tool write not found"."""
+        if self._mode != "plan" or self._act_tools is None:
+            return None
+        if not any(t.name == name for t in self._act_tools):
+            return None
+        return (
+            f"Not run: this session is in plan mode, where {name} is not available (plan "
+            "mode has only tools that cannot change files). Describe the change in your plan "
+            "instead; the user switches to act mode to carry it out."
+        )
 
     # ------------------------------------------------------------------ todo
 

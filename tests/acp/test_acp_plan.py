@@ -135,7 +135,7 @@ async def test_plan_mode_option_hides_write_and_act_carries_out_the_plan(
             first = srv.requests[0].json
             assert "write" not in [t["function"]["name"] for t in first["tools"]]
             assert PLAN_MODE_PROMPT in first["messages"][0]["content"]
-            assert "write not found" in _tool_result(srv.requests[1].json)  # not in the list
+            assert "plan mode, where write is not available" in _tool_result(srv.requests[1].json)
 
             changed = await agent.conn.set_config_option(
                 config_id="mode", session_id=sid, value="act"

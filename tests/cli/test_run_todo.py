@@ -79,6 +79,6 @@ def test_plan_flag_keeps_the_files_untouched(tmp_path: Path) -> None:
     )
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "a.txt").read_text() == "original\n"
-    assert "Tool write not found" in res.stdout
+    assert "plan mode, where write is not available" in res.stdout
     assert "plan mode" in res.stdout
     assert "Plan: change a.txt." in res.stdout

@@ -27,6 +27,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..security.env_secrets import is_secret
+from ..security.vault import MIN_SECRET_LENGTH
+
 Source = Literal["project", "user", "settings", "acp"]
 McpPermission = Literal["ask", "readOnlyWithoutAsking", "allow", "deny"]
 """``permissions.mcp``: how MCP tool calls are allowed (pi_lsp/mcp/permissions.py)."""
@@ -54,6 +57,24 @@ class McpServerConfig(BaseModel):
     source: Source = "settings"
     """Where the entry came from: trust decisions depend on it."""
 
+    def secret_values(self) -> set[str]:
+        """The values of this entry that are credentials, to keep out of tool results, logs
+        and session files: every ``env`` value whose name or shape says so, and every header
+        value of an authorization / key / token header or of a credential's shape (with and
+        without its ``Bearer`` / ``Basic`` / ``token`` scheme)."""
+        found: set[str] = set()
+        for name, value in self.env.items():
+            if is_secret(name, value):
+                found.add(value)
+        for name, value in self.headers.items():
+            if _SECRET_HEADER.search(name) is None and not is_secret(name, value):
+                continue
+            found.add(value)
+            scheme, _, rest = value.partition(" ")
+            if rest and scheme.lower() in {"bearer", "basic", "token"}:
+                found.add(rest)
+        return {v.strip() for v in found if len(v.strip()) >= MIN_SECRET_LENGTH}
+
     def describe(self) -> str:
         """Where it runs, for the user: the command line or the URL — never env or headers."""
         if self.transport == "http":
@@ -70,6 +91,8 @@ class LoadedConfig:
 class ConfigError(ValueError):
     """One server entry cannot be used; the message says why."""
 
+
+_SECRET_HEADER = re.compile(r"(?i)auth|key|token|secret|cookie|password")
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 

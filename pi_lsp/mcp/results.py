@@ -11,6 +11,7 @@ saying so. An ``isError`` result raises ``ToolFailure`` with the server's text.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ..agent.types import AgentToolResult, ToolFailure
@@ -50,11 +51,32 @@ def _cut(text: str) -> tuple[str, dict[str, Any] | None]:
     return cut.content + note, cut.to_dict()
 
 
-def to_agent_result(result: Any, details: dict[str, Any]) -> AgentToolResult:
+REDACTED = "[REDACTED]"
+
+
+def _scrub(text: str, secrets: Iterable[str]) -> str:
+    # longest first, so a value that contains another is cut whole
+    for value in sorted(secrets, key=len, reverse=True):
+        text = text.replace(value, REDACTED)
+    return text
+
+
+def to_agent_result(
+    result: Any, details: dict[str, Any], secrets: Iterable[str] = ()
+) -> AgentToolResult:
+    """``secrets``: the server's own credentials (``McpServerConfig.secret_values``), cut
+    from every text the model would see — a server that echoes its token leaks nothing."""
+    secrets = list(secrets)
     blocks = [b for b in (_block(x) for x in result.content or []) if b is not None]
+    if secrets:
+        blocks = [
+            TextContent(text=_scrub(b.text, secrets)) if isinstance(b, TextContent) else b
+            for b in blocks
+        ]
     structured = getattr(result, "structured_content", None)
     if structured is not None and not any(isinstance(b, TextContent) for b in blocks):
-        blocks.append(TextContent(text=json.dumps(structured, ensure_ascii=False, indent=1)))
+        dumped = json.dumps(structured, ensure_ascii=False, indent=1)
+        blocks.append(TextContent(text=_scrub(dumped, secrets)))
     text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
     if result.is_error:
         raise ToolFailure(_cut(text)[0] or "The MCP tool reported an error (no message).")

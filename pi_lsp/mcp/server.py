@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..security import vault
 from .config import McpServerConfig
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,8 @@ class McpServer:
         self, config: McpServerConfig, *, on_change: Callable[[], None] = lambda: None
     ) -> None:
         self.config = config
+        for value in config.secret_values():  # session files and logs cut them too
+            vault.remember_value(value)
         self.state: State = "stopped"
         self.message: str | None = None
         self.tools: list[ListedTool] = []

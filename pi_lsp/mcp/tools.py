@@ -122,7 +122,9 @@ async def call_tool(
             f"The MCP tool {tool} (server {server.name}) failed: {why}. "
             "The server is restarted on its next use."
         ) from None
-    return to_agent_result(result, details_of(server, tool, arguments))
+    return to_agent_result(
+        result, details_of(server, tool, arguments), server.config.secret_values()
+    )
 
 
 def direct_tools(servers: Sequence[McpServer]) -> list[McpTool]:

@@ -1,8 +1,12 @@
-"""The VS Code extension's unit tests (``cd vscode-client && npm test``: the event → view-model
-reducer, message validation, the settings mapping, the webview's CSP) run from the Python suite,
-so the README's one test command covers them. ``npm ci`` first when ``node_modules`` is
-missing or older than the lockfile; skips with the reason when Node or npm is missing or the
-install fails (no registry)."""
+"""The VS Code extension's own checks run from the Python suite, so the README's one test
+command covers them: the unit tests (``npm test``: the event → view-model reducer, message
+validation, the settings mapping, the webview's CSP), ``npm run typecheck`` (``strict``),
+``npm run lint`` (eslint + typescript-eslint, ``eslint.config.mjs``) and that
+``src/protocol/generated.ts`` is what ``docs/protocol.schema.json`` generates.
+
+``npm ci`` first when ``node_modules`` is missing or older than the lockfile; skips with the
+reason when Node or npm is missing or the install fails (no registry) — and under ``CI=true``
+that skip is a failure (tests/support/tiers.py)."""
 
 from __future__ import annotations
 
@@ -25,8 +29,9 @@ def _installed() -> bool:
     return marker.exists() and marker.stat().st_mtime >= lock.stat().st_mtime
 
 
-@pytest.mark.timeout(600)
-def test_extension_unit_tests() -> None:
+@pytest.fixture(scope="module")
+def npm() -> str:
+    """The npm executable, with the client's dependencies installed."""
     npm = shutil.which("npm")
     if npm is None or shutil.which("node") is None:
         pytest.skip("node / npm missing (apt-get install -y nodejs npm)")
@@ -41,9 +46,18 @@ def test_extension_unit_tests() -> None:
         )
         if install.returncode != 0:
             pytest.skip(f"npm ci failed (no registry?): {install.stderr[-2000:]}")
-    proc = subprocess.run(
-        [npm, "test"], cwd=CLIENT, capture_output=True, text=True, timeout=300, check=False
+    return npm
+
+
+def _run(*cmd: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        list(cmd), cwd=CLIENT, capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+@pytest.mark.timeout(600)
+def test_extension_unit_tests(npm: str) -> None:
+    proc = _run(npm, "test")
     out = proc.stdout + proc.stderr
     found = LINE.findall(out)
     assert found, out[-6000:]
@@ -51,3 +65,21 @@ def test_extension_unit_tests() -> None:
     assert failed == 0, out[-8000:]
     assert passed > 50, out[-6000:]
     assert proc.returncode == 0, out[-6000:]
+
+
+@pytest.mark.timeout(300)
+def test_generated_protocol_types_are_current(npm: str) -> None:
+    """``generated.ts`` is json-schema-to-typescript's output for the checked-in schema (which
+    tests/lsp/test_protocol_schema.py holds to the server's models): a server change that the
+    client's types do not follow fails here."""
+    node = shutil.which("node")
+    assert node is not None
+    proc = _run(node, "scripts/gen-protocol.mjs", "--check")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+
+
+@pytest.mark.timeout(300)
+def test_typecheck(npm: str) -> None:
+    """``tsc --noEmit`` over the extension and the webview (``strict: true``)."""
+    proc = _run(npm, "run", "-s", "typecheck")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]

@@ -109,7 +109,12 @@ DeliverAs = Literal["steer", "followUp", "interrupt"]
 
 
 class WireParams(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        use_attribute_docstrings=True,  # field docstrings become descriptions in the schema
+    )
 
     def to_wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")

@@ -1,0 +1,45 @@
+"""The checked-in JSON Schema of the wire contract (``docs/protocol.schema.json``) is what the
+server's pydantic models export now: a model change without regenerating fails here. (The VS Code
+client's ``generated.ts`` is checked against this file in tests/editors/test_vscode_unit.py.)"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_lsp.lsp.protocol import methods, models, schema
+
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "protocol.schema.json"
+REGENERATE = (
+    "cd vscode-client && npm run gen:protocol "
+    "(or python -m pi_lsp.lsp.protocol.schema docs/protocol.schema.json)"
+)
+
+
+def test_checked_in_schema_is_current() -> None:
+    assert SCHEMA_FILE.read_text(encoding="utf-8") == schema.render(), (
+        f"docs/protocol.schema.json is stale; regenerate: {REGENERATE}"
+    )
+
+
+def test_schema_covers_every_contract_model_and_method() -> None:
+    doc = json.loads(schema.render())
+    defs = doc["$defs"]
+    for model in schema.contract_models():
+        assert model.__name__ in defs
+        assert doc["properties"][model.__name__] == {"$ref": f"#/$defs/{model.__name__}"}
+    assert defs["RequestMethod"]["enum"] == list(methods.REQUESTS)
+    assert {"PromptParams", "PromptResult", "StateResult", "RequestPermissionParams"} <= set(defs)
+
+
+def test_schema_speaks_the_wire_names_and_optionality() -> None:
+    defs = json.loads(schema.render())["$defs"]
+    prompt = defs["PromptParams"]
+    assert "sessionId" in prompt["properties"]
+    assert "deliverAs" in prompt["properties"]
+    assert prompt["required"] == ["text"]
+    # field docstrings are carried as descriptions; pydantic's per-field titles are not
+    cost = defs["ModelInfo"]["properties"]["cost"]
+    assert "per million tokens" in cost["description"]
+    assert "title" not in cost
+    assert models.StateResult.__name__ in defs

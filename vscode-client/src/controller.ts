@@ -8,6 +8,16 @@ import type { Discovery } from './discovery';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
 import { slimEvent } from './model/tools';
 import type { DeliverAs, ReviewFile, ViewModel } from './model/types';
+import type {
+  ModelsResult,
+  QueueResult,
+  ResumeResult,
+  SaveDocumentsParams,
+  SaveDocumentsResult,
+  SessionIdResult,
+  SessionsResult,
+  SetModeResult,
+} from './protocol/generated';
 import { type HostMessage, parseWebviewMessage, type WebviewMessage } from './protocol/messages';
 import { createClient, discoverServer } from './server';
 import { apiKeyVariable } from './settings';
@@ -303,7 +313,7 @@ export class Controller implements vscode.Disposable {
           void this.pullState(raw.sessionId);
         }
       }),
-      client.onRequest('pi/saveDocuments', async (params: { uris: string[] }) => {
+      client.onRequest('pi/saveDocuments', async (params: SaveDocumentsParams): Promise<SaveDocumentsResult> => {
         const saved: string[] = [];
         for (const uri of params.uris ?? []) {
           const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
@@ -368,7 +378,7 @@ export class Controller implements vscode.Disposable {
   async setMode(mode: 'plan' | 'act'): Promise<void> {
     let sessionId = this.vm.sessionId;
     if (!sessionId) sessionId = await this.newSession();
-    const r = await this.optional<{ mode: 'plan' | 'act'; followUp?: boolean }>('pi/setMode', { sessionId, mode });
+    const r = await this.optional<SetModeResult>('pi/setMode', { sessionId, mode });
     if (!r) {
       void vscode.window.showInformationMessage('pi: this server has no plan mode (pi/setMode); update pi-lsp.');
       return;
@@ -484,7 +494,7 @@ export class Controller implements vscode.Disposable {
   }
 
   async newSession(): Promise<string> {
-    const r = await this.request<{ sessionId: string }>('pi/newSession', {});
+    const r = await this.request<SessionIdResult>('pi/newSession', {});
     this.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: [] });
     await this.context.workspaceState.update(LAST_SESSION_KEY, r.sessionId);
     await this.refresh(r.sessionId);
@@ -493,11 +503,8 @@ export class Controller implements vscode.Disposable {
 
   async loadSession(sessionId: string): Promise<void> {
     this.dispatch({ type: 'beginSession', sessionId });
-    const r = await this.request<{ sessionId: string; messages: unknown[]; entryIds?: (string | null)[]; forkedFrom?: string }>(
-      'pi/resumeSession',
-      { sessionId },
-    );
-    this.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: r.messages ?? [], entryIds: r.entryIds });
+    const r = await this.request<ResumeResult>('pi/resumeSession', { sessionId });
+    this.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: r.messages ?? [], entryIds: r.entryIds ?? undefined });
     if (r.forkedFrom) {
       // The session is being written by another window or process: we continue in a fork.
       this.dispatch({
@@ -512,14 +519,14 @@ export class Controller implements vscode.Disposable {
   }
 
   async listSessions(): Promise<void> {
-    const r = await this.request<{ sessions: never[] }>('pi/sessions', {});
+    const r = await this.request<SessionsResult>('pi/sessions', {});
     this.post({ type: 'sessions', sessions: r.sessions ?? [], currentId: this.vm.sessionId });
   }
 
   async fork(entryId: string): Promise<void> {
     const sid = this.vm.sessionId;
     if (!sid) return;
-    const r = await this.request<{ sessionId: string }>('pi/forkSession', { sessionId: sid, entryId });
+    const r = await this.request<SessionIdResult>('pi/forkSession', { sessionId: sid, entryId });
     await this.loadSession(r.sessionId);
   }
 
@@ -620,7 +627,7 @@ export class Controller implements vscode.Disposable {
 
   private async detectFeatures(): Promise<void> {
     try {
-      const m = await this.optional<{ models: never[]; current: never }>('pi/models', this.vm.sessionId ? { sessionId: this.vm.sessionId } : {}, 'models');
+      const m = await this.optional<ModelsResult>('pi/models', this.vm.sessionId ? { sessionId: this.vm.sessionId } : {}, 'models');
       if (m) this.post({ type: 'models', models: m.models ?? [], current: m.current ?? null });
     } catch (err) {
       this.log(`pi/models failed: ${String(err)}`);
@@ -740,7 +747,7 @@ export class Controller implements vscode.Disposable {
     const params: Record<string, unknown> = { sessionId, op };
     if (id !== undefined) params.id = id;
     if (text !== undefined) params.text = text;
-    const r = await this.optional<{ steering: never[]; followUp: never[] }>('pi/queue', params, 'queue');
+    const r = await this.optional<QueueResult>('pi/queue', params, 'queue');
     if (r) this.dispatch({ type: 'queue', queue: { steering: r.steering ?? [], followUp: r.followUp ?? [] } });
     return r;
   }
@@ -828,7 +835,7 @@ export class Controller implements vscode.Disposable {
   // ------------------------------------------------------------------ models
 
   async listModels(): Promise<void> {
-    const m = await this.optional<{ models: never[]; current: never }>('pi/models', this.vm.sessionId ? { sessionId: this.vm.sessionId } : {}, 'models');
+    const m = await this.optional<ModelsResult>('pi/models', this.vm.sessionId ? { sessionId: this.vm.sessionId } : {}, 'models');
     if (m) this.post({ type: 'models', models: m.models ?? [], current: m.current ?? null });
   }
 

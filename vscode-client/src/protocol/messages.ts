@@ -4,6 +4,11 @@
 
 import type { Action } from '../model/reducer';
 import type { ViewModel } from '../model/types';
+import type { ImageParam, ModelInfo, ModelRef, PromptParams, QueueOpParams, SessionSummary, SetModeParams } from './generated';
+
+// Shapes the server defines come from `generated.ts` (generated from the server's models:
+// `npm run gen:protocol`); the webview ⇄ host envelopes below are this extension's own.
+type DeliverAs = NonNullable<PromptParams['deliverAs']>;
 
 type Check = (v: unknown, path: string) => string | null;
 
@@ -118,19 +123,19 @@ export type WebviewMessage =
   | {
       type: 'send';
       text: string;
-      deliverAs?: 'steer' | 'followUp' | 'interrupt';
+      deliverAs?: DeliverAs;
       attachments?: unknown[];
-      images?: { data: string; mimeType: string }[];
+      images?: ImageParam[];
     }
   | { type: 'stop' }
   | { type: 'newSession' }
   | { type: 'listSessions' }
   | { type: 'resumeSession'; sessionId: string }
   | { type: 'fork'; entryId: string }
-  | { type: 'queue'; op: 'remove' | 'edit' | 'promote' | 'clear'; id?: string; text?: string }
+  | { type: 'queue'; op: QueueOpParams['op']; id?: string; text?: string }
   | { type: 'permission'; requestKey: string; optionId: string; reason?: string }
   | { type: 'answer'; requestKey: string; answers: string[]; text?: string; cancelled?: boolean }
-  | { type: 'setMode'; mode: 'plan' | 'act' }
+  | { type: 'setMode'; mode: SetModeParams['mode'] }
   | { type: 'review'; decisions: { hunkId: string; decision: 'keep' | 'undo'; reason?: string }[] }
   | { type: 'openFile'; uri: string; line?: number }
   | { type: 'openHunk'; uri: string; hunkId: string }
@@ -159,28 +164,18 @@ export function parseWebviewMessage(raw: unknown): WebviewMessage {
   return raw as unknown as WebviewMessage;
 }
 
-export interface SessionRow {
-  sessionId: string;
-  title: string;
-  updatedAt: string;
-  messageCount: number;
-  isStreaming?: boolean;
-}
+/** One row of the session list: `pi/sessions` as the server sends it. */
+export type SessionRow = SessionSummary;
 
-export interface ModelRow {
-  provider: string;
-  id: string;
-  name: string;
-  contextWindow?: number;
-  reasoning?: boolean;
-}
+/** One row of the model picker: what the panel reads of a `pi/models` entry. */
+export type ModelRow = Pick<ModelInfo, 'provider' | 'id' | 'name'> & Partial<Pick<ModelInfo, 'contextWindow' | 'reasoning'>>;
 
 /** Host → webview messages (trusted direction; the webview still type-checks `type`). */
 export type HostMessage =
   | { type: 'snapshot'; vm: ViewModel; settings: PanelSettings }
   | { type: 'actions'; actions: Action[] }
   | { type: 'sessions'; sessions: SessionRow[]; currentId: string | null }
-  | { type: 'models'; models: ModelRow[]; current: { provider?: string; id: string } | null }
+  | { type: 'models'; models: ModelRow[]; current: ModelRef | null }
   | { type: 'files'; requestId: number; files: string[] }
   | { type: 'insert'; text: string; focus: boolean }
   | { type: 'setInput'; text: string }
@@ -189,7 +184,7 @@ export type HostMessage =
 
 export interface PanelSettings {
   /** What Enter does while a run is active. */
-  enterAction: 'steer' | 'followUp' | 'interrupt';
+  enterAction: DeliverAs;
   /** A key is stored for the configured provider. */
   hasApiKey: boolean;
   /** `pi.edits`: apply at once (then review) or confirm each edit first. */

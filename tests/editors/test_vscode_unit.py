@@ -83,3 +83,10 @@ def test_typecheck(npm: str) -> None:
     """``tsc --noEmit`` over the extension and the webview (``strict: true``)."""
     proc = _run(npm, "run", "-s", "typecheck")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]
+
+
+@pytest.mark.timeout(300)
+def test_lint(npm: str) -> None:
+    """eslint with typescript-eslint's recommended-type-checked rules, no warnings allowed."""
+    proc = _run(npm, "run", "-s", "lint")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]

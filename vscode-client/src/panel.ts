@@ -91,12 +91,12 @@ export function html(webview: vscode.Webview, extensionUri: vscode.Uri): string 
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${style}" nonce="${nonce}">
+<link rel="stylesheet" href="${style.toString()}" nonce="${nonce}">
 <title>pi</title>
 </head>
 <body>
 <div id="app" data-testid="app"></div>
-<script nonce="${nonce}" src="${script}"></script>
+<script nonce="${nonce}" src="${script.toString()}"></script>
 </body>
 </html>`;
 }
@@ -150,6 +150,8 @@ export function openPanelInEditor(extensionUri: vscode.Uri, controller: Controll
   );
   panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'pi.svg');
   const sub = attach(panel.webview, extensionUri, controller);
-  panel.onDidDispose(() => sub.dispose());
+  panel.onDidDispose(() => {
+    sub.dispose();
+  });
   return panel;
 }

@@ -45,9 +45,14 @@ export function isExecutable(file: string): boolean {
   }
 }
 
+/** The part of the Python extension's API we read (it may be missing or differ by version). */
+interface PythonExtensionApi {
+  environments?: { getActiveEnvironmentPath?(folder?: vscode.Uri): { path?: unknown } | undefined };
+}
+
 /** The Python extension's selected interpreter for the first workspace folder, if any. */
 export async function pythonInterpreter(): Promise<string | undefined> {
-  const ext = vscode.extensions.getExtension('ms-python.python');
+  const ext = vscode.extensions.getExtension<PythonExtensionApi | undefined>('ms-python.python');
   if (!ext) return undefined;
   try {
     const api = ext.isActive ? ext.exports : await ext.activate();

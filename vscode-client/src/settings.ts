@@ -47,7 +47,7 @@ export function serverSettings(get: Getter): Record<string, unknown> {
     const v = get(key);
     if (v === undefined || v === null || v === '') continue;
     if (key === 'permissions') {
-      if (typeof v === 'object' && Object.keys(v as object).length > 0) out.permissions = v;
+      if (typeof v === 'object' && Object.keys(v).length > 0) out.permissions = v;
       continue;
     }
     if ((key === 'contextWindow' || key === 'maxTokens' || key === 'readTimeout') && (typeof v !== 'number' || v <= 0)) continue;

@@ -594,7 +594,7 @@ function messageEnd(d: Draft, ev: WireEvent): void {
   }
   for (const b of blocks) {
     if (b.type === 'toolCall' && b.toolCallId) {
-      const call = (Array.isArray(m.content) ? m.content : []).find(
+      const call = (Array.isArray(m.content) ? (m.content as unknown[]) : []).find(
         (c) => obj(c).type === 'toolCall' && obj(c).id === b.toolCallId,
       );
       ensureTool(d, b.toolCallId, b.name, obj(obj(call).arguments));

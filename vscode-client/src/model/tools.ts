@@ -2,13 +2,16 @@
 
 import type { DiffLine } from './types';
 
+/** A tool argument that should be text; anything else (a malformed call) shows as nothing. */
+const argText = (v: unknown): string => (typeof v === 'string' ? v : '');
+
 export const HEAD_LINES = 40;
 export const TAIL_LINES = 80;
 const MAX_LINE = 400;
 const MAX_DIFF_LINES = 400;
 
 export function toolTitle(name: string, args: Record<string, unknown>): string {
-  const s = (k: string) => (typeof args[k] === 'string' ? (args[k] as string) : '');
+  const s = (k: string) => (typeof args[k] === 'string' ? (args[k]) : '');
   let detail = '';
   switch (name) {
     case 'read':
@@ -106,10 +109,10 @@ export function toolDiff(name: string, args: Record<string, unknown>, result: un
   const edits: { oldText: string; newText: string }[] = [];
   if (Array.isArray(args.edits)) {
     for (const e of args.edits as Record<string, unknown>[]) {
-      edits.push({ oldText: String(e?.oldText ?? ''), newText: String(e?.newText ?? '') });
+      edits.push({ oldText: argText(e?.oldText), newText: argText(e?.newText) });
     }
   } else if (typeof args.oldText === 'string') {
-    edits.push({ oldText: args.oldText, newText: String(args.newText ?? '') });
+    edits.push({ oldText: args.oldText, newText: argText(args.newText) });
   }
   const out: DiffLine[] = [];
   edits.forEach((e, i) => {

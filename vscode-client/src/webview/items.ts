@@ -136,19 +136,19 @@ function assistant(a: AssistantItem, ctx: Ctx, prev?: Rendered): Rendered {
   el.dataset.streaming = String(a.streaming);
   if (a.stopReason) el.dataset.stopReason = a.stopReason;
   // Blocks: keep one child per content index.
-  let body = el.querySelector(':scope > .blocks') as HTMLElement | null;
+  let body = el.querySelector(':scope > .blocks');
   if (!body) {
     body = h('div.blocks');
     el.prepend(body);
   }
   a.blocks.forEach((b, i) => {
-    let bel = body!.children[i] as HTMLElement | undefined;
+    let bel = body.children[i] as HTMLElement | undefined;
     const kind = b.type;
     if (!bel || bel.dataset.kind !== kind) {
       const nb = kind === 'thinking' ? thinkingEl(ctx, a.id, i) : kind === 'text' ? h('div.text.markdown') : h('div.toolref');
       nb.dataset.kind = kind;
       if (bel) bel.replaceWith(nb);
-      else body!.append(nb);
+      else body.append(nb);
       bel = nb;
       r.segs!.delete(i);
     }
@@ -229,7 +229,7 @@ const STATUS_ICON: Record<string, string> = { pending: '○', running: '◌', do
 function toolEl(t: ToolItem, ctx: Ctx): HTMLElement {
   const open = ctx.expanded.has(t.id);
   const diffOpen = !ctx.expanded.has(`${t.id}:nodiff`);
-  const path = typeof t.args.path === 'string' ? (t.args.path as string) : undefined;
+  const path = typeof t.args.path === 'string' ? (t.args.path) : undefined;
   const head = h(
     'div.tool-head',
     { role: 'button', tabindex: 0, 'aria-expanded': String(open), title: 'Show or hide the output', onclick: () => ctx.toggle(t.id) },
@@ -239,7 +239,7 @@ function toolEl(t: ToolItem, ctx: Ctx): HTMLElement {
     h('span.tool-summary', { 'data-testid': 'tool-summary', text: t.status === 'running' ? 'running…' : t.summary }),
   );
   head.addEventListener('keydown', (e) => {
-    if ((e as KeyboardEvent).key === 'Enter' || (e as KeyboardEvent).key === ' ') {
+    if ((e).key === 'Enter' || (e).key === ' ') {
       e.preventDefault();
       ctx.toggle(t.id);
     }
@@ -384,13 +384,13 @@ function questionEl(q: QuestionItem, ctx: Ctx): HTMLElement {
         type: 'text',
         placeholder: 'Or type your answer…',
         'data-testid': 'question-text',
-      }) as HTMLInputElement)
+      }))
     : null;
   const options = h('div.question-options');
   const boxes: HTMLInputElement[] = [];
   q.options.forEach((o, i) => {
     if (q.multiSelect) {
-      const box = h('input', { type: 'checkbox', 'data-testid': `question-check-${i}` }) as HTMLInputElement;
+      const box = h('input', { type: 'checkbox', 'data-testid': `question-check-${i}` });
       box.value = o.label;
       boxes.push(box);
       options.append(

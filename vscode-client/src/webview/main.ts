@@ -3,7 +3,7 @@
 // changed are re-rendered, and only the newest WINDOW items are in the DOM.
 
 import { mentionQueryAt } from '../mention';
-import { type Action, initialState, reduceAll } from '../model/reducer';
+import { initialState, reduceAll } from '../model/reducer';
 import type { Item, ViewModel } from '../model/types';
 import type { HostMessage, ModelRow, PanelSettings, SessionRow } from '../protocol/messages';
 import { clear, fmtCost, fmtTokens, h, relTime } from './dom';
@@ -80,7 +80,7 @@ const input = h('textarea.prompt', {
   rows: 3,
   placeholder: 'Ask pi… (@ file, / commands, paste images)',
   'aria-label': 'Message pi',
-}) as HTMLTextAreaElement;
+});
 const sendBtn = h('button.primary', { 'data-testid': 'send', text: 'Send' });
 const stopBtn = h('button.secondary', { 'data-testid': 'stop', text: 'Stop', title: 'Stop the run (the queue is kept)', hidden: true });
 const hint = h('div.hint.muted');
@@ -130,7 +130,7 @@ window.addEventListener('message', (e: MessageEvent) => {
       lastOrderKey = '';
       break;
     case 'actions':
-      vm = reduceAll(vm, msg.actions as Action[]).vm;
+      vm = reduceAll(vm, msg.actions).vm;
       break;
     case 'sessions':
       sessions = msg.sessions;
@@ -283,16 +283,16 @@ function paintHeader(): void {
   header.append(top, bottom);
   // Model picker (pi/models) or the model's name.
   if (vm.features.models && models.length > 0) {
-    const sel = h('select.model', { 'data-testid': 'model-picker', title: 'Model for this session' }) as HTMLSelectElement;
+    const sel = h('select.model', { 'data-testid': 'model-picker', title: 'Model for this session' });
     const groups = new Map<string, HTMLOptGroupElement>();
     for (const m of models) {
       let g = groups.get(m.provider);
       if (!g) {
-        g = h('optgroup', { label: m.provider }) as HTMLOptGroupElement;
+        g = h('optgroup', { label: m.provider });
         groups.set(m.provider, g);
         sel.append(g);
       }
-      const o = h('option', { value: `${m.provider}\u0000${m.id}`, text: m.name || m.id, title: `${m.id} (${m.provider})` }) as HTMLOptionElement;
+      const o = h('option', { value: `${m.provider}\u0000${m.id}`, text: m.name || m.id, title: `${m.id} (${m.provider})` });
       if (vm.model && m.id === vm.model.id && (!vm.model.provider || vm.model.provider === m.provider)) o.selected = true;
       g.append(o);
     }
@@ -307,13 +307,13 @@ function paintHeader(): void {
   } else if (vm.model) {
     top.append(h('span.model-name', { 'data-testid': 'model-name', title: vm.model.provider ? `${vm.model.id} (${vm.model.provider})` : vm.model.id, text: vm.model.name || vm.model.id }));
   }
-  const think = h('select.thinking', { 'data-testid': 'thinking', title: 'Thinking level' }) as HTMLSelectElement;
+  const think = h('select.thinking', { 'data-testid': 'thinking', title: 'Thinking level' });
   for (const lvl of ['off', 'minimal', 'low', 'medium', 'high', 'xhigh']) {
     think.append(h('option', { value: lvl, text: `thinking: ${lvl}`, selected: (vm.thinkingLevel ?? 'off') === lvl }));
   }
   think.addEventListener('change', () => post({ type: 'setThinking', level: think.value }));
   bottom.append(think);
-  const edits = h('select.edits', { 'data-testid': 'edits-mode', title: 'How edits arrive: at once (then Keep / Undo), or after you confirm each' }) as HTMLSelectElement;
+  const edits = h('select.edits', { 'data-testid': 'edits-mode', title: 'How edits arrive: at once (then Keep / Undo), or after you confirm each' });
   edits.append(
     h('option', { value: 'apply', text: 'edits: apply', selected: settings.edits === 'apply' }),
     h('option', { value: 'confirm', text: 'edits: confirm', selected: settings.edits === 'confirm' }),
@@ -355,7 +355,7 @@ function paintHeader(): void {
 
 /** The MCP servers (docs/protocol.md §14): state, tool count, message, a Restart button each. */
 function paintMcp(): void {
-  const open = (mcpEl as HTMLDetailsElement).open;
+  const open = (mcpEl).open;
   clear(mcpEl);
   const servers = vm.mcp;
   mcpEl.hidden = servers.length === 0;
@@ -384,7 +384,7 @@ function paintMcp(): void {
       ),
     );
   }
-  (mcpEl as HTMLDetailsElement).open = open || failed;
+  (mcpEl).open = open || failed;
 }
 
 function paintBanner(): void {
@@ -415,7 +415,7 @@ function paintBanner(): void {
 
 function renderSessions(): void {
   clear(overlay);
-  const search = h('input.search', { type: 'search', placeholder: 'Search sessions', value: sessionFilter, 'data-testid': 'session-search' }) as HTMLInputElement;
+  const search = h('input.search', { type: 'search', placeholder: 'Search sessions', value: sessionFilter, 'data-testid': 'session-search' });
   const rows = h('div.session-list');
   const fill = () => {
     clear(rows);
@@ -538,7 +538,7 @@ function paintQueue(): void {
           'data-testid': 'queue-edit',
           text: 'Edit',
           onclick: () => {
-            const ta = h('textarea.queue-edit', { rows: 2 }) as HTMLTextAreaElement;
+            const ta = h('textarea.queue-edit', { rows: 2 });
             ta.value = e.text;
             const save = h('button.link', { text: 'Save', onclick: () => post({ type: 'queue', op: 'edit', id: e.id, text: ta.value }) });
             row.replaceChildren(ta, save, h('button.link', { text: 'Cancel', onclick: () => paintQueue() }));
@@ -737,7 +737,7 @@ input.addEventListener('paste', (e) => {
     }
     const reader = new FileReader();
     reader.onload = () => {
-      const url = String(reader.result);
+      const url = typeof reader.result === 'string' ? reader.result : '';
       const data = url.slice(url.indexOf(',') + 1);
       images.push({ data, mimeType: f.type, name: f.name || `image ${images.length + 1}` });
       paintImages();

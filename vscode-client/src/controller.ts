@@ -9,8 +9,10 @@ import { type Action, type Effect, initialState, reduce } from './model/reducer'
 import { slimEvent } from './model/tools';
 import type { DeliverAs, ReviewFile, ViewModel } from './model/types';
 import type {
+  AskResult,
   ModelsResult,
   QueueResult,
+  RequestPermissionResult,
   ResumeResult,
   SaveDocumentsParams,
   SaveDocumentsResult,
@@ -336,7 +338,7 @@ export class Controller implements vscode.Disposable {
   private askQuestion(
     params: Record<string, unknown>,
     token: vscode.CancellationToken,
-  ): Promise<{ answers?: string[]; text?: string; cancelled?: boolean }> {
+  ): Promise<AskResult> {
     const requestKey = `q${++this.questionCounter}`;
     return new Promise((resolve) => {
       const sub = token.onCancellationRequested(() => {
@@ -389,7 +391,7 @@ export class Controller implements vscode.Disposable {
   private askPermission(
     params: Record<string, unknown>,
     token: vscode.CancellationToken,
-  ): Promise<{ optionId: string; reason?: string }> {
+  ): Promise<RequestPermissionResult> {
     if (!this.vm.features.permissions) this.dispatch({ type: 'features', features: { permissions: true } });
     const requestKey = `r${++this.permissionCounter}`;
     const options = Array.isArray(params.options) ? (params.options as { id: string; label: string }[]) : [];

@@ -11,7 +11,7 @@ const MAX_LINE = 400;
 const MAX_DIFF_LINES = 400;
 
 export function toolTitle(name: string, args: Record<string, unknown>): string {
-  const s = (k: string) => (typeof args[k] === 'string' ? (args[k]) : '');
+  const s = (k: string) => (typeof args[k] === 'string' ? args[k] : '');
   let detail = '';
   switch (name) {
     case 'read':

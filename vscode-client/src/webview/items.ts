@@ -229,7 +229,7 @@ const STATUS_ICON: Record<string, string> = { pending: '○', running: '◌', do
 function toolEl(t: ToolItem, ctx: Ctx): HTMLElement {
   const open = ctx.expanded.has(t.id);
   const diffOpen = !ctx.expanded.has(`${t.id}:nodiff`);
-  const path = typeof t.args.path === 'string' ? (t.args.path) : undefined;
+  const path = typeof t.args.path === 'string' ? t.args.path : undefined;
   const head = h(
     'div.tool-head',
     { role: 'button', tabindex: 0, 'aria-expanded': String(open), title: 'Show or hide the output', onclick: () => ctx.toggle(t.id) },
@@ -239,7 +239,7 @@ function toolEl(t: ToolItem, ctx: Ctx): HTMLElement {
     h('span.tool-summary', { 'data-testid': 'tool-summary', text: t.status === 'running' ? 'running…' : t.summary }),
   );
   head.addEventListener('keydown', (e) => {
-    if ((e).key === 'Enter' || (e).key === ' ') {
+    if (e.key === 'Enter' || e.key === ' ') {
       e.preventDefault();
       ctx.toggle(t.id);
     }
@@ -380,11 +380,11 @@ function questionEl(q: QuestionItem, ctx: Ctx): HTMLElement {
     ctx.post(msg);
   };
   const field = q.allowFreeText
-    ? (h('input.question-text', {
+    ? h('input.question-text', {
         type: 'text',
         placeholder: 'Or type your answer…',
         'data-testid': 'question-text',
-      }))
+      })
     : null;
   const options = h('div.question-options');
   const boxes: HTMLInputElement[] = [];

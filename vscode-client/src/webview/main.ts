@@ -355,7 +355,7 @@ function paintHeader(): void {
 
 /** The MCP servers (docs/protocol.md §14): state, tool count, message, a Restart button each. */
 function paintMcp(): void {
-  const open = (mcpEl).open;
+  const open = mcpEl.open;
   clear(mcpEl);
   const servers = vm.mcp;
   mcpEl.hidden = servers.length === 0;
@@ -384,7 +384,7 @@ function paintMcp(): void {
       ),
     );
   }
-  (mcpEl).open = open || failed;
+  mcpEl.open = open || failed;
 }
 
 function paintBanner(): void {

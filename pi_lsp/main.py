@@ -1,9 +1,9 @@
 """The ``pi-lsp`` process: the language server (stdio by default), ``pi-lsp run`` or
 ``pi-lsp acp``.
 
-``pi-lsp [--stdio | --tcp HOST:PORT | --socket PATH] [--idle-timeout S] [--log-file F] [--log-level L] [--version]`` serves LSP
-(``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one headless agent trace in a directory
-(``cli/``). ``pi-lsp acp [provider flags]`` serves the Agent Client Protocol on stdio
+``pi-lsp [--stdio | --tcp HOST:PORT | --socket PATH] [--idle-timeout S] [--log-file F]
+[--log-level L] [--version]`` serves LSP (``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one
+headless agent trace in a directory (``cli/``). ``pi-lsp acp [provider flags]`` serves the Agent Client Protocol on stdio
 (``acp/``). This module only picks the front end; they never import each other.
 """
 

@@ -48,7 +48,8 @@ def test_socket_is_private_and_idle_server_exits(tmp_path: Path) -> None:
             init = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
             s.sendall(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}))
             reply = s.recv(65536)
-            assert b'"id":1' in reply.replace(b" ", b"") and b"capabilities" in reply
+            assert b'"id":1' in reply.replace(b" ", b"")
+            assert b"capabilities" in reply
             with pytest.raises(subprocess.TimeoutExpired):
                 proc.wait(timeout=2.5)  # > the idle timeout: connected, so not idle
         assert proc.wait(timeout=30) == 0  # no client, no run: it exits
@@ -71,7 +72,8 @@ def test_stale_socket_file_is_replaced_and_live_one_refused(tmp_path: Path) -> N
         wait_listening(proc)
         second = start(path, 30.0)
         assert second.wait(timeout=30) != 0
-        assert second.stderr is not None and "already listens" in second.stderr.read()
+        assert second.stderr is not None
+        assert "already listens" in second.stderr.read()
     finally:
         proc.terminate()
         assert proc.wait(timeout=30) == 0

@@ -171,17 +171,17 @@ def _serve(listen: Listen, idle_timeout: float | None) -> int:
     return run_event_loop(main())
 
 
-async def _idle_watch(timeout: float, busy: Callable[[], bool], stop: asyncio.Event) -> None:
-    """Set ``stop`` once the server has been idle (no client, no run) for ``timeout`` s."""
+async def _idle_watch(limit: float, busy: Callable[[], bool], stop: asyncio.Event) -> None:
+    """Set ``stop`` once the server has been idle (no client, no run) for ``limit`` s."""
     loop = asyncio.get_running_loop()
     idle_since = loop.time()
-    step = min(1.0, max(timeout / 4, 0.05))
+    step = min(1.0, max(limit / 4, 0.05))
     while not stop.is_set():
         await asyncio.sleep(step)
         if busy():
             idle_since = loop.time()
-        elif loop.time() - idle_since >= timeout:
-            log.info("idle for %.0f s: exiting", timeout)
+        elif loop.time() - idle_since >= limit:
+            log.info("idle for %.0f s: exiting", limit)
             stop.set()
 
 

@@ -4,7 +4,8 @@
 ``pi-lsp [--stdio | --tcp HOST:PORT | --socket PATH] [--idle-timeout S] [--log-file F]
 [--log-level L] [--version]`` serves LSP (``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one
 headless agent trace in a directory (``cli/``). ``pi-lsp acp [provider flags]`` serves the
-Agent Client Protocol on stdio (``acp/``). This module only picks the front end; they never import each other.
+Agent Client Protocol on stdio (``acp/``). This module only picks the front end; they never
+import each other.
 """
 
 from __future__ import annotations

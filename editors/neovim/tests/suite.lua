@@ -568,7 +568,7 @@ function sets.bgstart()
   end
   local _, ws = bg_setup()
   local bg, client = require("pi.background"), require("pi.client")
-  vim.cmd("Pi talk")
+  client.ensure(0)
   local rec = bg.find(ws)
   report(rec ~= nil, "server.tcp = auto starts the workspace's background server and records it")
   if rec == nil then return end
@@ -576,6 +576,7 @@ function sets.bgstart()
   report(vim.loop.fs_stat(record_path).mode % 512 == 384, "the record is mode 0600")
   report(vim.loop.fs_stat(rec.socket).mode % 512 == 384, "the socket is mode 0600")
   report(wait(30000, function() return client.ready[ws] == true end), "connected to it")
+  vim.cmd("Pi talk")
   report(wait(30000, function() return count("message_update") >= 3 end), "the answer streams")
   -- finish() quits this Neovim mid-answer
 end

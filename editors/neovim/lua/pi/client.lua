@@ -79,6 +79,9 @@ function M.start(root)
     local host, port = parse_tcp(opts.server.tcp)
     cmd = vim.lsp.rpc.connect(host, port)
   end
+  -- a server that outlives us streams events as soon as we connect, before on_ready: they
+  -- wait until the replay has been shown, else a run's start is lost and its end shown early
+  if M.remote() then state.hold = state.hold or {} end
   local pi = vim.tbl_extend("force", {}, opts.settings)
   pi.clientCapabilities = M.capabilities()
   local cfg = {
@@ -138,7 +141,7 @@ function M.on_ready(root)
   local sid = state.session
   if sid == nil then
     if M.remote() then
-      state.hold = {} -- live events wait until the replay has been shown (no gap, no overlap)
+      state.hold = state.hold or {} -- live events wait for the replay (no gap, no overlap)
       require("pi.protocol").request("pi/sessions", {}, function(err, res)
         for _, s in ipairs((not err and res and res.sessions) or {}) do
           if s.isStreaming then
@@ -153,7 +156,7 @@ function M.on_ready(root)
     return
   end
   local proto = require("pi.protocol")
-  state.hold = {}
+  state.hold = state.hold or {}
   proto.request("pi/resumeSession", { sessionId = sid }, function(err)
     if err then return M.release() end
     require("pi.chat").note("reconnected to session " .. sid)

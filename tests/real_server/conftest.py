@@ -4,8 +4,9 @@ one segment, connection closed after each stream, its own error shapes).
 
 The runtime lives in a venv cached outside the clone (``.ci/install-llama.sh``, run here when
 the venv is missing). Tests skip, saying why, only when that install fails (no wheel for this
-platform, no network). One server per module (``llama`` fixture): 1 thread, 2048-token
-context, 24 tokens per answer unless a request asks for fewer.
+platform, no network). One server per module (``llama`` fixture): 1 thread, 4096-token
+context (pi-lsp run's system prompt and tool list take ≈ 2.3k tokens), 24 tokens per
+answer unless a request asks for fewer.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import pytest
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
 INSTALLER = ROOT / ".ci" / "install-llama.sh"
+CTX = 4096
+"""The module server's context window (the overflow tests send more than this)."""
 DEFAULT_PYTHON = Path.home() / ".cache" / "pi-lsp-ci" / "llama-venv" / "bin" / "python"
 STARTUP_S = 120.0
 
@@ -71,7 +74,7 @@ class LlamaServer:
         self.process.wait(30)
 
 
-def start_server(log_dir: Path, *, n_predict: int = 24, ctx: int = 2048) -> LlamaServer:
+def start_server(log_dir: Path, *, n_predict: int = 24, ctx: int = CTX) -> LlamaServer:
     python = llama_python()
     port = free_port()
     log = log_dir / f"llama-{port}.log"

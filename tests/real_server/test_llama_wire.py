@@ -27,7 +27,7 @@ from pi_lsp.ai.events import StartEvent, TextDeltaEvent
 from pi_lsp.ai.models import resolve_model
 from pi_lsp.ai.types import Model
 
-from .conftest import LlamaServer, start_server
+from .conftest import CTX, LlamaServer, start_server
 
 pytestmark = pytest.mark.real_server
 
@@ -168,13 +168,13 @@ async def test_abort_stops_the_stream(llama: LlamaServer, endpoint: str) -> None
 async def test_context_overflow_is_reported_with_the_numbers(
     llama: LlamaServer, endpoint: str
 ) -> None:
-    _, final = await run(model_for(llama, endpoint), ask("word " * 3000))
+    _, final = await run(model_for(llama, endpoint), ask("word " * (2 * CTX)))
     assert final.stop_reason == "error"
     message = final.error_message or ""
-    assert "2048" in message, message
+    assert str(CTX) in message, message
     from pi_lsp.ai import is_context_overflow
 
-    assert is_context_overflow(final, 2048)
+    assert is_context_overflow(final, CTX)
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
@@ -238,14 +238,14 @@ async def test_pi_lsp_run_fails_clearly_on_overflow(
         "-m",
         "pi_lsp",
         "run",
-        "word " * 3000,
+        "word " * (2 * CTX),
         "--cwd",
         str(tmp_path),
         *provider,
         "--model",
         "smollm2",
         "--context-window",
-        "2048",
+        str(CTX),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -255,7 +255,7 @@ async def test_pi_lsp_run_fails_clearly_on_overflow(
     output = out.decode() + err.decode()
     assert proc.returncode not in (0, None), output
     assert "The prompt needs" in output
-    assert "2048" in output
+    assert str(CTX) in output
     assert "contextWindow" in output
 
 

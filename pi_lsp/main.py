@@ -1,10 +1,11 @@
 """The ``pi-lsp`` process: the language server (stdio by default), ``pi-lsp run`` or
 ``pi-lsp acp``.
 
-``pi-lsp [--stdio | --tcp HOST:PORT] [--log-file F] [--log-level L] [--version]`` serves LSP
-(``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one headless agent trace in a directory
-(``cli/``). ``pi-lsp acp [provider flags]`` serves the Agent Client Protocol on stdio
-(``acp/``). This module only picks the front end; they never import each other.
+``pi-lsp [--stdio | --tcp HOST:PORT | --socket PATH] [--idle-timeout S] [--log-file F]
+[--log-level L] [--version]`` serves LSP (``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one
+headless agent trace in a directory (``cli/``). ``pi-lsp acp [provider flags]`` serves the
+Agent Client Protocol on stdio (``acp/``). This module only picks the front end; they never
+import each other.
 """
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ def _server_parser() -> argparse.ArgumentParser:
         "--stdio", action="store_true", help="serve LSP over stdin/stdout (the default)"
     )
     transport.add_argument("--tcp", metavar="HOST:PORT", help="serve LSP over TCP instead")
+    transport.add_argument(
+        "--socket",
+        metavar="PATH",
+        help="serve LSP on a Unix domain socket only this user may open (mode 0600)",
+    )
+    p.add_argument(
+        "--idle-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="with --tcp/--socket: exit after this long with no client and no run going",
+    )
     p.add_argument("--log-file", metavar="PATH", help="write logs here (default: stderr)")
     p.add_argument(
         "--log-level",
@@ -87,15 +99,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = _server_parser().parse_args(args_list)
     setup_logging(args.log_file, args.log_level)
-    if args.tcp:
+    if args.tcp or args.socket:
         from .lsp.connection.attrs_cache import attrs_code_cache
 
         with attrs_code_cache():  # lsprotocol's generated methods, compiled once per machine
-            from .lsp.serve.tcp import serve_tcp
+            from .lsp.serve.tcp import serve_socket, serve_tcp
 
-        host, port = _parse_tcp(args.tcp)
-        log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
-        code = serve_tcp(host, port)
+        if args.socket:
+            log.info("pi-lsp %s serving on socket %s", __version__, args.socket)
+            code = serve_socket(args.socket, idle_timeout=args.idle_timeout)
+        else:
+            host, port = _parse_tcp(args.tcp)
+            log.info("pi-lsp %s serving on tcp %s:%d", __version__, host, port)
+            code = serve_tcp(host, port, idle_timeout=args.idle_timeout)
     else:
         from .lsp.serve.stdio import serve_stdio  # answers initialize before the heavy imports
 

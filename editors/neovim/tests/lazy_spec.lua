@@ -55,7 +55,7 @@ if form == "dir" then
   -- README: "Install (lazy.nvim)", a local checkout
   spec = {
     dir = plugin_dir,
-    cmd = { "Pi", "PiChat", "PiSessions", "PiModel", "PiApprove", "PiPlan" },
+    cmd = { "Pi", "PiChat", "PiSessions", "PiAttach", "PiModel", "PiApprove", "PiPlan" },
     keys = { { "<leader>pa", mode = "x" } },
     opts = opts,
   }
@@ -64,7 +64,7 @@ else
   -- the plugin is its editors/neovim folder). `dir` stands in for the clone here.
   spec = {
     dir = repo_dir,
-    cmd = { "Pi", "PiChat", "PiSessions", "PiModel", "PiApprove", "PiPlan" },
+    cmd = { "Pi", "PiChat", "PiSessions", "PiAttach", "PiModel", "PiApprove", "PiPlan" },
     keys = { { "<leader>pa", mode = "x" } },
     opts = opts,
     config = function(plugin, o)

@@ -4,7 +4,8 @@
 NVIM=${1:-nvim}; export PI_TEST_CMD=${2:-'["pi-lsp"]'}
 DIR=$(cd "$(dirname "$0")" && pwd)
 P=0; F=0
-for set in stream attach modified steer interrupt abort queue review rewind revert permission rules plan planmode model sessions health mcp restart tcp warm; do
+PI_TEST_SHARED=$(mktemp -d); export PI_TEST_SHARED  # bgstart -> bgattach: two Neovim processes
+for set in stream attach modified steer interrupt abort queue review rewind revert permission rules plan planmode model sessions health mcp restart tcp bgstart bgattach warm; do
   out=$(PI_TEST_SET=$set timeout 90 "$NVIM" --headless -u NONE -i NONE -n -c "luafile $DIR/suite.lua" </dev/null 2>&1)
   out=$(printf '%s\n' "$out" | tr -d '\r')
   printf '%s\n' "$out" | grep -aoE '(PASS|FAIL|SKIP) .*'
@@ -14,4 +15,8 @@ for set in stream attach modified steer interrupt abort queue review rewind reve
   [ -z "$f" ] && f=1 && p=0
   P=$((P + p)); F=$((F + f))
 done
+for rec in "$PI_TEST_SHARED"/state/*.json; do  # a background server a failed run left
+  [ -f "$rec" ] && kill "$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$rec")" 2>/dev/null
+done
+rm -rf "$PI_TEST_SHARED"
 echo "$P passed, $F failed"

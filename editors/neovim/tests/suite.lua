@@ -532,6 +532,76 @@ function sets.tcp()
   vim.fn.jobstop(job)
 end
 
+-- server.tcp = "auto" across two Neovim processes (tests/run.sh runs bgstart, then bgattach,
+-- sharing $PI_TEST_SHARED): the first starts a run on the workspace's background server and
+-- quits while the answer streams; the rest streams while no Neovim runs, then a bash tool waits
+-- for a file; the second Neovim :PiAttach-es, creates the file, and the answer completes in its
+-- chat exactly once.
+local BG = "reattach after a Neovim restart (server.tcp = auto)"
+local BG_REPEAT = 80
+local function bg_setup()
+  local shared = os.getenv("PI_TEST_SHARED")
+  local ws = shared .. "/ws"
+  vim.fn.mkdir(ws .. "/.git", "p")
+  write(ws .. "/a.py", "def f():\n    return 1\n")
+  vim.cmd("cd " .. ws)
+  local script = shared .. "/script.json"
+  local wait_go = ("while [ ! -e %s/GO ]; do sleep 0.05; done; echo released"):format(shared)
+  local first = tool("bash", { command = wait_go }, vim.trim(string.rep("kept going ", BG_REPEAT)))
+  first = vim.tbl_extend("force", first, { delayMs = 20, chunkSize = 4 })
+  write(script, vim.json.encode({ responses = { first, text("All done.") } }))
+  require("pi").setup({
+    server = { cmd = vim.json.decode(os.getenv("PI_TEST_CMD")), tcp = "auto", state_dir = shared .. "/state", idle_timeout = 120 },
+    settings = { provider = "faux", fauxScript = script, permissions = { bash = "allow" } },
+  })
+  observe()
+  vim.cmd("edit " .. ws .. "/a.py")
+  return shared, ws
+end
+
+function sets.bgstart()
+  if not require("pi.background").supported() then
+    require("pi").setup({ server = { cmd = vim.json.decode(os.getenv("PI_TEST_CMD")), tcp = "auto" } })
+    vim.cmd("checkhealth pi")
+    report(buf_text(0):find("keeps pi-lsp over stdio", 1, true) ~= nil, ":checkhealth pi says server.tcp = auto keeps stdio here", buf_text(0))
+    return report("skip", BG, "Neovim before 0.10 cannot connect to a socket (stdio)")
+  end
+  local _, ws = bg_setup()
+  local bg, client = require("pi.background"), require("pi.client")
+  client.ensure(0)
+  local rec = bg.find(ws)
+  report(rec ~= nil, "server.tcp = auto starts the workspace's background server and records it")
+  if rec == nil then return end
+  local record_path = bg.paths(ws)
+  report(vim.loop.fs_stat(record_path).mode % 512 == 384, "the record is mode 0600")
+  report(vim.loop.fs_stat(rec.socket).mode % 512 == 384, "the socket is mode 0600")
+  report(wait(30000, function() return client.ready[ws] == true end), "connected to it")
+  vim.cmd("Pi talk")
+  report(wait(30000, function() return count("message_update") >= 3 end), "the answer streams")
+  -- finish() quits this Neovim mid-answer
+end
+
+function sets.bgattach()
+  if not require("pi.background").supported() then return report("skip", BG, "Neovim before 0.10 cannot connect to a socket (stdio)") end
+  local shared, ws = bg_setup()
+  local bg, client, state = require("pi.background"), require("pi.client"), require("pi.state")
+  local rec = bg.find(ws)
+  report(rec ~= nil, "a new Neovim finds the background server the last one started")
+  if rec == nil then return end
+  report(client.clients[ws] == nil, "no connection before :PiAttach")
+  vim.cmd("PiAttach")
+  report(wait(30000, function() return state.session ~= nil and state.hold == nil end), ":PiAttach follows the run that kept going")
+  write(shared .. "/GO", "")
+  report(wait(30000, function() return agent_ends() >= 1 end), "the run ends in the new Neovim")
+  local chat = chat_text()
+  local _, n = chat:gsub("kept going", "")
+  report(n == BG_REPEAT, "the answer streamed while Neovim was away is in the chat exactly once", n .. " times:\n" .. chat)
+  local _, done = chat:gsub("All done%.", "")
+  report(done == 1, "the rest streamed live, once", chat)
+  vim.loop.kill(rec.pid, "sigterm")
+  report(wait(30000, function() return bg.find(ws) == nil end), "the background server ends on SIGTERM")
+end
+
 -- :Pi without text asks for the prompt: the server starts then, while the user types
 function sets.warm()
   local script = tmp .. "/script.json"

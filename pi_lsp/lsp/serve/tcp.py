@@ -8,6 +8,11 @@ gets the same sessions (``pi/sessions`` marks the live ones ``isStreaming``; ``p
 gives what it missed). A connection whose workspace folders differ is refused, and so is a
 second connection while one is open. SIGTERM / SIGINT end the server: runs are aborted,
 tool processes killed, session files flushed.
+
+``pi-lsp --socket PATH`` serves the same on a Unix domain socket that only its user may open
+(mode 0600, in a directory of mode 0700): the background server an editor starts per
+workspace. ``--idle-timeout SECONDS`` ends the server once no client has been connected and no
+run has been going for that long.
 """
 
 from __future__ import annotations
@@ -16,8 +21,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import signal
-from collections.abc import AsyncIterator
+import socket
+import stat
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcException
@@ -44,7 +53,66 @@ BUSY = (
 )
 
 
-def serve_tcp(host: str, port: int) -> int:
+Listen = Callable[
+    [Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]],
+    Awaitable[asyncio.Server],
+]
+
+
+def serve_tcp(host: str, port: int, *, idle_timeout: float | None = None) -> int:
+    async def listen(handler: Any) -> asyncio.Server:
+        return await asyncio.start_server(handler, host, port)
+
+    return _serve(listen, idle_timeout)
+
+
+def serve_socket(path: str, *, idle_timeout: float | None = None) -> int:
+    """Serve on the Unix domain socket ``path`` (mode 0600, its directory made 0700)."""
+    sock_path = Path(path)
+    _private_dir(sock_path.parent)
+    _remove_stale(sock_path)
+
+    async def listen(handler: Any) -> asyncio.Server:
+        old = os.umask(0o177)  # the socket is created 0600: no moment another user may connect
+        try:
+            srv = await asyncio.start_unix_server(handler, str(sock_path))
+        finally:
+            os.umask(old)
+        os.chmod(sock_path, 0o600)
+        return srv
+
+    try:
+        return _serve(listen, idle_timeout)
+    finally:
+        with contextlib.suppress(OSError):
+            sock_path.unlink()
+
+
+def _private_dir(directory: Path) -> None:
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = directory.stat()
+    if info.st_uid != os.getuid():
+        raise SystemExit(f"pi-lsp: {directory} belongs to another user; choose another --socket")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        os.chmod(directory, 0o700)
+
+
+def _remove_stale(path: Path) -> None:
+    """A socket file left by a server that died is removed; a live server's is an error."""
+    if not path.exists():
+        return
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        path.unlink()
+        return
+    finally:
+        probe.close()
+    raise SystemExit(f"pi-lsp: a server already listens on {path}")
+
+
+def _serve(listen: Listen, idle_timeout: float | None) -> int:
     server = create_server()
     server.persistent = True
     protocol = server.protocol
@@ -83,14 +151,38 @@ def serve_tcp(host: str, port: int) -> int:
                 writer.close()
                 log.info("client disconnected; the sessions go on")
 
-        tcp = await asyncio.start_server(on_connect, host, port)
+        def busy() -> bool:
+            manager = server.manager
+            running = manager is not None and any(h.running for h in manager.sessions.values())
+            return bool(active) or running
+
+        tcp = await listen(on_connect)
         log.info("listening on %s", ", ".join(str(s.getsockname()) for s in tcp.sockets))
+        watch = None
+        if idle_timeout is not None:
+            watch = asyncio.create_task(_idle_watch(idle_timeout, busy, stop))
         async with tcp:
             await stop.wait()
+        if watch is not None:
+            watch.cancel()
         await server.stop()
         return 0
 
     return run_event_loop(main())
+
+
+async def _idle_watch(limit: float, busy: Callable[[], bool], stop: asyncio.Event) -> None:
+    """Set ``stop`` once the server has been idle (no client, no run) for ``limit`` s."""
+    loop = asyncio.get_running_loop()
+    idle_since = loop.time()
+    step = min(1.0, max(limit / 4, 0.05))
+    while not stop.is_set():
+        await asyncio.sleep(step)
+        if busy():
+            idle_since = loop.time()
+        elif loop.time() - idle_since >= limit:
+            log.info("idle for %.0f s: exiting", limit)
+            stop.set()
 
 
 async def _nothing() -> None:

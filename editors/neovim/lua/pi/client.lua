@@ -1,5 +1,6 @@
 --- Starting pi-lsp through Neovim's own LSP client: one server per workspace root, restart and
---- re-attach when it exits, or a TCP connection to a long-running `pi-lsp --tcp`.
+--- re-attach when it exits, a TCP connection to a long-running `pi-lsp --tcp`, or (server.tcp =
+--- "auto") a connection to the workspace's background server (pi.background).
 local config = require("pi.config")
 local state = require("pi.state")
 
@@ -50,10 +51,27 @@ local function parse_tcp(spec)
   return host, tonumber(port)
 end
 
+--- Whether the server outlives this Neovim (a connection, not a child over stdio).
+function M.remote()
+  local tcp = config.options.server.tcp
+  if tcp == "auto" then return require("pi.background").supported() end
+  return tcp ~= nil and tcp ~= false
+end
+
 function M.start(root)
   local opts = config.options
   local cmd = opts.server.cmd
-  if opts.server.tcp then
+  if opts.server.tcp == "auto" then
+    local bg = require("pi.background")
+    if bg.supported() then
+      local sock, reason = bg.ensure(root)
+      if not sock then
+        vim.notify("pi: " .. reason, vim.log.levels.ERROR)
+        return nil
+      end
+      cmd = vim.lsp.rpc.connect(sock)
+    end -- before 0.10: the server runs over stdio (said in :checkhealth pi)
+  elseif opts.server.tcp then
     if not (vim.lsp.rpc and vim.lsp.rpc.connect) then
       vim.notify("pi: server.tcp needs vim.lsp.rpc.connect (absent in this Neovim)", vim.log.levels.ERROR)
       return nil
@@ -61,6 +79,9 @@ function M.start(root)
     local host, port = parse_tcp(opts.server.tcp)
     cmd = vim.lsp.rpc.connect(host, port)
   end
+  -- a server that outlives us streams events as soon as we connect, before on_ready: they
+  -- wait until the replay has been shown, else a run's start is lost and its end shown early
+  if M.remote() then state.hold = state.hold or {} end
   local pi = vim.tbl_extend("force", {}, opts.settings)
   pi.clientCapabilities = M.capabilities()
   local cfg = {
@@ -119,8 +140,8 @@ function M.on_ready(root)
   M.ready[root] = true
   local sid = state.session
   if sid == nil then
-    if config.options.server.tcp then
-      state.hold = {} -- live events wait until the replay has been shown (no gap, no overlap)
+    if M.remote() then
+      state.hold = state.hold or {} -- live events wait for the replay (no gap, no overlap)
       require("pi.protocol").request("pi/sessions", {}, function(err, res)
         for _, s in ipairs((not err and res and res.sessions) or {}) do
           if s.isStreaming then
@@ -135,7 +156,7 @@ function M.on_ready(root)
     return
   end
   local proto = require("pi.protocol")
-  state.hold = {}
+  state.hold = state.hold or {}
   proto.request("pi/resumeSession", { sessionId = sid }, function(err)
     if err then return M.release() end
     require("pi.chat").note("reconnected to session " .. sid)
@@ -164,6 +185,28 @@ function M.replay(sid, after)
     state.hold = held
     M.release()
   end)
+end
+
+--- :PiAttach: connect to this workspace's background server (server.tcp = "auto") or the
+--- configured `pi-lsp --tcp`, and follow its streaming session, replaying what was missed.
+function M.attach()
+  if not M.remote() then
+    vim.notify("pi: :PiAttach needs server.tcp (\"auto\" on Neovim 0.10+, or HOST:PORT)", vim.log.levels.WARN)
+    return
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  local name = is_file_buf(buf) and vim.api.nvim_buf_get_name(buf) or nil
+  local root = name and M.root_for(name) or M.current_root or M.root_for(nil)
+  local id = M.clients[root]
+  if id ~= nil and vim.lsp.get_client_by_id(id) ~= nil then
+    if M.ready[root] then M.on_ready(root) end -- connected already: pick up the session again
+    return
+  end
+  if config.options.server.tcp == "auto" and require("pi.background").find(root) == nil then
+    vim.notify("pi: no background pi-lsp runs for " .. root, vim.log.levels.WARN)
+    return
+  end
+  M.ensure(buf)
 end
 
 function M.on_exit(root, code, signal)

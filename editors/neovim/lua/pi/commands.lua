@@ -103,6 +103,8 @@ function M.new()
   end)
 end
 
+function M.attach() require("pi.client").attach() end
+
 function M.sessions()
   proto.request("pi/sessions", {}, function(err, res)
     if err or not res then return end

@@ -4,7 +4,10 @@ local M = {}
 M.defaults = {
   server = {
     cmd = { "pi-lsp" },      -- how to start the server over stdio
-    tcp = nil,               -- "127.0.0.1:PORT": attach to a running `pi-lsp --tcp` instead
+    tcp = nil,               -- "auto": a per-workspace background server that outlives Neovim
+                             -- (Neovim 0.10+; :PiAttach); "127.0.0.1:PORT": a running `pi-lsp --tcp`
+    idle_timeout = 600,      -- "auto": the background server exits after this many idle seconds
+    state_dir = nil,         -- "auto": where servers are recorded (default stdpath("state")/pi)
     restart = true,          -- restart (and re-attach) when the server exits
     max_restarts = 5,
   },

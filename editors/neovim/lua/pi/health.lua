@@ -20,10 +20,22 @@ local KEY_VARS = {
 function M.check()
   local opts = require("pi.config").options
   start("pi-lsp server")
-  if opts.server.tcp then
+  local auto = opts.server.tcp == "auto"
+  if auto then
+    local bg = require("pi.background")
+    if bg.supported() then
+      ok("server.tcp = \"auto\": a background pi-lsp per workspace on a private socket in " .. bg.dir()
+        .. " (idle timeout " .. tostring(opts.server.idle_timeout) .. " s); :PiAttach reattaches")
+    else
+      warn("server.tcp = \"auto\" needs vim.lsp.rpc.connect to a socket (Neovim 0.10+): this Neovim "
+        .. "keeps pi-lsp over stdio, so a run ends with Neovim and :PiAttach is unavailable")
+    end
+  end
+  if opts.server.tcp and not auto then
     if vim.lsp.rpc and vim.lsp.rpc.connect then ok("server.tcp = " .. opts.server.tcp)
     else err("server.tcp needs vim.lsp.rpc.connect, which this Neovim lacks") end
-  else
+  end
+  if not opts.server.tcp or auto then
     local exe = opts.server.cmd[1]
     if vim.fn.executable(exe) == 1 then
       local out = vim.fn.system(vim.list_extend(vim.deepcopy(opts.server.cmd), { "--version" }))
@@ -53,6 +65,9 @@ function M.check()
     "no vim.lsp.config: server started with vim.lsp.start_client")
   feature(vim.lsp.rpc and vim.lsp.rpc.connect, "vim.lsp.rpc.connect: server.tcp works",
     "no vim.lsp.rpc.connect: server.tcp unavailable")
+  feature(require("pi.background").supported(),
+    "socket connect (0.10+): server.tcp = \"auto\" runs a background server per workspace",
+    "no socket connect (before 0.10): server.tcp = \"auto\" keeps pi-lsp over stdio")
   feature(require("pi.permission").handlers_can_wait(),
     "request handlers can wait: permission questions never block typing",
     "request handlers answer synchronously: permission questions use vim.ui.select (modal)")

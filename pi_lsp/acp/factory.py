@@ -31,6 +31,7 @@ from ..runtime import (
     create_agent_session,
     offered_models,
 )
+from ..runtime.provider_args import provider_fields
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
 from ..tools.disk_workspace import DiskWorkspace
 from ..tools.workspace import Workspace
@@ -43,16 +44,7 @@ class UsageError(Exception):
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The command line's flags as a ``RunConfig`` (this front end's one mapping)."""
     return RunConfig(
-        provider="faux" if args.faux_script else args.provider,
-        api=args.api,
-        model=args.model,
-        base_url=args.base_url,
-        api_key_env=args.api_key_env,
-        thinking=args.thinking,
-        context_window=args.context_window,
-        max_tokens=args.max_tokens,
-        read_timeout=args.read_timeout,
-        faux_script=args.faux_script,
+        **provider_fields(args),
         faux_demo=args.provider == "faux" and not args.faux_script,
         permissions=PermissionsConfig(bash="allow" if args.yes else "ask"),
     )

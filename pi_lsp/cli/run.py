@@ -66,20 +66,12 @@ class Plan:
 def run_config(args: argparse.Namespace, *, demo: bool = False) -> RunConfig:
     """The command line's flags as a ``RunConfig`` (the CLI's one mapping)."""
     from ..runtime import PermissionsConfig, RunConfig
+    from ..runtime.provider_args import provider_fields
 
     config = RunConfig(
-        provider="faux" if args.faux_script else args.provider,  # a script is the model
-        model=args.model,
-        base_url=args.base_url,
-        api=getattr(args, "api", None),
-        api_key_env=args.api_key_env,
-        thinking=args.thinking,
-        context_window=args.context_window,
-        max_tokens=args.max_tokens,
-        read_timeout=args.read_timeout,
-        faux_script=args.faux_script,
+        **provider_fields(args),
         permissions=PermissionsConfig(bash="allow" if args.yes or demo else "ask"),
-        default_mode="plan" if getattr(args, "plan", False) else "act",
+        default_mode="plan" if args.plan else "act",
     )
     if demo:  # the scripted offline demo, whatever else the flags say
         return config.model_copy(

@@ -1,4 +1,5 @@
-"""The provider flags every front end takes (``pi-lsp run``, ``pi-lsp acp``): one definition.
+"""The provider flags every front end takes (``pi-lsp run``, ``pi-lsp acp``): one definition,
+and one mapping of them into ``RunConfig`` fields (``provider_fields``).
 
 Standard library only, so a front end can parse its arguments before anything heavy loads.
 """
@@ -6,6 +7,7 @@ Standard library only, so a front end can parse its arguments before anything he
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from ..ai.thinking_levels import THINKING_LEVELS
 
@@ -46,3 +48,20 @@ def add_provider_arguments(p: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="fail a request after this long without data (default 600)",
     )
+
+
+def provider_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags of ``add_provider_arguments`` as ``RunConfig`` fields (a faux script is the
+    model, whatever ``--provider`` says)."""
+    return {
+        "provider": "faux" if args.faux_script else args.provider,
+        "api": args.api,
+        "model": args.model,
+        "base_url": args.base_url,
+        "api_key_env": args.api_key_env,
+        "thinking": args.thinking,
+        "context_window": args.context_window,
+        "max_tokens": args.max_tokens,
+        "read_timeout": args.read_timeout,
+        "faux_script": args.faux_script,
+    }

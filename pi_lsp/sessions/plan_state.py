@@ -147,7 +147,7 @@ class PlanStateMixin:
 
     def _carry_out_plan(self) -> None:
         """Deliver ``ACT_FOLLOW_UP``: queued while a run goes on, else a new run."""
-        if self.is_running or self.agent.is_running:
+        if self.is_running:
             self.agent.follow_up(ACT_FOLLOW_UP)
         else:
             self.prompt(ACT_FOLLOW_UP)

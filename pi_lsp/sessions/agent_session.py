@@ -9,8 +9,8 @@
   ``agent.continue_()``: retry (session-level, off by default: docs/protocol.md#7-errors
   retries only before output, at the provider), then compaction (overflow → compact and retry
   exactly once; threshold → compact), then queued messages.
-- Compaction (``session_compaction``) summaries come from the current model through
-  ``agent.stream_fn``.
+- Retries are ``session_retry``; compaction is ``session_compaction``, its summaries come
+  from the current model through ``agent.stream_fn``.
 Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 """
 
@@ -19,11 +19,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, Literal
-
-import anyio
 
 from ..agent import Agent, AgentBusyError
 from ..agent.agent import PROMPT_BUSY
@@ -45,19 +42,18 @@ from .compaction.tokens import CompactionSettings
 from .entries import CustomEntry
 from .events import (
     AutoRetryEndEvent,
-    AutoRetryStartEvent,
     ProviderRetryEvent,
     QueueUpdateEvent,
     SessionEvent,
     SessionSaveEvent,
 )
-from .overflow import is_retryable_error
 from .plan_state import PlanStateMixin
 from .queue_entries import QUEUE_ENTRY_TYPE, queue_data, restore_queues
 from .session_compaction import CompactionMixin
 from .session_controls import SessionControls
 from .session_file import SessionFile
 from .session_queues import SessionQueues
+from .session_retry import RetryMixin, RetrySettings, Sleep, abortable_sleep
 from .usage import UsageTotals, context_tokens, usage_totals
 
 if TYPE_CHECKING:
@@ -67,30 +63,10 @@ log = logging.getLogger("pi_lsp.sessions")
 
 SessionListener = Callable[[SessionEvent], MaybeAwaitable[None]]
 ModelResolver = Callable[[str, str], Model | None]
-Sleep = Callable[[float, AbortSignal], Awaitable[None]]
 MODEL_CHOICE_ENTRY_TYPE = "pi-lsp.model_choice"
 
 
-@dataclass(frozen=True, slots=True)
-class RetrySettings:
-    """Pi's session-level auto-retry (docs/reference/pi.md#retries): delays
-    ``base × 2^(attempt-1)``.
-
-    Off by default here: docs/protocol.md#7-errors has the provider retry transient errors
-    before any output and treats a later failure as a hard stop."""
-
-    enabled: bool = False
-    max_retries: int = 3
-    base_delay_ms: int = 2000
-
-
-async def abortable_sleep(seconds: float, signal: AbortSignal) -> None:
-    """Sleep ``seconds`` or until ``signal`` aborts."""
-    with anyio.move_on_after(seconds):
-        await signal.wait()
-
-
-class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMixin):
+class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMixin, RetryMixin):
     """See the module docstring and docs/sessions.md#using-it-from-python."""
 
     def __init__(
@@ -457,43 +433,6 @@ class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMix
         if task is not None and not task.done():
             await asyncio.wait({task})
         await self.agent.wait_for_idle()
-
-    # ------------------------------------------------------------------ retry
-
-    def _is_retryable(self, message: AssistantMessage) -> bool:
-        return self.retry_settings.enabled and is_retryable_error(
-            message, self.agent.state.model.context_window
-        )
-
-    async def _prepare_retry(self, message: AssistantMessage) -> bool:
-        settings = self.retry_settings
-        self._retry_attempt += 1
-        if self._retry_attempt > settings.max_retries:
-            self._retry_attempt -= 1
-            return False
-        delay_ms = settings.base_delay_ms * 2 ** (self._retry_attempt - 1)
-        await self._emit(
-            AutoRetryStartEvent(
-                attempt=self._retry_attempt,
-                max_attempts=settings.max_retries,
-                delay_ms=delay_ms,
-                error_message=message.error_message or "Unknown error",
-            )
-        )
-        self._drop_trailing_assistant()  # it stays in the file, not in the context
-        signal = AbortSignal()
-        self._retry_signal = signal
-        try:
-            await self._sleep(delay_ms / 1000, signal)
-        finally:
-            self._retry_signal = None
-        if signal.aborted or self._abort_requested:
-            attempt, self._retry_attempt = self._retry_attempt, 0
-            await self._emit(
-                AutoRetryEndEvent(success=False, attempt=attempt, final_error="Retry cancelled")
-            )
-            return False
-        return True
 
     async def compact(
         self,

@@ -64,7 +64,7 @@ def _scrub(text: str, secrets: Iterable[str]) -> str:
 def to_agent_result(
     result: Any, details: dict[str, Any], secrets: Iterable[str] = ()
 ) -> AgentToolResult:
-    """``secrets``: the server's own credentials (``McpServerConfig.secret_values``), cut
+    """``secrets``: the server's own credentials (``McpServer.secrets``), cut
     from every text the model would see — a server that echoes its token leaks nothing."""
     secrets = list(secrets)
     blocks = [b for b in (_block(x) for x in result.content or []) if b is not None]

@@ -54,7 +54,9 @@ class McpServer:
         self, config: McpServerConfig, *, on_change: Callable[[], None] = lambda: None
     ) -> None:
         self.config = config
-        for value in config.secret_values():  # session files and logs cut them too
+        self.secrets = frozenset(config.secret_values())
+        """The entry's credentials (found once): cut from each tool result (``results``)."""
+        for value in self.secrets:  # session files and logs cut them too
             vault.remember_value(value)
         self.state: State = "stopped"
         self.message: str | None = None

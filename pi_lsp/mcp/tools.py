@@ -122,9 +122,7 @@ async def call_tool(
             f"The MCP tool {tool} (server {server.name}) failed: {why}. "
             "The server is restarted on its next use."
         ) from None
-    return to_agent_result(
-        result, details_of(server, tool, arguments), server.config.secret_values()
-    )
+    return to_agent_result(result, details_of(server, tool, arguments), server.secrets)
 
 
 def direct_tools(servers: Sequence[McpServer]) -> list[McpTool]:

@@ -271,9 +271,6 @@ def _merged(act: list[AgentTool[Any]], shown: list[AgentTool[Any]]) -> list[Agen
     kept = [t for t in act if id(t) in visible or not plan_mode_tools([t])]
     known = {id(t) for t in kept}
     added = [t for t in shown if not isinstance(t, PlanModeBashTool) and id(t) not in known]
-    by_name: dict[str, AgentTool[Any]] = {}
-    for tool in [*kept, *added]:
-        by_name.pop(tool.name, None)
-        by_name[tool.name] = tool
-    order = {id(t): i for i, t in enumerate([*kept, *added])}
-    return sorted(by_name.values(), key=lambda t: order[id(t)])
+    tools = [*kept, *added]
+    last = {t.name: i for i, t in enumerate(tools)}
+    return [t for i, t in enumerate(tools) if last[t.name] == i]

@@ -90,11 +90,8 @@ def _skip_reason(longrepr: object) -> str:
     return str(longrepr)
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """Under ``CI=true`` a skip (from a mark, a fixture or the test) fails with its reason."""
-    outcome = yield
-    report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+def _fail_skip_in_ci(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Under ``CI=true`` turn a skip whose reason is not ``optional(...)`` into a failure."""
     if not (report.skipped and in_ci()) or hasattr(report, "wasxfail"):
         return
     reason = _skip_reason(report.longrepr)
@@ -104,16 +101,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 @pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Under ``CI=true`` a skip (from a mark, a fixture or the test) fails with its reason."""
+    outcome = yield
+    _fail_skip_in_ci(outcome.get_result())  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
     """The same for a whole module skipped at import (``pytest.importorskip``)."""
     outcome = yield
-    report: pytest.CollectReport = outcome.get_result()  # type: ignore[attr-defined]
-    if not (report.skipped and in_ci()):
-        return
-    reason = _skip_reason(report.longrepr)
-    if not is_optional(reason):
-        report.outcome = "failed"
-        report.longrepr = ci_failure(reason)
+    _fail_skip_in_ci(outcome.get_result())  # type: ignore[attr-defined]
 
 
 @pytest.fixture(autouse=True)

@@ -111,8 +111,11 @@ def test_runs():
 """
 
 
-def run_pytest(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "test_skips.py").write_text(SKIPS)
+def run_pytest(
+    tmp_path: Path, ci: str | None, source: str = SKIPS
+) -> subprocess.CompletedProcess[str]:
+    """pytest with this repo's conftest over a module holding ``source``, ``CI`` set to ``ci``."""
+    (tmp_path / "test_skips.py").write_text(source)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("CI", None)
     if ci is not None:
@@ -149,15 +152,10 @@ def test_outside_ci_skips_stay_skips(tmp_path: Path) -> None:
 
 
 def test_under_ci_a_module_skipped_at_import_fails(tmp_path: Path) -> None:
-    (tmp_path / "test_module_skip.py").write_text(
+    source = (
         'import pytest\npytest.importorskip("no_such_module_pi_lsp")\n\ndef test_x():\n    pass\n'
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "CI": "true"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
-         "-q", str(tmp_path / "test_module_skip.py")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    proc = run_pytest(tmp_path, "true", source)
     assert proc.returncode != 0, proc.stdout
     assert "could not import 'no_such_module_pi_lsp'" in proc.stdout, proc.stdout
     assert "CI=true: this tier cannot run here" in proc.stdout, proc.stdout

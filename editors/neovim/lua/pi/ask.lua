@@ -2,17 +2,14 @@
 --- (a number, several with commas, a label, or any other text as a typed answer; :PiAnswer!
 --- dismisses it), and a message typed with :Pi while a question waits is its answer. Where
 --- a request handler cannot wait (Neovim 0.7) the question is asked with vim.ui.select.
+local float = require("pi.float")
 local state = require("pi.state")
 
 local M = { win = nil, buf = nil }
 
 local function render()
   local q = state.question
-  if not q then
-    if M.win and vim.api.nvim_win_is_valid(M.win) then vim.api.nvim_win_close(M.win, true) end
-    M.win = nil
-    return
-  end
+  if not q then return float.close(M) end
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_name(M.buf, "pi://question")
@@ -24,17 +21,7 @@ local function render()
   local how = q.multiSelect and ":PiAnswer 1,2" or ":PiAnswer 1"
   if q.allowFreeText then how = how .. " · :PiAnswer <your text>" end
   table.insert(lines, "  (" .. how .. " · :PiAnswer! dismisses)")
-  vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, lines)
-  local width = 20
-  for _, l in ipairs(lines) do width = math.max(width, vim.fn.strdisplaywidth(l)) end
-  width = math.min(width + 2, vim.o.columns - 4)
-  local cfg = { relative = "editor", row = vim.o.lines - #lines - 4, col = vim.o.columns - width - 2,
-    width = width, height = #lines, style = "minimal", border = "rounded", focusable = true }
-  if M.win and vim.api.nvim_win_is_valid(M.win) then
-    vim.api.nvim_win_set_config(M.win, cfg)
-  else
-    M.win = vim.api.nvim_open_win(M.buf, false, cfg)  -- unfocused: typing goes on
-  end
+  float.show(M, lines)
 end
 
 local function finish(answer)
@@ -65,6 +52,13 @@ function M.parse(q, text)
   return { answers = {}, text = text }
 end
 
+--- The options to pick from, and a "type an answer" item where free text is allowed.
+local function choices(q)
+  local items = vim.deepcopy(q.options)
+  if q.allowFreeText then table.insert(items, { label = "Type an answer…", free = true }) end
+  return items
+end
+
 --- :PiAnswer [text] — no argument: pick with vim.ui.select; :PiAnswer! dismisses.
 function M.answer(o)
   local q = state.question
@@ -72,9 +66,7 @@ function M.answer(o)
   if o and o.bang then return finish({ cancelled = true }) end
   local args = o and o.args or ""
   if args ~= "" then return finish(M.parse(q, args)) end
-  local items = vim.deepcopy(q.options)
-  if q.allowFreeText then table.insert(items, { label = "Type an answer…", free = true }) end
-  vim.ui.select(items, { prompt = q.question, format_item = function(it) return it.label end }, function(it)
+  vim.ui.select(choices(q), { prompt = q.question, format_item = function(it) return it.label end }, function(it)
     if not it then return end
     if it.free then
       vim.ui.input({ prompt = q.question .. " " }, function(t)
@@ -103,9 +95,7 @@ end
 --- Synchronous form for a Neovim whose handlers cannot wait.
 local function ask_now(q)
   local answer = { cancelled = true }
-  local items = vim.deepcopy(q.options)
-  if q.allowFreeText then table.insert(items, { label = "Type an answer…", free = true }) end
-  vim.ui.select(items, { prompt = q.question, format_item = function(it) return it.label end }, function(it)
+  vim.ui.select(choices(q), { prompt = q.question, format_item = function(it) return it.label end }, function(it)
     if not it then return end
     if it.free then
       local t = vim.fn.input(q.question .. " ")

@@ -3,6 +3,7 @@
 --- Neovim cannot let a request handler wait (0.7 answers server requests synchronously), the
 --- question falls back to vim.ui.select.
 local config = require("pi.config")
+local float = require("pi.float")
 local state = require("pi.state")
 
 local M = { win = nil, buf = nil }
@@ -18,11 +19,7 @@ local function kind_key(kind)
 end
 
 local function render()
-  if #state.permissions == 0 then
-    if M.win and vim.api.nvim_win_is_valid(M.win) then vim.api.nvim_win_close(M.win, true) end
-    M.win = nil
-    return
-  end
+  if #state.permissions == 0 then return float.close(M) end
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_name(M.buf, "pi://permissions")
@@ -43,17 +40,7 @@ local function render()
     for _, o in ipairs(q.options) do table.insert(keys, ("[%s] %s"):format(kind_key(o.kind) or "?", o.label)) end
     table.insert(lines, "   " .. table.concat(keys, "  ") .. "   (:PiApprove)")
   end
-  vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, lines)
-  local width = 20
-  for _, l in ipairs(lines) do width = math.max(width, vim.fn.strdisplaywidth(l)) end
-  width = math.min(width + 2, vim.o.columns - 4)
-  local cfg = { relative = "editor", row = vim.o.lines - #lines - 4, col = vim.o.columns - width - 2,
-    width = width, height = #lines, style = "minimal", border = "rounded", focusable = true }
-  if M.win and vim.api.nvim_win_is_valid(M.win) then
-    vim.api.nvim_win_set_config(M.win, cfg)
-  else
-    M.win = vim.api.nvim_open_win(M.buf, false, cfg)   -- unfocused: typing goes on
-  end
+  float.show(M, lines)
 end
 
 local function wait_for(q)

@@ -71,24 +71,10 @@ function M.float()
     vim.bo[M.buf].filetype = "markdown"
     vim.keymap.set("n", "q", function() M.close() end, { buffer = M.buf, nowait = true })
   end
-  vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, lines)
-  local width = 20
-  for _, l in ipairs(lines) do width = math.max(width, vim.fn.strdisplaywidth(l)) end
-  width = math.min(width + 2, vim.o.columns - 4)
-  local cfg = { relative = "editor", row = 1, col = vim.o.columns - width - 2, width = width,
-    height = #lines, style = "minimal", border = "rounded", focusable = true }
-  if M.win and vim.api.nvim_win_is_valid(M.win) then
-    vim.api.nvim_win_set_config(M.win, cfg)
-  else
-    M.win = vim.api.nvim_open_win(M.buf, false, cfg)
-  end
-  return M.win
+  return require("pi.float").show(M, lines, 1)
 end
 
-function M.close()
-  if M.win and vim.api.nvim_win_is_valid(M.win) then vim.api.nvim_win_close(M.win, true) end
-  M.win = nil
-end
+function M.close() require("pi.float").close(M) end
 
 --- :PiPlan / :PiAct — switch the current session's mode (a new session is made if none).
 function M.set_mode(mode)

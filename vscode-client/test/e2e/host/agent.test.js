@@ -4,22 +4,14 @@
 'use strict';
 const assert = require('assert');
 const { gate } = require('./lib/openai');
-const { api, waitFor, model, userTexts } = require('./lib/pi');
+const { waitFor, scriptedSession, userTexts } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 describe('pi agent panel (extension host)', function () {
   let a;
   let srv;
 
-  before(async function () {
-    srv = await model();
-    a = await api();
-  });
-  after(async () => { if (srv) await srv.close(); });
-  beforeEach(async () => {
-    srv.reset();
-    await vm.newSession(a);
-  });
+  scriptedSession((s) => ({ a, srv } = s));
 
   it('activates, finds the server from pi.server.command and talks to it', async () => {
     const st = a.state();

@@ -5,56 +5,14 @@
 const assert = require('assert');
 const fs = require('fs');
 const vscode = require('vscode');
-const { api, waitFor, model, wsPath, wsUri, userTexts } = require('./lib/pi');
+const { scriptedSession, waitFor, wsPath, userTexts, freshFile, editCall, ORIGINAL, findLens, runLens } = require('./lib/pi');
 const vm = require('./lib/vm');
-
-const ORIGINAL = 'def greet(name):\n    return "Hello, " + name\n\n\ndef add(a, b):\n    return a + b\n';
-
-/** A fresh file per test, opened in an editor (so `read`/`edit` see the buffer). */
-async function freshFile(name) {
-  fs.writeFileSync(wsPath('src', name), ORIGINAL);
-  const doc = await vscode.workspace.openTextDocument(wsUri('src', name));
-  await vscode.window.showTextDocument(doc, { preview: false });
-  return doc;
-}
-
-function editCall(name, oldText, newText) {
-  return ['edit', { path: `src/${name}`, edits: [{ oldText, newText }] }];
-}
-
-/** The CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
-async function findLens(uri, title, line) {
-  const lenses = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri, 100);
-  const lens = (lenses || []).find((l) => l.command && title.test(l.command.title)
-    && (line === undefined || l.range.start.line === line));
-  if (!lens) {
-    throw new Error(`no CodeLens ${title} on ${uri.fsPath}: ${JSON.stringify((lenses || []).map((l) => [l.range.start.line, l.command && l.command.title]))}`);
-  }
-  return lens;
-}
-
-/** Execute the CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
-async function runLens(uri, title, line) {
-  const lens = await findLens(uri, title, line);
-  return vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments || []));
-}
 
 describe('edits in the real editor (extension host)', function () {
   let a;
   let srv;
 
-  before(async () => {
-    srv = await model();
-    a = await api();
-  });
-  after(async () => { if (srv) await srv.close(); });
-  beforeEach(async () => {
-    srv.reset();
-    await vm.newSession(a);
-  });
-  afterEach(async () => {
-    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => {});
-  });
+  scriptedSession((s) => ({ a, srv } = s), { closeEditor: true });
 
   it('applies an edit in the buffer, saves it to disk, as one undo step', async () => {
     const doc = await freshFile('e1.py');

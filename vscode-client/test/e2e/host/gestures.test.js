@@ -4,24 +4,10 @@
 // keybinding runs — and fails when that handler does nothing (checked by removing each one).
 'use strict';
 const assert = require('assert');
-const fs = require('fs');
 const vscode = require('vscode');
 const { gate } = require('./lib/openai');
-const { CFG, api, waitFor, model, wsPath, wsUri, userTexts } = require('./lib/pi');
+const { CFG, scriptedSession, waitFor, freshFile, editCall, runLens, ORIGINAL, userTexts } = require('./lib/pi');
 const vm = require('./lib/vm');
-
-const ORIGINAL = 'def greet(name):\n    return "Hello, " + name\n\n\ndef add(a, b):\n    return a + b\n';
-
-async function freshFile(name) {
-  fs.writeFileSync(wsPath('src', name), ORIGINAL);
-  const doc = await vscode.workspace.openTextDocument(wsUri('src', name));
-  await vscode.window.showTextDocument(doc, { preview: false });
-  return doc;
-}
-
-function editCall(name, oldText, newText) {
-  return ['edit', { path: `src/${name}`, edits: [{ oldText, newText }] }];
-}
 
 const queueTexts = (s, kind) => ((s.queue || {})[kind] || []).map((q) => q.text);
 const lastUserText = (srv) => userTexts(srv.messages(srv.requests.length - 1)).slice(-1)[0];
@@ -43,18 +29,7 @@ describe('panel and editor gestures (extension host)', function () {
   let a;
   let srv;
 
-  before(async () => {
-    srv = await model();
-    a = await api();
-  });
-  after(async () => { if (srv) await srv.close(); });
-  beforeEach(async () => {
-    srv.reset();
-    await vm.newSession(a);
-  });
-  afterEach(async () => {
-    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => {});
-  });
+  scriptedSession((s) => ({ a, srv } = s), { closeEditor: true });
 
   /** A run held open at a gate after part of its answer, with `queued` follow-ups queued;
    * `next` answers what the run does after (a follow-up is the run's next turn). */
@@ -113,10 +88,7 @@ describe('panel and editor gestures (extension host)', function () {
     srv.text('Changed.');
     await a.prompt('Change the greeting.');
     await waitFor(a, (s) => !vm.isStreaming(s) && vm.pendingHunks(s, doc.uri).length === 1, 'one pending hunk');
-    const lenses = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', doc.uri, 100);
-    const keep = (lenses || []).find((l) => l.command && l.command.title === 'Keep');
-    assert.ok(keep, JSON.stringify((lenses || []).map((l) => l.command && l.command.title)));
-    await vscode.commands.executeCommand(keep.command.command, ...(keep.command.arguments || []));
+    await runLens(doc.uri, /^Keep$/);
     await waitFor(a, (s) => vm.pendingHunks(s, doc.uri).length === 0, 'the hunk to leave review');
     assert.ok(doc.getText().includes('"Hey, "'), doc.getText());
   });

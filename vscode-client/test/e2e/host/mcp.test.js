@@ -6,7 +6,7 @@
 const assert = require('assert');
 const fs = require('fs');
 const path = require('path');
-const { api, waitFor, model, CFG, wsPath } = require('./lib/pi');
+const { scriptedSession, waitFor, CFG, wsPath } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 const CONVERT = { source_timezone: 'Europe/Berlin', time: '12:00', target_timezone: 'Asia/Tokyo' };
@@ -16,9 +16,8 @@ describe('MCP servers (extension host)', function () {
   let srv;
   const file = wsPath('.mcp.json');
 
-  before(async () => {
-    srv = await model();
-    a = await api();
+  scriptedSession((s) => ({ a, srv } = s));
+  before(() => {
     // the `test` extra installs it beside pi-lsp: missing means a broken install, a failure
     const time = path.join(path.dirname(CFG.PI_E2E_SERVER || ''), 'mcp-server-time');
     assert.ok(fs.existsSync(time), `mcp-server-time is not installed beside ${CFG.PI_E2E_SERVER}`);
@@ -27,11 +26,6 @@ describe('MCP servers (extension host)', function () {
   after(async () => {
     if (fs.existsSync(file)) fs.unlinkSync(file); // the next specs see no MCP server
     if (a) await a.client.sendRequest('pi/mcp', {}); // the server drops it
-    if (srv) await srv.close();
-  });
-  beforeEach(async () => {
-    srv.reset();
-    await vm.newSession(a);
   });
 
   it('asks trust once, asks the call, shows the tool card and the server list', async () => {

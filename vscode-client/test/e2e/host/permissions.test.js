@@ -2,7 +2,7 @@
 // card (never a modal), and the answer given through the panel's own message path decides.
 'use strict';
 const assert = require('assert');
-const { api, waitFor, model } = require('./lib/pi');
+const { waitFor, scriptedSession } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 function toolResultText(messages) {
@@ -16,15 +16,7 @@ describe('the permission card (extension host)', function () {
   let a;
   let srv;
 
-  before(async () => {
-    srv = await model();
-    a = await api();
-  });
-  after(async () => { if (srv) await srv.close(); });
-  beforeEach(async () => {
-    srv.reset();
-    await vm.newSession(a);
-  });
+  scriptedSession((s) => ({ a, srv } = s));
 
   it('allow once runs the command', async () => {
     srv.tools([['bash', { command: 'echo permitted-$((40+2))' }]]);

@@ -4,7 +4,7 @@
 // and edit, and "Start with this plan" (setMode act) starts the run that carries it out.
 'use strict';
 const assert = require('assert');
-const { api, waitFor, model, userTexts } = require('./lib/pi');
+const { waitFor, scriptedSession, userTexts } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 const todos = (...statuses) =>
@@ -14,15 +14,7 @@ describe('plan mode, todo list and questions (extension host)', function () {
   let a;
   let srv;
 
-  before(async () => {
-    srv = await model();
-    a = await api();
-  });
-  after(async () => { if (srv) await srv.close(); });
-  beforeEach(async () => {
-    srv.reset();
-    await vm.newSession(a);
-  });
+  scriptedSession((s) => ({ a, srv } = s));
 
   it('the checklist follows todo_update and the answer to a question is the tool result', async () => {
     srv.tools([['todo', { todos: todos('in_progress', 'pending') }]]);

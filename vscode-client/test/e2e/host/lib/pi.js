@@ -1,11 +1,13 @@
 // What the extension-host specs share: the run's configuration, the extension's test API,
 // waiting on its view model (event-driven: re-checked on every onDidChange), the scripted
-// model server. Server and extension ship together: a missing server feature is a failure.
+// model server and the mocha hooks around it, a fresh workspace file to edit and its CodeLenses.
+// Server and extension ship together: a missing server feature is a failure.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const vscode = require('vscode');
 const { startScripted } = require('./openai');
+const vm = require('./vm');
 
 function config() {
   const env = process.env;
@@ -62,6 +64,64 @@ async function model() {
   return srv;
 }
 
+/**
+ * The mocha hooks a panel spec shares (call inside its describe): one scripted model for the
+ * suite, the extension's API, and before each test a fresh script and a new session.
+ * `bind` receives {a, srv} once both exist. `closeEditor`: after each test the active editor
+ * is reverted and closed (specs that open workspace files).
+ */
+function scriptedSession(bind, { closeEditor = false } = {}) {
+  let a;
+  let srv;
+  before(async () => {
+    srv = await model();
+    a = await api();
+    bind({ a, srv });
+  });
+  after(async () => { if (srv) await srv.close(); });
+  beforeEach(async () => {
+    srv.reset();
+    await vm.newSession(a);
+  });
+  if (closeEditor) {
+    afterEach(async () => {
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => {});
+    });
+  }
+}
+
+const ORIGINAL = 'def greet(name):\n    return "Hello, " + name\n\n\ndef add(a, b):\n    return a + b\n';
+
+/** A fresh src/`name` with ORIGINAL, opened in an editor (so `read`/`edit` see the buffer). */
+async function freshFile(name) {
+  fs.writeFileSync(wsPath('src', name), ORIGINAL);
+  const doc = await vscode.workspace.openTextDocument(wsUri('src', name));
+  await vscode.window.showTextDocument(doc, { preview: false });
+  return doc;
+}
+
+/** A scripted `edit` tool call replacing `oldText` with `newText` in src/`name`. */
+function editCall(name, oldText, newText) {
+  return ['edit', { path: `src/${name}`, edits: [{ oldText, newText }] }];
+}
+
+/** The CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
+async function findLens(uri, title, line) {
+  const lenses = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', uri, 100);
+  const lens = (lenses || []).find((l) => l.command && title.test(l.command.title)
+    && (line === undefined || l.range.start.line === line));
+  if (!lens) {
+    throw new Error(`no CodeLens ${title} on ${uri.fsPath}: ${JSON.stringify((lenses || []).map((l) => [l.range.start.line, l.command && l.command.title]))}`);
+  }
+  return lens;
+}
+
+/** Execute the CodeLens whose title matches `title` on `line` (0-based) of `uri`. */
+async function runLens(uri, title, line) {
+  const lens = await findLens(uri, title, line);
+  return vscode.commands.executeCommand(lens.command.command, ...(lens.command.arguments || []));
+}
+
 function wsPath(...parts) { return path.join(CFG.PI_E2E_WORKSPACE, ...parts); }
 function wsUri(...parts) { return vscode.Uri.file(wsPath(...parts)); }
 
@@ -71,4 +131,6 @@ function userTexts(messages) {
     ? m.content : m.content.map((c) => c.text || '').join('')));
 }
 
-module.exports = { CFG, api, waitFor, model, wsPath, wsUri, userTexts };
+module.exports = {
+  CFG, api, waitFor, model, scriptedSession, wsPath, wsUri, userTexts, ORIGINAL, freshFile, editCall, findLens, runLens,
+};

@@ -9,6 +9,9 @@
   a real editor, the llama.cpp server, the VS Code tiers) is marked ``e2e`` here, by where it
   lives or the fixture it uses, so a new test in those places joins the tier by itself;
   ``pytest -m "not e2e"`` is the fast loop (docs/testing.md).
+- The suite runs on pytest-xdist's workers (``-n auto --dist loadgroup``, ``pyproject.toml``):
+  tests that share a build or a module-wide server run on one worker (``_GROUPS``), and the
+  slow editor tiers are handed out first, so their waiting overlaps the rest.
 """
 
 from __future__ import annotations
@@ -55,6 +58,17 @@ pytest-lsp's own subprocess client."""
 
 _TESTS = Path(__file__).resolve().parent
 
+_GROUPS = {
+    "editors/test_vscode.py": "vscode",
+    "editors/test_vscode_unit.py": "vscode",
+    "real_server/test_vscode_real_model.py": "vscode",
+    "real_server/test_llama_wire.py": "llama-wire",
+    "real_server/test_llama_responses.py": "llama-responses",
+}
+"""xdist groups: the VS Code modules share ``vscode-client/`` (``npm ci``, its ``dist/`` and
+``.vsix``, ``test/e2e/test-output``), so they must not run at once; the llama.cpp modules start
+one server per module (a module-scoped fixture), which a split module would start twice."""
+
 
 def is_e2e(item: pytest.Item) -> bool:
     path = Path(str(item.path)).resolve()
@@ -70,11 +84,31 @@ def is_e2e(item: pytest.Item) -> bool:
     return bool(_E2E_FIXTURES.intersection(getattr(item, "fixturenames", ())))
 
 
+def _group(item: pytest.Item) -> str | None:
+    path = Path(str(item.path)).resolve()
+    try:
+        return _GROUPS.get(path.relative_to(_TESTS).as_posix())
+    except ValueError:
+        return None
+
+
+def _distributed(config: pytest.Config) -> bool:
+    """The run hands tests out to xdist workers (``-n`` > 0): this process is one of them."""
+    return bool(getattr(config, "workerinput", None))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     e2e = pytest.mark.e2e
     for item in items:
         if is_e2e(item):
             item.add_marker(e2e)
+        group = _group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    if _distributed(config):
+        # the slow tiers (editors, llama.cpp: mostly waiting on their processes) first, so the
+        # other worker runs the rest meanwhile; every worker sorts alike (same collection)
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     selected = config.getoption("-m") or ""
     if "live" in selected:
         return

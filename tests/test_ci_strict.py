@@ -116,7 +116,9 @@ def run_pytest(
 ) -> subprocess.CompletedProcess[str]:
     """pytest with this repo's conftest over a module holding ``source``, ``CI`` set to ``ci``."""
     (tmp_path / "test_skips.py").write_text(source)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # only this repo's conftest: no third-party plugin is what is tested, and loading them all
+    # (pytest-lsp, hypothesis, ...) is most of a session's start-up
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     env.pop("CI", None)
     if ci is not None:
         env["CI"] = ci

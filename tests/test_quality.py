@@ -28,6 +28,7 @@ def test_ruff_format_check() -> None:
     assert res.returncode == 0, "run `ruff format pi_lsp tests bench`:\n" + res.stdout + res.stderr
 
 
+@pytest.mark.slow  # ≈ 20 s of CPU without mypy's cache: handed out first under xdist
 def test_mypy_strict() -> None:
     res = _run(sys.executable, "-m", "mypy", "--no-error-summary", "pi_lsp")
     assert res.returncode == 0, res.stdout + res.stderr

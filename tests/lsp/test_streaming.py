@@ -12,7 +12,8 @@ import pytest
 from .conftest import Start
 from .harness import write_script
 
-WORDS = 4000
+WORDS = 1500
+"""≈ 1 s of streaming at the fast model's pace: 20+ coalescing windows at the tightest budget."""
 
 
 def deltas(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -174,15 +174,22 @@ def _serve(listen: Listen, idle_timeout: float | None) -> int:
 async def _idle_watch(limit: float, busy: Callable[[], bool], stop: asyncio.Event) -> None:
     """Set ``stop`` once the server has been idle (no client, no run) for ``limit`` s."""
     loop = asyncio.get_running_loop()
-    idle_since = loop.time()
+    idle_since = busy_since = loop.time()
+    kept = False  # "busy past the limit" said once per busy stretch
     step = min(1.0, max(limit / 4, 0.05))
     while not stop.is_set():
         await asyncio.sleep(step)
+        now = loop.time()
         if busy():
-            idle_since = loop.time()
-        elif loop.time() - idle_since >= limit:
+            if not kept and now - busy_since >= limit:
+                log.debug("busy for the idle timeout (a client or a run): staying")
+                kept = True
+            idle_since = now
+        elif now - idle_since >= limit:
             log.info("idle for %.0f s: exiting", limit)
             stop.set()
+        else:
+            busy_since, kept = now, False
 
 
 async def _nothing() -> None:

@@ -112,7 +112,7 @@ def test_runs():
 
 
 def run_pytest(
-    tmp_path: Path, ci: str | None, source: str = SKIPS
+    tmp_path: Path, ci: str | None, source: str = SKIPS, *args: str
 ) -> subprocess.CompletedProcess[str]:
     """pytest with this repo's conftest over a module holding ``source``, ``CI`` set to ``ci``."""
     (tmp_path / "test_skips.py").write_text(source)
@@ -124,7 +124,7 @@ def run_pytest(
         env["CI"] = ci
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
-         "-rA", "-q", str(tmp_path / "test_skips.py")],
+         "-rA", "-q", *args, str(tmp_path / "test_skips.py")],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -134,8 +134,13 @@ def run_pytest(
     )  # fmt: skip
 
 
-def test_under_ci_a_skip_fails_with_its_reason(tmp_path: Path) -> None:
-    proc = run_pytest(tmp_path, "true")
+@pytest.mark.parametrize(
+    "workers",
+    [(), ("-p", "xdist", "-n", "2")],
+    ids=["one process", "xdist workers"],  # as the suite runs (pyproject.toml's addopts)
+)
+def test_under_ci_a_skip_fails_with_its_reason(tmp_path: Path, workers: tuple[str, ...]) -> None:
+    proc = run_pytest(tmp_path, "true", SKIPS, *workers)
     out = proc.stdout
     assert proc.returncode == 1, out
     # a skip in the test fails it; a skipif mark fails its setup (an error); both keep the reason

@@ -2,6 +2,7 @@
 --- Deltas are collected and written on a timer (config.chat.render_ms); only the tail changes.
 local config = require("pi.config")
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { buf = nil, win = nil, pending = {}, timer = nil, cards = {}, card_tools = {}, ns = nil, run_text = {}, run_messages = {} }
 
@@ -174,7 +175,7 @@ end
 
 local function context_meter()
   if not state.session then return end
-  require("pi.protocol").request("pi/state", { sessionId = state.session }, function(err, res)
+  proto.request(proto.method.state, { sessionId = state.session }, function(err, res)
     if err or not res or not res.contextTokens or not res.contextWindow then return end
     if state.streaming then return end -- a new run began meanwhile: never split its text
     M.note(("context %d%% (%d / %d tokens)"):format(

@@ -3,6 +3,7 @@
 --- "auto") a connection to the workspace's background server (pi.background).
 local config = require("pi.config")
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { clients = {}, restarts = {}, stopping = {}, ready = {}, current_root = nil }
 
@@ -142,7 +143,7 @@ function M.on_ready(root)
   if sid == nil then
     if M.remote() then
       state.hold = state.hold or {} -- live events wait for the replay (no gap, no overlap)
-      require("pi.protocol").request("pi/sessions", {}, function(err, res)
+      proto.request(proto.method.sessions, {}, function(err, res)
         for _, s in ipairs((not err and res and res.sessions) or {}) do
           if s.isStreaming then
             state.session = s.sessionId
@@ -155,14 +156,13 @@ function M.on_ready(root)
     end
     return
   end
-  local proto = require("pi.protocol")
   state.hold = state.hold or {}
-  proto.request("pi/resumeSession", { sessionId = sid }, function(err)
+  proto.request(proto.method.resumeSession, { sessionId = sid }, function(err)
     if err then return M.release() end
     require("pi.chat").note("reconnected to session " .. sid)
     M.replay(sid, state.seq[sid] or 0)
     require("pi.plan").refresh()
-    proto.request("pi/review", { sessionId = sid }, function(e, res)
+    proto.request(proto.method.review, { sessionId = sid }, function(e, res)
       if not e and res then require("pi.review").update(res.files or {}) end
     end)
   end)
@@ -177,7 +177,7 @@ function M.release()
 end
 
 function M.replay(sid, after)
-  require("pi.protocol").request("pi/replay", { sessionId = sid, afterSeq = after }, function(err, res)
+  proto.request(proto.method.replay, { sessionId = sid, afterSeq = after }, function(err, res)
     local held = state.hold
     state.hold = nil
     local handle = require("pi.handlers").on_event
@@ -230,7 +230,7 @@ function M.stop_all()
   for root, id in pairs(M.clients) do
     M.stopping[root] = true
     local c = vim.lsp.get_client_by_id(id)
-    if c then require("pi.protocol").call(c, "stop") end
+    if c then proto.call(c, "stop") end
   end
 end
 

@@ -39,7 +39,7 @@ function M.send(text, deliver_as)
   require("pi.client").ensure()
   require("pi.chat").open()
   local params = { text = text, sessionId = state.session, deliverAs = deliver_as }
-  proto.request("pi/prompt", params, function(err, res)
+  proto.request(proto.method.prompt, params, function(err, res)
     if err then
       if deliver_as == "interrupt" then return M.interrupt_fallback(text) end
       return vim.notify("pi: " .. (err.message or "prompt failed"), vim.log.levels.ERROR)
@@ -53,7 +53,7 @@ end
 
 --- A server without deliverAs "interrupt": abort, then prompt once the run has ended.
 function M.interrupt_fallback(text)
-  proto.request("pi/abort", { sessionId = state.session }, function()
+  proto.request(proto.method.abort, { sessionId = state.session }, function()
     local function go()
       if state.streaming then return vim.defer_fn(go, 50) end
       M.send(text)
@@ -76,7 +76,7 @@ function M.answer(o) return require("pi.ask").answer(o) end
 function M.follow_up(o)
   with_text(o, function(t)
     if state.session and not state.streaming then
-      proto.request("pi/followUp", { sessionId = state.session, text = t }, function(err)
+      proto.request(proto.method.followUp, { sessionId = state.session, text = t }, function(err)
         if not err then require("pi.chat").note("queued as followUp: " .. t) end
       end)
     else
@@ -87,13 +87,13 @@ end
 function M.interrupt(o) with_text(o, function(t) M.send(t, state.streaming and "interrupt" or nil) end) end
 
 function M.abort()
-  proto.request("pi/abort", { sessionId = state.session })
+  proto.request(proto.method.abort, { sessionId = state.session })
 end
 
 function M.queue() return require("pi.queue").open() end
 
 function M.new()
-  proto.request("pi/newSession", {}, function(err, res)
+  proto.request(proto.method.newSession, {}, function(err, res)
     if err then return end
     state.session = res.sessionId
     state.queue = { steering = {}, followUp = {} }
@@ -106,7 +106,7 @@ end
 function M.attach() require("pi.client").attach() end
 
 function M.sessions()
-  proto.request("pi/sessions", {}, function(err, res)
+  proto.request(proto.method.sessions, {}, function(err, res)
     if err or not res then return end
     vim.ui.select(res.sessions or {}, {
       prompt = "pi sessions",
@@ -116,7 +116,7 @@ function M.sessions()
       end,
     }, function(s)
       if not s then return end
-      proto.request("pi/resumeSession", { sessionId = s.sessionId }, function(e, r)
+      proto.request(proto.method.resumeSession, { sessionId = s.sessionId }, function(e, r)
         if e then return end
         state.session = r.sessionId
         state.todo = {}
@@ -137,7 +137,7 @@ end
 function M.chat(o) require("pi.chat").toggle(o and o.args ~= "" and o.args or nil) end
 
 function M.model()
-  proto.request("pi/models", {}, function(err, res)
+  proto.request(proto.method.models, {}, function(err, res)
     if err and not proto.is_missing(err) then vim.notify("pi: " .. err.message, vim.log.levels.ERROR) end
     if err or not res then return end
     vim.ui.select(res.models or {}, {
@@ -147,7 +147,7 @@ function M.model()
       end,
     }, function(m)
       if not m then return end
-      proto.request("pi/setModel", { sessionId = state.session, provider = m.provider, model = m.id }, function(e)
+      proto.request(proto.method.setModel, { sessionId = state.session, provider = m.provider, model = m.id }, function(e)
         if not e then require("pi.chat").note("model: " .. m.provider .. "/" .. m.id) end
       end)
     end)
@@ -163,7 +163,7 @@ end
 
 --- :PiMcp — the MCP servers with their state; picking one restarts it.
 function M.mcp()
-  proto.request("pi/mcp", {}, function(err, res)
+  proto.request(proto.method.mcp, {}, function(err, res)
     if err or not res then return end
     local servers = res.servers or {}
     for _, p in ipairs(res.problems or {}) do vim.notify("pi: " .. p, vim.log.levels.WARN) end
@@ -173,7 +173,7 @@ function M.mcp()
     end
     vim.ui.select(servers, { prompt = "pi MCP servers (pick one to restart)", format_item = M.mcp_line }, function(s)
       if not s then return end
-      proto.request("pi/mcp", { op = "restart", name = s.name, sessionId = state.session }, function(e, r)
+      proto.request(proto.method.mcp, { op = "restart", name = s.name, sessionId = state.session }, function(e, r)
         if e or not r then return end
         for _, n in ipairs(r.servers or {}) do
           if n.name == s.name then require("pi.chat").note("MCP " .. M.mcp_line(n)) end
@@ -199,7 +199,7 @@ function M.fix(o)
   local ref = ("@%s#L%d-%d"):format(relpath(buf), lnum + 1, lnum + 1)
   require("pi.client").ensure(buf)
   require("pi.chat").open()
-  proto.request("pi/prompt", {
+  proto.request(proto.method.prompt, {
     text = text .. " " .. ref, sessionId = state.session,
     attachments = { { diagnostics = { uri = vim.uri_from_bufnr(buf), items = items } } },
   }, function(err, res) if not err then state.session = res.sessionId end end)
@@ -211,7 +211,7 @@ function M.changes()
 end
 
 function M.rewind()
-  proto.request("pi/checkpoints", { sessionId = state.session }, function(err, res)
+  proto.request(proto.method.checkpoints, { sessionId = state.session }, function(err, res)
     if err or not res then return end
     vim.ui.select(res.checkpoints or {}, {
       prompt = "Rewind to before",
@@ -220,7 +220,7 @@ function M.rewind()
       if not c then return end
       vim.ui.select({ "both", "code", "conversation" }, { prompt = "Restore" }, function(mode)
         if not mode then return end
-        proto.request("pi/restore", { sessionId = state.session, entryId = c.entryId, mode = mode }, function(e, r)
+        proto.request(proto.method.restore, { sessionId = state.session, entryId = c.entryId, mode = mode }, function(e, r)
           if e or not r then return end
           state.restore_id = r.restoreId
           if r.sessionId then state.session = r.sessionId end
@@ -248,7 +248,7 @@ function M.revert()
     id = chat.card_at(vim.api.nvim_win_get_cursor(0)[1] - 1)
   end
   local function go(tool_call_id)
-    proto.request("pi/revertToolCall", { sessionId = state.session, toolCallId = tool_call_id }, function(e, r)
+    proto.request(proto.method.revertToolCall, { sessionId = state.session, toolCallId = tool_call_id }, function(e, r)
       if e or not r then
         return vim.notify("pi: " .. ((e and e.message) or "revert failed"), vim.log.levels.ERROR)
       end
@@ -269,7 +269,7 @@ end
 
 function M.rewind_undo()
   if not state.restore_id then return vim.notify("pi: nothing to re-apply") end
-  proto.request("pi/undoRestore", { sessionId = state.session, restoreId = state.restore_id }, function(err)
+  proto.request(proto.method.undoRestore, { sessionId = state.session, restoreId = state.restore_id }, function(err)
     if not err then require("pi.chat").note("restore undone"); state.restore_id = nil end
   end)
 end
@@ -280,8 +280,10 @@ function M.approve(o) require("pi.permission").approve(o and o.args or "") end
 --- revoked (pi/permissions revoke): the next such command asks again.
 function M.rules()
   require("pi.client").ensure()
-  proto.request("pi/permissions", { op = "list" }, function(err, res)
-    if err and not proto.is_missing(err) then vim.notify("pi: " .. (err.message or "pi/permissions failed"), vim.log.levels.ERROR) end
+  proto.request(proto.method.permissions, { op = "list" }, function(err, res)
+    if err and not proto.is_missing(err) then
+      vim.notify("pi: " .. (err.message or (proto.method.permissions .. " failed")), vim.log.levels.ERROR)
+    end
     if err or not res then return end
     local rules = res.rules or {}
     if #rules == 0 then return proto.notify_user('no "always allow" rules in this workspace') end
@@ -292,7 +294,7 @@ function M.rules()
       end,
     }, function(r)
       if not r then return end
-      proto.request("pi/permissions", { op = "revoke", id = r.id }, function(e, done)
+      proto.request(proto.method.permissions, { op = "revoke", id = r.id }, function(e, done)
         if e then return end
         if done and done.revoked then
           proto.notify_user(("revoked: %s %s (it asks again)"):format(r.tool, r.pattern))

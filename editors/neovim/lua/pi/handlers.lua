@@ -1,6 +1,7 @@
 --- Handlers for what the server sends: pi/event, pi/saveDocuments, pi/requestPermission, pi/ask,
 --- window/showMessageRequest (never modal when Neovim lets a handler wait).
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = {}
 
@@ -54,7 +55,7 @@ end
 function M.show_message_request(err, params, ctx, cfg)
   local perm = require("pi.permission")
   if perm.can_wait() then return perm.ask_message(params) end
-  return vim.lsp.handlers["window/showMessageRequest"](err, params, ctx, cfg)
+  return vim.lsp.handlers[proto.lsp.showMessageRequest](err, params, ctx, cfg)
 end
 
 local function to_lsp(d)
@@ -71,18 +72,18 @@ function M.forward_diagnostics(buf)
   if not state.touched[uri] then return end
   local items = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do table.insert(items, to_lsp(d)) end
-  require("pi.protocol").notify("pi/diagnostics", {
+  proto.notify(proto.notification.diagnostics, {
     uri = uri, version = (vim.lsp.util.buf_versions or {})[buf], diagnostics = items,
   })
 end
 
 function M.all()
   return {
-    ["pi/event"] = M.on_event,
-    ["pi/saveDocuments"] = M.save_documents,
-    ["pi/requestPermission"] = M.request_permission,
-    ["pi/ask"] = function(err, params) return require("pi.ask").ask(err, params) end,
-    ["window/showMessageRequest"] = M.show_message_request,
+    [proto.handled.event] = M.on_event,
+    [proto.handled.saveDocuments] = M.save_documents,
+    [proto.handled.requestPermission] = M.request_permission,
+    [proto.handled.ask] = function(err, params) return require("pi.ask").ask(err, params) end,
+    [proto.lsp.showMessageRequest] = M.show_message_request,
   }
 end
 

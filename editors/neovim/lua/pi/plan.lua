@@ -1,6 +1,7 @@
 --- Plan mode and the todo list: a "## Plan" block at the top of the chat buffer (the mode and
 --- the agent's checklist), :PiTodo in a float, :PiPlan / :PiAct (pi/setMode).
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { block = 0, win = nil, buf = nil }
 
@@ -57,7 +58,7 @@ end
 
 function M.refresh()
   if not state.session then return end
-  require("pi.protocol").request("pi/state", { sessionId = state.session }, function(err, res)
+  proto.request(proto.method.state, { sessionId = state.session }, function(err, res)
     if not err then M.from_state(res) end
   end)
 end
@@ -78,9 +79,8 @@ function M.close() require("pi.float").close(M) end
 
 --- :PiPlan / :PiAct — switch the current session's mode (a new session is made if none).
 function M.set_mode(mode)
-  local proto = require("pi.protocol")
   local function go()
-    proto.request("pi/setMode", { sessionId = state.session, mode = mode }, function(err, res)
+    proto.request(proto.method.setMode, { sessionId = state.session, mode = mode }, function(err, res)
       if err then return end
       state.mode = res.mode
       M.render()
@@ -92,7 +92,7 @@ function M.set_mode(mode)
   end
   require("pi.client").ensure()
   if state.session then return go() end
-  proto.request("pi/newSession", {}, function(err, res)
+  proto.request(proto.method.newSession, {}, function(err, res)
     if err then return end
     state.session = res.sessionId
     go()

@@ -2,6 +2,7 @@
 --- "follow #ID text". Delete a line to remove it, edit its text, change "follow" to "steer" to
 --- send it now; a line without #ID is added. :w sends the ops (pi/queue); queue_update redraws.
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { buf = nil, snapshot = {} }
 
@@ -36,8 +37,8 @@ function M.ops(buffer_lines)
       if kind == "steer" and old.kind == "follow" then table.insert(ops, { op = "promote", id = id }) end
     elseif l:match("%S") then
       local k, t = l:match("^(%a+)%s+(.*)$")
-      if k == "steer" then table.insert(ops, { add = "pi/steer", text = t })
-      else table.insert(ops, { add = "pi/followUp", text = (k == "follow" and t) or l }) end
+      if k == "steer" then table.insert(ops, { add = proto.method.steer, text = t })
+      else table.insert(ops, { add = proto.method.followUp, text = (k == "follow" and t) or l }) end
     end
   end
   for id in pairs(M.snapshot) do
@@ -47,14 +48,13 @@ function M.ops(buffer_lines)
 end
 
 function M.write()
-  local proto = require("pi.protocol")
   local ops = M.ops(vim.api.nvim_buf_get_lines(M.buf, 0, -1, false))
   vim.bo[M.buf].modified = false
   for _, o in ipairs(ops) do
     if o.add then
       proto.request(o.add, { sessionId = state.session, text = o.text })
     else
-      proto.request("pi/queue", vim.tbl_extend("force", { sessionId = state.session }, o), function(err, res)
+      proto.request(proto.method.queue, vim.tbl_extend("force", { sessionId = state.session }, o), function(err, res)
         if err then
           if not proto.is_missing(err) then vim.notify("pi: " .. err.message, vim.log.levels.ERROR) end
           return

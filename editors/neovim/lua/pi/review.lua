@@ -2,6 +2,7 @@
 --- lines, the new text highlighted — with ]h / [h, ga (keep) and gr (undo).
 local config = require("pi.config")
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { ns = vim.api.nvim_create_namespace("pi_review"), mapped = {} }
 
@@ -78,7 +79,7 @@ function M.jump(dir)
 end
 
 function M.send(decisions, cb)
-  require("pi.protocol").request("pi/reviewDecision", { sessionId = state.session, decisions = decisions },
+  proto.request(proto.method.reviewDecision, { sessionId = state.session, decisions = decisions },
     function(err, res)
       if not err and res and res.conflicts and #res.conflicts > 0 then
         for _, c in ipairs(res.conflicts) do vim.notify("pi: " .. c.message, vim.log.levels.WARN) end

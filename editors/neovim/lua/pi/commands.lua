@@ -1,8 +1,17 @@
---- The :Pi* commands.
+--- The :Pi* commands (plugin/pi.lua maps each :Pi* user command to the function of this module).
 local state = require("pi.state")
 local proto = require("pi.protocol")
 
 local M = {}
+
+--- What a :Pi* user command's callback receives (the fields the plugin reads; see
+--- :help nvim_create_user_command()).
+---@class pi.CommandOpts
+---@field args string the text after the command
+---@field bang? boolean :Cmd!
+---@field range? integer 0 (no range), 1 or 2
+---@field line1? integer
+---@field line2? integer
 
 local function relpath(buf)
   local name = vim.api.nvim_buf_get_name(buf)
@@ -12,6 +21,8 @@ local function relpath(buf)
 end
 
 --- "@path#L10-20" for a :'<,'>Pi range.
+---@param o? pi.CommandOpts
+---@return string|nil
 function M.attachment(o)
   if o and o.range and o.range > 0 and vim.bo.buftype == "" then
     return ("@%s#L%d-%d"):format(relpath(0), o.line1, o.line2)
@@ -35,6 +46,10 @@ local function with_text(o, fn)
   end
 end
 
+--- Send `text` as a prompt (the server queues it as a steer while a run goes on, or as
+--- `deliver_as` says) and open the chat.
+---@param text string
+---@param deliver_as? "steer"|"followUp"|"interrupt"
 function M.send(text, deliver_as)
   require("pi.client").ensure()
   require("pi.chat").open()
@@ -52,6 +67,7 @@ function M.send(text, deliver_as)
 end
 
 --- A server without deliverAs "interrupt": abort, then prompt once the run has ended.
+---@param text string
 function M.interrupt_fallback(text)
   proto.request(proto.method.abort, { sessionId = state.session }, function()
     local function go()
@@ -62,6 +78,8 @@ function M.interrupt_fallback(text)
   end)
 end
 
+--- :Pi [text] — a prompt, or the answer to a waiting question.
+---@param o pi.CommandOpts
 function M.pi(o)
   with_text(o, function(t)
     if require("pi.ask").take_message(t) then return end  -- a question waits: this answers it
@@ -71,8 +89,10 @@ end
 function M.todo() return require("pi.plan").float() end
 function M.plan_mode() return require("pi.plan").set_mode("plan") end
 function M.act() return require("pi.plan").set_mode("act") end
+---@param o pi.CommandOpts
 function M.answer(o) return require("pi.ask").answer(o) end
 --- While idle a follow-up waits in the queue for the next run (pi/followUp), visible in :PiQueue.
+---@param o pi.CommandOpts
 function M.follow_up(o)
   with_text(o, function(t)
     if state.session and not state.streaming then
@@ -84,6 +104,8 @@ function M.follow_up(o)
     end
   end)
 end
+--- :PiInterrupt [text] — stop the running turn and send this instead.
+---@param o pi.CommandOpts
 function M.interrupt(o) with_text(o, function(t) M.send(t, state.streaming and "interrupt" or nil) end) end
 
 function M.abort()
@@ -134,6 +156,8 @@ function M.sessions()
   end)
 end
 
+--- :PiChat [split|float] — show or hide the chat.
+---@param o? pi.CommandOpts
 function M.chat(o) require("pi.chat").toggle(o and o.args ~= "" and o.args or nil) end
 
 function M.model()
@@ -155,6 +179,8 @@ function M.model()
 end
 
 --- One MCP server as a line: name, state, tool count, message.
+---@param s table an MCP server of pi/mcp's `servers`
+---@return string
 function M.mcp_line(s)
   local line = ("%s  %s%s"):format(s.name, s.state, s.state == "ready" and ("  %d tools"):format(s.toolCount or 0) or "")
   if s.message then line = line .. ": " .. s.message end
@@ -184,6 +210,7 @@ function M.mcp()
 end
 
 --- :PiFix [text] — the diagnostics on the cursor line (or the whole file) as an attachment.
+---@param o? pi.CommandOpts
 function M.fix(o)
   local buf = vim.api.nvim_get_current_buf()
   local lnum = vim.api.nvim_win_get_cursor(0)[1] - 1
@@ -274,6 +301,7 @@ function M.rewind_undo()
   end)
 end
 
+---@param o? pi.CommandOpts
 function M.approve(o) require("pi.permission").approve(o and o.args or "") end
 
 --- :PiRules — the workspace's "always allow" rules (pi/permissions list); the one picked is

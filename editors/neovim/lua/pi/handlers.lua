@@ -5,6 +5,9 @@ local proto = require("pi.protocol")
 
 local M = {}
 
+--- pi/event {sessionId, seq, event}: held while re-attaching, deduplicated by seq.
+---@param _ any
+---@param params table
 function M.on_event(_, params)
   if type(params) ~= "table" or params.event == nil then return end
   if state.hold then table.insert(state.hold, params) return end -- re-attaching: replay first
@@ -36,6 +39,10 @@ function M.on_event(_, params)
   require("pi.chat").on_event(ev, params)
 end
 
+--- pi/saveDocuments {uris} -> {saved}
+---@param _ any
+---@param params table
+---@return {saved: string[]}
 function M.save_documents(_, params)
   local saved = {}
   for _, uri in ipairs((params and params.uris) or {}) do
@@ -48,10 +55,18 @@ function M.save_documents(_, params)
   return { saved = saved }
 end
 
+---@param _ any
+---@param params table RequestPermissionParams
+---@return pi.PermissionAnswer|userdata answer or vim.NIL
 function M.request_permission(_, params)
   return require("pi.permission").ask(params)
 end
 
+---@param err any
+---@param params table
+---@param ctx table
+---@param cfg? table
+---@return table|userdata
 function M.show_message_request(err, params, ctx, cfg)
   local perm = require("pi.permission")
   if perm.can_wait() then return perm.ask_message(params) end
@@ -66,6 +81,8 @@ local function to_lsp(d)
   }
 end
 
+--- pi/diagnostics for a buffer the agent edited.
+---@param buf integer
 function M.forward_diagnostics(buf)
   if not buf or not vim.api.nvim_buf_is_valid(buf) then return end
   local uri = vim.uri_from_bufnr(buf)
@@ -77,6 +94,8 @@ function M.forward_diagnostics(buf)
   })
 end
 
+--- The handlers given to the client, by method name.
+---@return table<string, function>
 function M.all()
   return {
     [proto.handled.event] = M.on_event,

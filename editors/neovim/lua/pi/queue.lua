@@ -17,6 +17,7 @@ local function lines()
   return out, snap
 end
 
+--- Redraw the queue buffer (unless it has unsaved edits).
 function M.refresh()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then return end
   if vim.bo[M.buf].modified then return end  -- never overwrite the user's unsaved edits
@@ -26,6 +27,9 @@ function M.refresh()
   vim.bo[M.buf].modified = false
 end
 
+--- The queue buffer's lines as operations against the snapshot shown.
+---@param buffer_lines string[]
+---@return table[] ops {op = "edit"|"promote"|"remove", id, text?} or {add = method, text}
 function M.ops(buffer_lines)
   local ops, seen = {}, {}
   for _, l in ipairs(buffer_lines) do
@@ -47,6 +51,7 @@ function M.ops(buffer_lines)
   return ops
 end
 
+--- :w in the queue buffer: send its operations.
 function M.write()
   local ops = M.ops(vim.api.nvim_buf_get_lines(M.buf, 0, -1, false))
   vim.bo[M.buf].modified = false
@@ -66,6 +71,7 @@ function M.write()
   M.refresh()
 end
 
+---@return integer buf
 function M.open()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)

@@ -3,7 +3,10 @@
 --- name is one the server registers or sends), and the one place that calls the client (0.7 dot
 --- API or 0.11 method API) and turns MethodNotFound into a single "this server has no X" notice.
 --- The params and results are described in docs/protocol.md and docs/protocol.schema.json.
-local M = { missing = {} }
+local M = {
+  ---@type table<string, boolean> method -> true once the server answered MethodNotFound
+  missing = {},
+}
 
 --- Client → server requests (the server's pi_lsp/lsp/protocol/methods.py REQUESTS), keyed by the
 --- name after "pi/": `proto.request(proto.method.prompt, params, cb)`.

@@ -15,9 +15,11 @@ export async function startFrameProbe(frame) {
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
+    if (w.__piKeyProbe) return; // one listener for every probe of this document
+    w.__piKeyProbe = true;
     document.addEventListener('keydown', (e) => {
       const start = e.timeStamp;
-      requestAnimationFrame(() => { w.__piProbe.keys.push(performance.now() - start); });
+      requestAnimationFrame(() => { if (w.__piProbe.running) w.__piProbe.keys.push(performance.now() - start); });
     }, true);
   });
 }
@@ -41,6 +43,42 @@ export async function stopFrameProbe(frame) {
     return { frames: window.__piProbe.frames.slice(1), keys: window.__piProbe.keys };
   });
   return { frames: stats(frames), input: stats(keys) };
+}
+
+/**
+ * Arm a probe for the next `loadSession` of at least `minMessages` messages: from the moment the
+ * webview receives it (the event's timestamp, before any handler) to the first moment the main
+ * thread is free again after the frame that shows it (a task queued from a frame callback that
+ * runs after the panel's own: reduce + render + style/layout of that frame). Epoch times too,
+ * to compare with the test's own clock.
+ */
+export async function armResumeProbe(frame, minMessages) {
+  await frame.evaluate((min) => {
+    const w = window;
+    w.__piResume = null;
+    const onMessage = (e) => {
+      const acts = e.data && e.data.type === 'actions' ? e.data.actions : [];
+      const load = acts.find((a) => a.type === 'loadSession' && a.messages.length >= min);
+      if (!load) return;
+      window.removeEventListener('message', onMessage);
+      const received = e.timeStamp;
+      requestAnimationFrame(() => setTimeout(() => {
+        const now = performance.now();
+        w.__piResume = {
+          messages: load.messages.length,
+          receivedToIdleMs: +(now - received).toFixed(1),
+          receivedEpoch: performance.timeOrigin + received,
+          idleEpoch: performance.timeOrigin + now,
+        };
+      }, 0));
+    };
+    window.addEventListener('message', onMessage);
+  }, minMessages);
+}
+
+export async function readResumeProbe(frame) {
+  await frame.waitForFunction(() => window.__piResume !== null, null, { timeout: 60_000 });
+  return frame.evaluate(() => window.__piResume);
 }
 
 export function describe(label, m) {

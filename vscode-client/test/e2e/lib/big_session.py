@@ -37,13 +37,19 @@ def main() -> None:
     session = store.create()
     body = "\n".join(f"{n:4d}  line {n} of the file, as read" for n in range(1, 41))
     for i in range(a.rounds):
-        session.append_message(UserMessage(content=f"Question {i}: what does part {i} of app.py do?"))
+        session.append_message(
+            UserMessage(content=f"Question {i}: what does part {i} of app.py do?")
+        )
         call = ToolCall(id=f"call_{i}", name="read", arguments={"path": "src/app.py"})
         session.append_message(
-            AssistantMessage(content=[TextContent(text=f"Reading part {i}."), call], stop_reason="toolUse")
+            AssistantMessage(
+                content=[TextContent(text=f"Reading part {i}."), call], stop_reason="toolUse"
+            )
         )
         session.append_message(
-            ToolResultMessage(tool_call_id=call.id, tool_name="read", content=[TextContent(text=body)])
+            ToolResultMessage(
+                tool_call_id=call.id, tool_name="read", content=[TextContent(text=body)]
+            )
         )
         reply = (
             f"Part {i} greets the user.\n\n- it **adds** two numbers\n- it prints `greet`\n\n"

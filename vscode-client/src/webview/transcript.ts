@@ -8,6 +8,8 @@ import { type Ctx, type Rendered, renderItem } from './items';
 import { app, invalidate, post } from './state';
 
 const WINDOW_STEP = 150;
+/** Milliseconds of new items rendered per frame (the rest follow in the next frames). */
+const RENDER_BUDGET_MS = 8;
 
 let windowSize = WINDOW_STEP;
 const expanded = new Set<string>();
@@ -69,8 +71,11 @@ const ctx: Ctx = {
   },
 };
 
-// Stick to the bottom while the user has not scrolled up; off-screen items change height as
-// they are laid out (content-visibility), so size changes re-pin the view too.
+// Stick to the bottom while the user has not scrolled up. The view is pinned from a
+// ResizeObserver, which runs after the browser's own layout of the frame: painting never
+// reads layout (a forced synchronous layout of the whole transcript per streamed frame was
+// the largest cost while an answer streams). Off-screen items change height as they are laid
+// out (content-visibility), so those size changes re-pin the view too.
 let stick = true;
 transcript.addEventListener('scroll', () => {
   stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
@@ -87,7 +92,6 @@ export function resetTranscript(): void {
 }
 
 export function paintTranscript(): void {
-  const atBottom = stick;
   const items = app.vm.items;
   empty.hidden = items.length > 0;
   const start = Math.max(0, items.length - windowSize);
@@ -100,24 +104,30 @@ export function paintTranscript(): void {
     resetTranscript();
     lastOrderKey = orderKey;
   }
+  // Bottom up, so what is on screen comes first. Rendering new items stops when this frame's
+  // budget is spent; the older ones follow in the next frames (a resumed session of
+  // thousands of messages is interactive at once, its window fills in behind the view).
+  const deadline = performance.now() + RENDER_BUDGET_MS;
   const visible = new Set<string>();
-  let prevEl: HTMLElement | null = null;
-  for (let i = start; i < items.length; i++) {
+  let nextEl: HTMLElement | null = null; // the element of the nearest younger rendered item
+  let deferred = false;
+  for (let i = items.length - 1; i >= start; i--) {
     const item: Item = items[i];
     visible.add(item.id);
     const r = rendered.get(item.id);
     if (r && r.rev === item.rev) {
-      prevEl = r.el;
+      nextEl = r.el;
+      continue;
+    }
+    if (!r && nextEl && performance.now() > deadline) {
+      deferred = true;
       continue;
     }
     const next = renderItem(item, ctx, r);
     if (r && r.el !== next.el) r.el.replaceWith(next.el);
-    else if (!r) {
-      if (prevEl) prevEl.after(next.el);
-      else list.prepend(next.el);
-    }
+    else if (!r) list.insertBefore(next.el, nextEl);
     rendered.set(item.id, next);
-    prevEl = next.el;
+    nextEl = next.el;
   }
   if (rendered.size > visible.size) {
     for (const [id, r] of rendered) {
@@ -127,5 +137,5 @@ export function paintTranscript(): void {
       }
     }
   }
-  if (atBottom) transcript.scrollTop = transcript.scrollHeight;
+  if (deferred) invalidate();
 }

@@ -22,6 +22,11 @@ root.append(header, banner, mcpEl, overlay, transcript, changed, composer, toast
 
 let dirty = true;
 let framePending = false;
+/** A key was pressed since the last frame: that frame is the key's (see paint). */
+let keyPending = false;
+document.addEventListener('keydown', () => {
+  keyPending = true;
+}, true);
 
 function schedule(): void {
   if (framePending) return;
@@ -54,7 +59,15 @@ function paint(): void {
   if (changedSince('header', [v.features.models, app.models, v.model, v.thinkingLevel, v.contextTokens, v.contextWindow, v.usage, app.settings])) paintHeader();
   if (changedSince('banner', [v.server])) paintBanner();
   if (changedSince('mcp', [v.mcp])) paintMcp();
-  paintTranscript();
+  // Input first: the frame right after a key shows the key; the transcript (a streaming
+  // answer's Markdown) catches up in the next frame, about 16 ms later.
+  if (keyPending) {
+    keyPending = false;
+    dirty = true;
+    schedule();
+  } else {
+    paintTranscript();
+  }
   if (changedSince('changed', reviewDeps())) paintChanged();
   if (changedSince('queue', [v.queue, v.features.queue, v.isStreaming])) paintQueue();
   if (changedSince('composer', composerDeps())) paintComposer();

@@ -24,7 +24,7 @@ export async function startFrameProbe(frame) {
   });
 }
 
-function stats(xs) {
+export function stats(xs) {
   if (xs.length === 0) return { n: 0 };
   const s = [...xs].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -37,12 +37,13 @@ function stats(xs) {
   };
 }
 
-export async function stopFrameProbe(frame) {
+/** The probe's figures; with `raw`, also the samples (to pool several probes). */
+export async function stopFrameProbe(frame, { raw = false } = {}) {
   const { frames, keys } = await frame.evaluate(() => {
     window.__piProbe.running = false;
     return { frames: window.__piProbe.frames.slice(1), keys: window.__piProbe.keys };
   });
-  return { frames: stats(frames), input: stats(keys) };
+  return raw ? { frames: stats(frames), input: stats(keys), raw: { frames, keys } } : { frames: stats(frames), input: stats(keys) };
 }
 
 /**

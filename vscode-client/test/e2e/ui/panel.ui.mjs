@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { launchBrowser, workbenchUrl } from '../lib/browser.mjs';
 import { check, openWorkbench, runCommand, webviewFrame } from '../lib/ui.mjs';
-import { armResumeProbe, readResumeProbe, startFrameProbe, stopFrameProbe, describe as describeProbe } from '../lib/perf.mjs';
+import { armResumeProbe, readResumeProbe, startFrameProbe, stats, stopFrameProbe, describe as describeProbe } from '../lib/perf.mjs';
 
 const require = createRequire(import.meta.url);
 const LIB = join(dirname(new URL(import.meta.url).pathname), '..', 'lib');
@@ -119,19 +119,25 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
 
     // --- responsiveness: figures, not assertions --------------------------------------
     const perf = {};
-    await check(ctx, 'measure: typing into the idle panel (the baseline of the streaming figures)', async () => {
-      // the same typing as below (one key every 500 ms), nothing streaming: the streaming
-      // figures are reported as ratios against this sample, taken in the same run
+    // the idle baseline: the same typing as while streaming (one key every 500 ms), nothing
+    // streaming; sampled before and after the stream and pooled, so that a change of the
+    // machine's load during the run weighs on both sides of the ratio
+    const idleRaw = { frames: [], keys: [] };
+    const typeIdle = async (label) => {
       const input = panel.locator(T('prompt'));
       await input.click();
       await startFrameProbe(panel);
-      for (let i = 0; i < 30; i++) {
+      for (let i = 0; i < 20; i++) {
         await input.press('x');
         await page.waitForTimeout(500);
       }
-      perf.idle = await stopFrameProbe(panel);
+      const r = await stopFrameProbe(panel, { raw: true });
+      idleRaw.frames.push(...r.raw.frames);
+      idleRaw.keys.push(...r.raw.keys);
+      perf[label] = { frames: r.frames, input: r.input };
       await input.fill('');
-    });
+    };
+    await check(ctx, 'measure: typing into the idle panel (before the stream)', () => typeIdle('idleBefore'));
 
     await check(ctx, 'measure: a 10,000-token answer streamed at 200 tokens/s', async () => {
       // the hunk undone above reaches the model as a note with this run's one call
@@ -154,6 +160,12 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       perf.stream.seconds = (Date.now() - t0) / 1000;
       await input.fill('');
       await shot('06-long-answer');
+    });
+
+    await check(ctx, 'measure: typing into the idle panel (after the stream)', async () => {
+      await panel.locator(T('stop')).waitFor({ state: 'hidden' });
+      await typeIdle('idleAfter');
+      perf.idle = { frames: stats(idleRaw.frames), input: stats(idleRaw.keys) };
     });
 
     await check(ctx, 'the undo note is a muted "pi was told" marker, not the user\'s words', async () => {
@@ -304,7 +316,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       };
     }
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
-    if (perf.idle) console.log(`  perf  ${describeProbe('idle panel, typing', perf.idle)}`);
+    if (perf.idle) console.log(`  perf  ${describeProbe('idle panel, typing (before + after the stream)', perf.idle)}`);
     if (perf.streamVsIdle) console.log(`  perf  streaming/idle key→frame p95 ${perf.streamVsIdle.streamKeyP95}/${perf.streamVsIdle.idleKeyP95} ms = ${perf.streamVsIdle.ratio}×, max frame while streaming ${perf.streamVsIdle.maxFrameStreaming} ms`);
     if (perf.resume) console.log(`  perf  resume of ${perf.resume.messages} messages (${perf.resume.toolCards} tool cards in DOM): answer→interactive ${perf.resume.answerToInteractiveMs} ms, click→interactive ${perf.resume.clickToInteractiveMs} ms`);
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);

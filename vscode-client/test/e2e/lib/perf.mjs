@@ -6,7 +6,18 @@
 export async function startFrameProbe(frame) {
   await frame.evaluate(() => {
     const w = window;
-    w.__piProbe = { frames: [], keys: [], running: true };
+    w.__piProbe = { frames: [], keys: [], longTasks: [], running: true };
+    // Long tasks (≥ 50 ms) on this main thread, with whose they were: `self` (the panel's
+    // own code) or the workbench around it (`…-ancestor`, `unknown`), which shares the thread
+    if (w.__piLongTasks) w.__piLongTasks.disconnect();
+    try {
+      w.__piLongTasks = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          if (w.__piProbe.running) w.__piProbe.longTasks.push({ name: e.name, ms: Math.round(e.duration) });
+        }
+      });
+      w.__piLongTasks.observe({ type: 'longtask' });
+    } catch { /* no Long Tasks API */ }
     let last = performance.now();
     const tick = (t) => {
       if (!w.__piProbe.running) return;
@@ -37,13 +48,26 @@ export function stats(xs) {
   };
 }
 
+function summariseLongTasks(tasks) {
+  const by = {};
+  for (const t of tasks) {
+    const k = t.name === 'self' ? 'panel' : 'other';
+    by[k] = by[k] || { n: 0, maxMs: 0, names: {} };
+    by[k].n++;
+    by[k].maxMs = Math.max(by[k].maxMs, t.ms);
+    by[k].names[t.name] = (by[k].names[t.name] || 0) + 1;
+  }
+  return by;
+}
+
 /** The probe's figures; with `raw`, also the samples (to pool several probes). */
 export async function stopFrameProbe(frame, { raw = false } = {}) {
-  const { frames, keys } = await frame.evaluate(() => {
+  const { frames, keys, longTasks } = await frame.evaluate(() => {
     window.__piProbe.running = false;
-    return { frames: window.__piProbe.frames.slice(1), keys: window.__piProbe.keys };
+    return { frames: window.__piProbe.frames.slice(1), keys: window.__piProbe.keys, longTasks: window.__piProbe.longTasks };
   });
-  return raw ? { frames: stats(frames), input: stats(keys), raw: { frames, keys } } : { frames: stats(frames), input: stats(keys) };
+  const out = { frames: stats(frames), input: stats(keys), longTasks: summariseLongTasks(longTasks) };
+  return raw ? { ...out, raw: { frames, keys } } : out;
 }
 
 /**

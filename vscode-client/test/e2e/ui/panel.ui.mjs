@@ -313,11 +313,12 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         streamKeyP95: perf.stream.input.p95,
         ratio: +(perf.stream.input.p95 / perf.idle.input.p95).toFixed(2),
         maxFrameStreaming: perf.stream.frames.max,
+        longTasksStreaming: perf.stream.longTasks,
       };
     }
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
     if (perf.idle) console.log(`  perf  ${describeProbe('idle panel, typing (before + after the stream)', perf.idle)}`);
-    if (perf.streamVsIdle) console.log(`  perf  streaming/idle key→frame p95 ${perf.streamVsIdle.streamKeyP95}/${perf.streamVsIdle.idleKeyP95} ms = ${perf.streamVsIdle.ratio}×, max frame while streaming ${perf.streamVsIdle.maxFrameStreaming} ms`);
+    if (perf.streamVsIdle) console.log(`  perf  streaming/idle key→frame p95 ${perf.streamVsIdle.streamKeyP95}/${perf.streamVsIdle.idleKeyP95} ms = ${perf.streamVsIdle.ratio}×, max frame while streaming ${perf.streamVsIdle.maxFrameStreaming} ms; long tasks ${JSON.stringify(perf.streamVsIdle.longTasksStreaming)}`);
     if (perf.resume) console.log(`  perf  resume of ${perf.resume.messages} messages (${perf.resume.toolCards} tool cards in DOM): answer→interactive ${perf.resume.answerToInteractiveMs} ms, click→interactive ${perf.resume.clickToInteractiveMs} ms`);
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
     if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);

@@ -15,6 +15,11 @@ let windowSize = WINDOW_STEP;
 const expanded = new Set<string>();
 const rendered = new Map<string, Rendered>();
 let lastOrderKey = '';
+/** When the streaming answer was last rendered, and how long that took. */
+let lastStreamAt = 0;
+let lastStreamMs = 0;
+const STREAM_BUDGET_MS = 8;
+const STREAM_SLOW_GAP_MS = 100;
 
 const earlier = h('button.link.earlier', { 'data-testid': 'show-earlier', hidden: true });
 const list = h('div.list');
@@ -123,7 +128,20 @@ export function paintTranscript(): void {
       deferred = true;
       continue;
     }
+    // A streaming answer whose last render was slow (a loaded machine stretches it) is
+    // re-rendered at most every STREAM_SLOW_GAP_MS, so the input's frames keep their time.
+    const streaming = r !== undefined && item.kind === 'assistant' && item.streaming;
+    if (streaming && lastStreamMs > STREAM_BUDGET_MS && performance.now() - lastStreamAt < STREAM_SLOW_GAP_MS) {
+      deferred = true;
+      nextEl = r.el;
+      continue;
+    }
+    const t0 = performance.now();
     const next = renderItem(item, ctx, r);
+    if (streaming) {
+      lastStreamAt = performance.now();
+      lastStreamMs = lastStreamAt - t0;
+    }
     if (r && r.el !== next.el) r.el.replaceWith(next.el);
     else if (!r) list.insertBefore(next.el, nextEl);
     rendered.set(item.id, next);

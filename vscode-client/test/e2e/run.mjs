@@ -158,7 +158,7 @@ async function tier3(cs, scratch, ext) {
     await installExtension(cs, scratch, 'tier3', ext.vsix);
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
     const { runUi } = await import(fixture ? './ui/fixture.ui.mjs' : './ui/panel.ui.mjs');
-    await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort });
+    await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, piCommand: fixture ? null : piServer() });
   } catch (err) {
     tally.broken('tier 3 harness', err);
   } finally {

@@ -6,7 +6,18 @@
 export async function startFrameProbe(frame) {
   await frame.evaluate(() => {
     const w = window;
-    w.__piProbe = { frames: [], keys: [], running: true };
+    w.__piProbe = { frames: [], keys: [], longTasks: [], running: true };
+    // Long tasks (≥ 50 ms) on this main thread, with whose they were: `self` (the panel's
+    // own code) or the workbench around it (`…-ancestor`, `unknown`), which shares the thread
+    if (w.__piLongTasks) w.__piLongTasks.disconnect();
+    try {
+      w.__piLongTasks = new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) {
+          if (w.__piProbe.running) w.__piProbe.longTasks.push({ name: e.name, ms: Math.round(e.duration) });
+        }
+      });
+      w.__piLongTasks.observe({ type: 'longtask' });
+    } catch { /* no Long Tasks API */ }
     let last = performance.now();
     const tick = (t) => {
       if (!w.__piProbe.running) return;
@@ -15,14 +26,16 @@ export async function startFrameProbe(frame) {
       requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
+    if (w.__piKeyProbe) return; // one listener for every probe of this document
+    w.__piKeyProbe = true;
     document.addEventListener('keydown', (e) => {
       const start = e.timeStamp;
-      requestAnimationFrame(() => { w.__piProbe.keys.push(performance.now() - start); });
+      requestAnimationFrame(() => { if (w.__piProbe.running) w.__piProbe.keys.push(performance.now() - start); });
     }, true);
   });
 }
 
-function stats(xs) {
+export function stats(xs) {
   if (xs.length === 0) return { n: 0 };
   const s = [...xs].sort((a, b) => a - b);
   const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
@@ -35,12 +48,62 @@ function stats(xs) {
   };
 }
 
-export async function stopFrameProbe(frame) {
-  const { frames, keys } = await frame.evaluate(() => {
+function summariseLongTasks(tasks) {
+  const by = {};
+  for (const t of tasks) {
+    const k = t.name === 'self' ? 'panel' : 'other';
+    by[k] = by[k] || { n: 0, maxMs: 0, names: {} };
+    by[k].n++;
+    by[k].maxMs = Math.max(by[k].maxMs, t.ms);
+    by[k].names[t.name] = (by[k].names[t.name] || 0) + 1;
+  }
+  return by;
+}
+
+/** The probe's figures; with `raw`, also the samples (to pool several probes). */
+export async function stopFrameProbe(frame, { raw = false } = {}) {
+  const { frames, keys, longTasks } = await frame.evaluate(() => {
     window.__piProbe.running = false;
-    return { frames: window.__piProbe.frames.slice(1), keys: window.__piProbe.keys };
+    return { frames: window.__piProbe.frames.slice(1), keys: window.__piProbe.keys, longTasks: window.__piProbe.longTasks };
   });
-  return { frames: stats(frames), input: stats(keys) };
+  const out = { frames: stats(frames), input: stats(keys), longTasks: summariseLongTasks(longTasks) };
+  return raw ? { ...out, raw: { frames, keys } } : out;
+}
+
+/**
+ * Arm a probe for the next `loadSession` of at least `minMessages` messages: from the moment the
+ * webview receives it (the event's timestamp, before any handler) to the first moment the main
+ * thread is free again after the frame that shows it (a task queued from a frame callback that
+ * runs after the panel's own: reduce + render + style/layout of that frame). Epoch times too,
+ * to compare with the test's own clock.
+ */
+export async function armResumeProbe(frame, minMessages) {
+  await frame.evaluate((min) => {
+    const w = window;
+    w.__piResume = null;
+    const onMessage = (e) => {
+      const acts = e.data && e.data.type === 'actions' ? e.data.actions : [];
+      const load = acts.find((a) => a.type === 'loadSession' && a.messages.length >= min);
+      if (!load) return;
+      window.removeEventListener('message', onMessage);
+      const received = e.timeStamp;
+      requestAnimationFrame(() => setTimeout(() => {
+        const now = performance.now();
+        w.__piResume = {
+          messages: load.messages.length,
+          receivedToIdleMs: +(now - received).toFixed(1),
+          receivedEpoch: performance.timeOrigin + received,
+          idleEpoch: performance.timeOrigin + now,
+        };
+      }, 0));
+    };
+    window.addEventListener('message', onMessage);
+  }, minMessages);
+}
+
+export async function readResumeProbe(frame) {
+  await frame.waitForFunction(() => window.__piResume !== null, null, { timeout: 60_000 });
+  return frame.evaluate(() => window.__piResume);
 }
 
 export function describe(label, m) {

@@ -3,14 +3,16 @@
 // the editor, click Undo on the hunk; then measure the panel's responsiveness under a long
 // streamed answer and 300 tool cards (figures for docs/performance.md, not assertions); last,
 // answer "Always" on a permission card and revoke that rule in the rules manager.
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { launchBrowser, workbenchUrl } from '../lib/browser.mjs';
 import { check, openWorkbench, runCommand, webviewFrame } from '../lib/ui.mjs';
-import { startFrameProbe, stopFrameProbe, describe as describeProbe } from '../lib/perf.mjs';
+import { armResumeProbe, readResumeProbe, startFrameProbe, stats, stopFrameProbe, describe as describeProbe } from '../lib/perf.mjs';
 
 const require = createRequire(import.meta.url);
+const LIB = join(dirname(new URL(import.meta.url).pathname), '..', 'lib');
 
 /** Guard a wait on our own scripted server (it never resolves if the request never comes). */
 function within(promise, ms, what) {
@@ -51,7 +53,7 @@ function manyToolCalls(n) {
   return events;
 }
 
-export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
+export async function runUi({ server, ws, scratch, out, tally, modelPort, piCommand }) {
   const srv = await startScripted(modelPort);
   const browser = await launchBrowser(scratch);
   const { page } = browser;
@@ -117,6 +119,26 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
 
     // --- responsiveness: figures, not assertions --------------------------------------
     const perf = {};
+    // the idle baseline: the same typing as while streaming (one key every 500 ms), nothing
+    // streaming; sampled before and after the stream and pooled, so that a change of the
+    // machine's load during the run weighs on both sides of the ratio
+    const idleRaw = { frames: [], keys: [] };
+    const typeIdle = async (label) => {
+      const input = panel.locator(T('prompt'));
+      await input.click();
+      await startFrameProbe(panel);
+      for (let i = 0; i < 20; i++) {
+        await input.press('x');
+        await page.waitForTimeout(500);
+      }
+      const r = await stopFrameProbe(panel, { raw: true });
+      idleRaw.frames.push(...r.raw.frames);
+      idleRaw.keys.push(...r.raw.keys);
+      perf[label] = { frames: r.frames, input: r.input };
+      await input.fill('');
+    };
+    await check(ctx, 'measure: typing into the idle panel (before the stream)', () => typeIdle('idleBefore'));
+
     await check(ctx, 'measure: a 10,000-token answer streamed at 200 tokens/s', async () => {
       // the hunk undone above reaches the model as a note with this run's one call
       srv.enqueue({ events: longAnswerEvents(10_000), delayMs: 50 });
@@ -138,6 +160,12 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       perf.stream.seconds = (Date.now() - t0) / 1000;
       await input.fill('');
       await shot('06-long-answer');
+    });
+
+    await check(ctx, 'measure: typing into the idle panel (after the stream)', async () => {
+      await panel.locator(T('stop')).waitFor({ state: 'hidden' });
+      await typeIdle('idleAfter');
+      perf.idle = { frames: stats(idleRaw.frames), input: stats(idleRaw.keys) };
     });
 
     await check(ctx, 'the undo note is a muted "pi was told" marker, not the user\'s words', async () => {
@@ -246,7 +274,52 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await shot('plan-3-carrying-out');
     });
 
+    await check(ctx, 'measure: resuming a 2,000-message session with 500 tool cards', async () => {
+      // written through pi-lsp's own session store, where the server looks for this workspace
+      const python = join(dirname(piCommand), 'python');
+      const sessionId = execFileSync(python, [join(LIB, 'big_session.py'), ws, join(scratch, 'xdg-data'), '--rounds', '500'],
+        { encoding: 'utf8' }).trim();
+      await panel.locator(T('history')).click();
+      const row = panel.locator(T('session-row'), { hasText: 'Question 0' }).first();
+      await row.waitFor({ timeout: 30_000 });
+      await armResumeProbe(panel, 2000);
+      const clicked = Date.now();
+      await row.click();
+      const r = await readResumeProbe(panel);
+      await panel.locator(T('message-assistant'), { hasText: 'Part 499 greets the user' }).waitFor({ timeout: 30_000 });
+      // interactive: a key in the input gets its frame
+      await startFrameProbe(panel);
+      const input = panel.locator(T('prompt'));
+      for (let i = 0; i < 10; i++) {
+        await input.press('z');
+        await page.waitForTimeout(200);
+      }
+      const after = await stopFrameProbe(panel);
+      await input.fill('');
+      perf.resume = {
+        sessionId,
+        messages: r.messages,
+        toolCards: await panel.locator(T('tool-card')).count(),
+        answerToInteractiveMs: r.receivedToIdleMs,
+        clickToInteractiveMs: Math.round(r.idleEpoch - clicked),
+        inputAfter: after.input,
+      };
+      await shot('09-big-session');
+    });
+
+    if (perf.idle && perf.stream) {
+      perf.streamVsIdle = {
+        idleKeyP95: perf.idle.input.p95,
+        streamKeyP95: perf.stream.input.p95,
+        ratio: +(perf.stream.input.p95 / perf.idle.input.p95).toFixed(2),
+        maxFrameStreaming: perf.stream.frames.max,
+        longTasksStreaming: perf.stream.longTasks,
+      };
+    }
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));
+    if (perf.idle) console.log(`  perf  ${describeProbe('idle panel, typing (before + after the stream)', perf.idle)}`);
+    if (perf.streamVsIdle) console.log(`  perf  streaming/idle key→frame p95 ${perf.streamVsIdle.streamKeyP95}/${perf.streamVsIdle.idleKeyP95} ms = ${perf.streamVsIdle.ratio}×, max frame while streaming ${perf.streamVsIdle.maxFrameStreaming} ms; long tasks ${JSON.stringify(perf.streamVsIdle.longTasksStreaming)}`);
+    if (perf.resume) console.log(`  perf  resume of ${perf.resume.messages} messages (${perf.resume.toolCards} tool cards in DOM): answer→interactive ${perf.resume.answerToInteractiveMs} ms, click→interactive ${perf.resume.clickToInteractiveMs} ms`);
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
     if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);
   } finally {

@@ -1,0 +1,109 @@
+// The completion list under the input: `/` commands (from the panel) and `@` file mentions
+// (the host answers `completeFiles` with `files`). Arrow keys move, Enter / Tab pick, Escape
+// closes.
+
+import { mentionQueryAt } from '../mention';
+import { clear, h } from './dom';
+import { SLASH } from './slash';
+import { post } from './state';
+
+export class Completion {
+  readonly el = h('div.completion', { role: 'listbox', hidden: true });
+  private items: string[] = [];
+  private index = 0;
+  private req = 0;
+  private start = -1;
+  private slash = false;
+
+  constructor(
+    private readonly input: HTMLTextAreaElement,
+    private readonly changed: () => void,
+  ) {}
+
+  /** Keys while the list is open; true when the key was the list's. */
+  key(e: KeyboardEvent): boolean {
+    if (this.el.hidden) return false;
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      this.index = (this.index + (e.key === 'ArrowDown' ? 1 : -1) + this.items.length) % this.items.length;
+      this.paint();
+      return true;
+    }
+    if ((e.key === 'Enter' || e.key === 'Tab') && this.items.length > 0) {
+      e.preventDefault();
+      this.pick(this.items[this.index]);
+      return true;
+    }
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      this.hide();
+      return true;
+    }
+    return false;
+  }
+
+  /** The input's text changed: offer commands, ask the host for files, or close. */
+  update(): void {
+    const input = this.input;
+    const sm = /^\/[a-z]*$/.exec(input.value);
+    if (sm) {
+      this.start = 0;
+      this.req += 1;
+      this.show(this.req, Object.keys(SLASH).filter((k) => k.startsWith(sm[0])), true);
+      return;
+    }
+    const q = mentionQueryAt(input.value, input.selectionStart ?? input.value.length);
+    if (!q) {
+      this.hide();
+      return;
+    }
+    this.start = q.start;
+    this.req += 1;
+    post({ type: 'completeFiles', query: q.query, requestId: this.req });
+  }
+
+  /** The host's answer to `completeFiles` (stale answers are dropped). */
+  show(requestId: number, files: string[], isSlash = false): void {
+    if (requestId !== this.req) return;
+    this.slash = isSlash;
+    this.items = files;
+    this.index = 0;
+    this.el.hidden = files.length === 0;
+    this.paint();
+  }
+
+  hide(): void {
+    this.el.hidden = true;
+    this.items = [];
+  }
+
+  private paint(): void {
+    clear(this.el);
+    this.items.forEach((f, i) => {
+      this.el.append(
+        h('div.completion-item', {
+          role: 'option',
+          'aria-selected': String(i === this.index),
+          text: this.slash ? `${f} — ${SLASH[f]}` : f,
+          onmousedown: (ev: Event) => {
+            ev.preventDefault();
+            this.pick(f);
+          },
+        }),
+      );
+    });
+  }
+
+  private pick(file: string): void {
+    const input = this.input;
+    const cursor = input.selectionStart ?? input.value.length;
+    const before = input.value.slice(0, this.start);
+    const after = input.value.slice(cursor);
+    const ins = this.slash ? `${file} ` : `@${file} `;
+    input.value = before + ins + after;
+    const pos = before.length + ins.length;
+    input.setSelectionRange(pos, pos);
+    this.hide();
+    this.changed();
+  }
+}

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { Asks } from './controller/asks';
-import { CheckpointControl, type RestoreMode } from './controller/checkpoints';
+import { CheckpointControl } from './controller/checkpoints';
 import { type Host, updateSetting } from './controller/host';
 import { connectionOf, ServerLifecycle } from './controller/lifecycle';
 import { ModelControl } from './controller/models';
@@ -231,7 +231,7 @@ export class Controller implements vscode.Disposable, Host {
       case 'openHunk':
         return this.openHunk(msg.uri, msg.hunkId);
       case 'restore':
-        return this.checkpoints.restore(msg.entryId, msg.mode as RestoreMode);
+        return this.checkpoints.restore(msg.entryId, msg.mode);
       case 'undoRestore':
         return this.checkpoints.undoRestore(msg.restoreId);
       case 'revertToolCall':

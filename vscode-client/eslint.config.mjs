@@ -29,4 +29,24 @@ export default tseslint.config(
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
     },
   },
+  {
+    // The pi/* method names live in src/protocol/ only (client.ts, generated.ts): everything
+    // else calls the typed client, so a method name cannot be misspelled or drift from the
+    // server's. tests/editors/test_vscode_unit.py checks that this rule fires.
+    files: ['src/**/*.ts'],
+    ignores: ['src/protocol/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Literal[value=/\\bpi\\/[A-Za-z]/]',
+          message: 'A pi/* method name outside src/protocol/: call the typed client (src/protocol/client.ts).',
+        },
+        {
+          selector: 'TemplateElement[value.raw=/\\bpi\\/[A-Za-z]/]',
+          message: 'A pi/* method name outside src/protocol/: call the typed client (src/protocol/client.ts).',
+        },
+      ],
+    },
+  },
 );

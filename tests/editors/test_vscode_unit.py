@@ -90,3 +90,22 @@ def test_lint(npm: str) -> None:
     """eslint with typescript-eslint's recommended-type-checked rules, no warnings allowed."""
     proc = _run(npm, "run", "-s", "lint")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]
+
+
+@pytest.mark.timeout(300)
+def test_lint_refuses_a_pi_method_name_outside_src_protocol(npm: str) -> None:
+    """Issue 29: the ``pi/*`` method names live in ``src/protocol/`` only (the typed client);
+    a string spelling one anywhere else in ``src`` fails ``npm run lint``. Checked by linting a
+    probe file that does it (removed afterwards), so the rule is known to fire."""
+    probe = CLIENT / "src" / "zz_lint_probe.ts"
+    probe.write_text(
+        "export const a = 'pi/prompt';\nexport const b = (x: string) => `pi/state ${x}`;\n",
+        encoding="utf-8",
+    )
+    try:
+        proc = _run(npm, "exec", "--", "eslint", "--max-warnings", "0", str(probe))
+    finally:
+        probe.unlink()
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out[-4000:]
+    assert out.count("A pi/* method name outside src/protocol/") == 2, out[-4000:]

@@ -58,6 +58,8 @@ class Harness:
         self.root = root
         self.local: InProcessServer | None = None
         """Set when the server runs in the test's process (``start_in_process``)."""
+        self.initialize_result: types.InitializeResult | None = None
+        """The server's answer to ``initialize``."""
         self.events: list[dict[str, Any]] = []
         self.docs: dict[str, tuple[int, str]] = {}
         self.edits: list[types.ApplyWorkspaceEditParams] = []
@@ -298,7 +300,7 @@ async def start(
         **(env or {}),
     }
     await client.start_io(sys.executable, "-m", "pi_lsp", env=full_env)
-    await _initialize(client, root, capabilities, pi)
+    harness.initialize_result = await _initialize(client, root, capabilities, pi)
     return harness
 
 
@@ -316,7 +318,7 @@ async def start_in_process(
         client.set_configuration(configuration)
     harness = Harness(client, root)
     harness.local = await serve_in_process(client)
-    await _initialize(client, root, capabilities, pi)
+    harness.initialize_result = await _initialize(client, root, capabilities, pi)
     return harness
 
 
@@ -325,8 +327,8 @@ async def _initialize(
     root: Path,
     capabilities: str | types.ClientCapabilities,
     pi: dict[str, Any] | None,
-) -> None:
-    await client.initialize_session(
+) -> types.InitializeResult:
+    return await client.initialize_session(
         types.InitializeParams(
             capabilities=(
                 _capabilities(capabilities) if isinstance(capabilities, str) else capabilities

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pi_lsp.lsp.protocol import methods, models, schema
+from pi_lsp.lsp.protocol import contract, methods, models, schema
 
 SCHEMA_FILE = Path(__file__).resolve().parents[2] / "docs" / "protocol.schema.json"
 REGENERATE = (
@@ -43,3 +43,26 @@ def test_schema_speaks_the_wire_names_and_optionality() -> None:
     assert "per million tokens" in cost["description"]
     assert "title" not in cost
     assert models.StateResult.__name__ in defs
+
+
+def test_method_tables_name_every_method_with_its_models() -> None:
+    """``PiRequests`` & co. are what the clients' typed functions are built from: every method
+    has its params (and, for a request, its result) model, and nothing else is listed."""
+    assert list(contract.REQUEST_TYPES) == list(methods.REQUESTS)
+    assert set(contract.SERVER_REQUEST_TYPES) == {
+        methods.SAVE_DOCUMENTS,
+        methods.REQUEST_PERMISSION,
+        methods.ASK,
+    }
+    assert set(contract.NOTIFICATION_TYPES) == {methods.EVENT, methods.DIAGNOSTICS}
+    defs = json.loads(schema.render())["$defs"]
+    table = defs["PiRequests"]["properties"]
+    assert table[methods.RESTORE]["properties"] == {
+        "params": {"$ref": "#/$defs/RestoreParams"},
+        "result": {"$ref": "#/$defs/RestoreResult"},
+    }
+    assert defs["PiNotifications"]["properties"][methods.EVENT]["required"] == ["params"]
+    for name in ("PiRequests", "PiServerRequests", "PiNotifications"):
+        for entry in defs[name]["properties"].values():
+            for ref in entry["properties"].values():
+                assert ref["$ref"].removeprefix("#/$defs/") in defs

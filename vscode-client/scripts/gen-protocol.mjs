@@ -20,7 +20,7 @@ const tsPath = join(client, 'src', 'protocol', 'generated.ts');
 const check = process.argv.includes('--check');
 
 const BANNER = `// GENERATED FILE: do not edit. The wire types of the pi/* protocol, from
-// docs/protocol.schema.json (itself generated from pi_lsp/lsp/protocol/models.py).
+// docs/protocol.schema.json (itself generated from pi_lsp/lsp/protocol/models.py, contract.py).
 // Regenerate with \`cd vscode-client && npm run gen:protocol\`.`;
 
 function python() {

@@ -40,7 +40,8 @@ export type { ViewModel } from './model/types';
  * - `usage: {input, output, cacheRead, cacheWrite, cost}`, `contextTokens`, `contextWindow`,
  *   `model: {provider?, id, name?, contextWindow?}`, `thinkingLevel`.
  * - `features: {queue, interrupt, review, checkpoints, models, permissions}`: which v2 server
- *   features were detected (controls for missing ones are hidden).
+ *   features the server declared in its `initialize` answer (`capabilities.experimental.pi`;
+ *   controls for missing ones are hidden).
  *
  * The object returned by `state()` is immutable (the reducer returns a new one on every change);
  * keep a reference to compare, never mutate it.

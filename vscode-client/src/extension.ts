@@ -36,10 +36,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
     await controller.listSessions();
   });
   cmd('pi.permissionRules', () => controller.manageRules());
-  cmd('pi.compact', async () => {
-    const sid = controller.state().sessionId;
-    if (sid) await controller.request('pi/compact', { sessionId: sid });
-  });
+  cmd('pi.compact', () => controller.compact());
 
   // A quiet status item: the run's state and waiting questions; a click opens the panel.
   const status = vscode.window.createStatusBarItem('pi.status', vscode.StatusBarAlignment.Right, 100);

@@ -28,6 +28,7 @@ from pygls.exceptions import (
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from ...ai.surrogates import replace_lone_surrogates
+from ..protocol.features import experimental
 from .framing import READ_CHUNK, BlockingFrameReader, FrameError, FrameParser, frame
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,16 @@ class PiProtocol(LanguageServerProtocol):
                 "error": {"code": error.code, "message": error.message},
             }
         )
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls' answer plus ``capabilities.experimental.pi``: the ``pi/*`` features this
+        server has (``protocol.features``; the stdio fast path declares the same)."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = experimental()
+        return result
 
     @lsp_method(types.EXIT)
     def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:

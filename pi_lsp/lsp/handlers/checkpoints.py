@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
@@ -34,30 +34,15 @@ from ..editor.editor_workspace import EditorWorkspace
 from ..editor.review_book import ReviewBook
 from ..editor.review_notes import UNDO_NOTE_HEAD
 from ..host.hosted import HostedSession
+from ..protocol.contract import RestoreParams, RevertToolCallParams, UndoRestoreParams
 from ..protocol.methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
-from ..protocol.models import RequiredSessionParams, WireParams, parse_params
+from ..protocol.models import RequiredSessionParams, parse_params
 
 REQUEST_FAILED = -32803
 BASH_NOTE = (
     "bash ran after this checkpoint: what its commands changed on disk is not tracked and was "
     "not restored"
 )
-
-
-class RestoreParams(WireParams):
-    session_id: str
-    entry_id: str
-    mode: Literal["code", "conversation", "both"] = "both"
-
-
-class UndoRestoreParams(WireParams):
-    session_id: str
-    restore_id: str
-
-
-class RevertToolCallParams(WireParams):
-    session_id: str
-    tool_call_id: str
 
 
 class CheckpointApi:

@@ -8,7 +8,7 @@ call made while a decision is being applied waits for it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -17,19 +17,9 @@ from ...tools.workspace import WorkspaceError
 from ..editor.editor_workspace import EditorWorkspace
 from ..editor.review_book import ReviewBook
 from ..editor.review_notes import Undone
+from ..protocol.contract import Decision, DecisionParams
 from ..protocol.methods import REVIEW, REVIEW_DECISION
-from ..protocol.models import RequiredSessionParams, WireParams, parse_params
-
-
-class Decision(WireParams):
-    hunk_id: str
-    decision: Literal["keep", "undo"]
-    reason: str | None = None
-
-
-class DecisionParams(WireParams):
-    session_id: str
-    decisions: list[Decision]
+from ..protocol.models import RequiredSessionParams, parse_params
 
 
 class ReviewApi:

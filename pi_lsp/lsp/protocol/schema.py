@@ -5,6 +5,10 @@ this module's output (checked in; ``tests/lsp/test_protocol_schema.py`` fails wh
 and the VS Code client's ``src/protocol/generated.ts`` is generated from that file with
 ``json-schema-to-typescript`` (``cd vscode-client && npm run gen:protocol`` runs both steps).
 
+Beside the models, three method tables (``PiRequests``, ``PiServerRequests``,
+``PiNotifications``: method → ``{params, result}``, from ``contract``) let a client type one
+function per method without spelling a model name twice.
+
 ``python -m pi_lsp.lsp.protocol.schema [PATH]`` writes the schema to PATH (default: stdout).
 """
 
@@ -17,22 +21,47 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
-from . import methods, models
+from . import contract, methods, models
 
 SCHEMA_ID = "https://pi-lsp.invalid/protocol.schema.json"
 
 
 def contract_models() -> list[type[models.WireParams]]:
-    """Every wire model defined in ``models`` (params, results and their parts), by name."""
+    """Every wire model defined in ``models`` and ``contract`` (params, results and their
+    parts), by name."""
     found = [
         obj
-        for obj in vars(models).values()
+        for module in (models, contract)
+        for obj in vars(module).values()
         if inspect.isclass(obj)
         and issubclass(obj, models.WireParams)
         and obj is not models.WireParams
-        and obj.__module__ == models.__name__
+        and obj.__module__ == module.__name__
     ]
     return sorted(found, key=lambda m: m.__name__)
+
+
+def _method_table(title: str, table: dict[str, contract.Pair], description: str) -> dict[str, Any]:
+    """``{method: {params, result}}`` as one object type (a notification has no result)."""
+    props: dict[str, Any] = {}
+    for method, (params, result) in table.items():
+        entry: dict[str, Any] = {"params": {"$ref": f"#/$defs/{params.__name__}"}}
+        if result is not None:
+            entry["result"] = {"$ref": f"#/$defs/{result.__name__}"}
+        props[method] = {
+            "type": "object",
+            "properties": entry,
+            "required": list(entry),
+            "additionalProperties": False,
+        }
+    return {
+        "title": title,
+        "description": description,
+        "type": "object",
+        "properties": props,
+        "required": list(props),
+        "additionalProperties": False,
+    }
 
 
 def _drop_field_titles(model_schema: dict[str, Any]) -> dict[str, Any]:
@@ -79,6 +108,17 @@ def protocol_schema() -> dict[str, Any]:
     all_defs["ClientNotificationMethod"] = _method_enum(
         "ClientNotificationMethod", (methods.DIAGNOSTICS,), "Client → server pi/* notifications."
     )
+    all_defs["PiRequests"] = _method_table(
+        "PiRequests", contract.REQUEST_TYPES, "Client → server requests: params and result."
+    )
+    all_defs["PiServerRequests"] = _method_table(
+        "PiServerRequests",
+        contract.SERVER_REQUEST_TYPES,
+        "Server → client requests: params and result.",
+    )
+    all_defs["PiNotifications"] = _method_table(
+        "PiNotifications", contract.NOTIFICATION_TYPES, "Notifications: params."
+    )
     names = sorted(all_defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -86,7 +126,8 @@ def protocol_schema() -> dict[str, Any]:
         "title": "PiProtocol",
         "description": (
             "The pi/* wire contract of pi-lsp (docs/protocol.md), generated from "
-            "pi_lsp/lsp/protocol/models.py by `python -m pi_lsp.lsp.protocol.schema`."
+            "pi_lsp/lsp/protocol/models.py and contract.py by "
+            "`python -m pi_lsp.lsp.protocol.schema`."
         ),
         "type": "object",
         "properties": {name: {"$ref": f"#/$defs/{name}"} for name in names},

@@ -20,6 +20,7 @@ from ...ai import tls
 from ..connection.attrs_cache import attrs_code_cache
 from ..connection.framing import BlockingFrameReader, frame
 from ..connection.outbox import Outbox
+from ..protocol.features import experimental
 from ..protocol.methods import CODE_ACTION_KINDS, COMMANDS
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ def initialize_result(params: Any) -> dict[str, Any]:
                 "workspaceFolders": {"supported": True, "changeNotifications": True},
                 "fileOperations": {},
             },
+            "experimental": experimental(),
         },
         "serverInfo": {"name": "pi-lsp", "version": __version__},
     }

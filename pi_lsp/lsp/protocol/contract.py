@@ -1,0 +1,300 @@
+"""The rest of the ``pi/*`` wire contract: the §8/§9/§14 params and results, the notification
+payloads, the server's declared features, and the table naming each method's params and result.
+
+``models`` holds the v1 requests and the shared parts; this module adds what used to be
+described only in docs/protocol.md (review, checkpoints, permission rules, MCP, ``pi/event``,
+``pi/diagnostics``) so the JSON Schema (``schema``) — and the clients' generated types — cover
+every method. ``REQUEST_TYPES`` / ``SERVER_REQUEST_TYPES`` / ``NOTIFICATION_TYPES`` are the
+method → models table the schema exports (``PiRequests`` …); a test checks it names every
+method. Must not import the session or agent modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from . import methods as m
+from .features import FEATURES, PROTOCOL_VERSION
+from .models import (
+    AbortResult,
+    AskRequestParams,
+    AskResult,
+    CompactResult,
+    ForkParams,
+    McpParams,
+    ModelsParams,
+    ModelsResult,
+    NewSessionParams,
+    PermissionsParams,
+    PromptParams,
+    PromptResult,
+    QueueOpParams,
+    QueueParams,
+    QueueResult,
+    Range,
+    ReplayParams,
+    ReplayResult,
+    RequestPermissionParams,
+    RequestPermissionResult,
+    RequiredSessionParams,
+    ResumeResult,
+    SaveDocumentsParams,
+    SaveDocumentsResult,
+    SessionIdResult,
+    SessionParams,
+    SessionsResult,
+    SetModelParams,
+    SetModeParams,
+    SetModeResult,
+    StateResult,
+    WireParams,
+)
+
+# ------------------------------------------------------------------ §9.1 review
+
+
+class Decision(WireParams):
+    hunk_id: str
+    decision: Literal["keep", "undo"]
+    reason: str | None = None
+    """Why an undo: told to the model with its next call."""
+
+
+class DecisionParams(WireParams):
+    """``pi/reviewDecision``."""
+
+    session_id: str
+    decisions: list[Decision]
+
+
+class HunkConflict(WireParams):
+    hunk_id: str
+    message: str
+
+
+class DecisionResult(WireParams):
+    applied: list[str]
+    conflicts: list[HunkConflict]
+
+
+class ReviewHunk(WireParams):
+    id: str
+    tool_call_id: str
+    range: Range
+    old_text: str
+    new_text: str
+
+
+class ReviewFile(WireParams):
+    uri: str
+    hunks: list[ReviewHunk]
+
+
+class ReviewResult(WireParams):
+    """``pi/review``: the session's pending hunks (the ``review_update`` event's snapshot)."""
+
+    session_id: str
+    files: list[ReviewFile]
+
+
+# ------------------------------------------------------------------ §9.5 checkpoints
+
+
+class Checkpoint(WireParams):
+    entry_id: str
+    text: str
+    timestamp: int | float
+    files: list[str]
+    """The files the agent changed after this checkpoint."""
+
+
+class CheckpointsResult(WireParams):
+    checkpoints: list[Checkpoint]
+
+
+class RestoreParams(WireParams):
+    session_id: str
+    entry_id: str
+    mode: Literal["code", "conversation", "both"] = "both"
+
+
+class FileConflict(WireParams):
+    uri: str
+    message: str
+
+
+class RestoreResult(WireParams):
+    """``pi/restore``: ``sessionId`` is the session to continue in (the fork for
+    ``conversation`` / ``both``); ``restoreId`` is null when nothing changed."""
+
+    session_id: str
+    restore_id: str | None = None
+    reverted: list[str] = Field(default_factory=list)
+    conflicts: list[FileConflict] = Field(default_factory=list)
+    text: str | None = None
+    """The message's text, for the input box (``conversation`` / ``both``)."""
+    bash_ran: bool | None = None
+    note: str | None = None
+
+
+class UndoRestoreParams(WireParams):
+    session_id: str
+    restore_id: str
+
+
+class UndoRestoreResult(WireParams):
+    reapplied: list[str]
+    conflicts: list[FileConflict]
+
+
+class RevertToolCallParams(WireParams):
+    session_id: str
+    tool_call_id: str
+
+
+class RevertToolCallResult(WireParams):
+    session_id: str
+    restore_id: str | None = None
+    reverted: list[str] = Field(default_factory=list)
+    conflicts: list[FileConflict] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------ §8 rules, §14 MCP
+
+
+class PermissionRule(WireParams):
+    id: str
+    tool: str
+    pattern: str
+    created_at: str
+
+
+class PermissionsResult(WireParams):
+    """``pi/permissions``: ``rules`` for ``list``, ``revoked`` for ``revoke``."""
+
+    rules: list[PermissionRule] | None = None
+    revoked: bool | None = None
+
+
+class McpServerInfo(WireParams):
+    name: str
+    source: str
+    transport: str
+    target: str
+    """The command line or the URL (never env or headers)."""
+    state: Literal["stopped", "starting", "ready", "failed", "disabled"]
+    tool_count: int
+    message: str | None = None
+
+
+class McpResult(WireParams):
+    servers: list[McpServerInfo]
+    problems: list[str] = Field(default_factory=list)
+    sdk_installed: bool
+
+
+class StateReply(StateResult):
+    """``pi/state``'s result: the session's state and the MCP servers (§14)."""
+
+    mcp: list[McpServerInfo] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------ notifications
+
+
+class EventNotification(WireParams):
+    """Server → client ``pi/event`` (docs/protocol.md §3): ``event`` is loosely typed on
+    purpose (its ``type`` names it; new kinds may come)."""
+
+    session_id: str
+    seq: int
+    event: dict[str, Any]
+
+
+class DiagnosticsNotification(WireParams):
+    """Client → server ``pi/diagnostics`` (§9.4): an edited file's diagnostics."""
+
+    uri: str
+    version: int | None = None
+    diagnostics: list[dict[str, Any]]
+
+
+# ------------------------------------------------------------------ features
+
+
+class PiFeatures(WireParams):
+    """``capabilities.experimental.pi.features``: each feature the server has, with its
+    version (a feature not listed is absent). docs/protocol.md#declared-features."""
+
+    queue: int | None = None
+    interrupt: int | None = None
+    permission_rules: int | None = None
+    review: int | None = None
+    checkpoints: int | None = None
+    attachments: int | None = None
+    models: int | None = None
+    reconnect: int | None = None
+    mcp: int | None = None
+    plan_mode: int | None = None
+    todo: int | None = None
+    ask: int | None = None
+
+
+class PiServerCapabilities(WireParams):
+    """``InitializeResult.capabilities.experimental.pi``."""
+
+    protocol_version: int
+    features: PiFeatures
+
+
+def declared() -> dict[str, Any]:
+    """What ``initialize`` declares (validated against the model, so the two cannot drift)."""
+    caps = {"protocolVersion": PROTOCOL_VERSION, "features": dict(FEATURES)}
+    return PiServerCapabilities.model_validate(caps).to_wire()
+
+
+# ------------------------------------------------------------------ method table
+
+Pair = tuple[type[WireParams], type[WireParams] | None]
+
+REQUEST_TYPES: dict[str, Pair] = {
+    m.PROMPT: (PromptParams, PromptResult),
+    m.STEER: (QueueParams, PromptResult),
+    m.FOLLOW_UP: (QueueParams, PromptResult),
+    m.ABORT: (SessionParams, AbortResult),
+    m.NEW_SESSION: (NewSessionParams, SessionIdResult),
+    m.SESSIONS: (NewSessionParams, SessionsResult),
+    m.RESUME_SESSION: (RequiredSessionParams, ResumeResult),
+    m.STATE: (SessionParams, StateReply),
+    m.REPLAY: (ReplayParams, ReplayResult),
+    m.FORK_SESSION: (ForkParams, SessionIdResult),
+    m.COMPACT: (SessionParams, CompactResult),
+    m.QUEUE: (QueueOpParams, QueueResult),
+    m.MODELS: (ModelsParams, ModelsResult),
+    m.SET_MODEL: (SetModelParams, StateReply),
+    m.PERMISSIONS: (PermissionsParams, PermissionsResult),
+    m.SET_MODE: (SetModeParams, SetModeResult),
+    m.MCP: (McpParams, McpResult),
+    m.REVIEW: (RequiredSessionParams, ReviewResult),
+    m.REVIEW_DECISION: (DecisionParams, DecisionResult),
+    m.CHECKPOINTS: (RequiredSessionParams, CheckpointsResult),
+    m.RESTORE: (RestoreParams, RestoreResult),
+    m.UNDO_RESTORE: (UndoRestoreParams, UndoRestoreResult),
+    m.REVERT_TOOL_CALL: (RevertToolCallParams, RevertToolCallResult),
+}
+"""Client → server requests: method → (params, result)."""
+
+SERVER_REQUEST_TYPES: dict[str, Pair] = {
+    m.SAVE_DOCUMENTS: (SaveDocumentsParams, SaveDocumentsResult),
+    m.REQUEST_PERMISSION: (RequestPermissionParams, RequestPermissionResult),
+    m.ASK: (AskRequestParams, AskResult),
+}
+"""Server → client requests: method → (params, result)."""
+
+NOTIFICATION_TYPES: dict[str, Pair] = {
+    m.EVENT: (EventNotification, None),
+    m.DIAGNOSTICS: (DiagnosticsNotification, None),
+}
+"""Notifications (either direction): method → (params, None)."""

@@ -1,0 +1,81 @@
+// The run and its queue: what the input box sends (a prompt, or while a run goes on a steer /
+// follow-up / interrupt, docs/protocol.md §7), stop, the visible queue's edits, plan/act mode.
+
+import * as vscode from 'vscode';
+import type { DeliverAs } from '../model/types';
+import type { ImageParam, PromptParams, PromptResult, QueueOpParams, QueueResult } from '../protocol/generated';
+import type { Asks } from './asks';
+import type { Host } from './host';
+
+/** What `prompt()` resolves with: the server's answer, or `answer` when the text answered a question card. */
+export interface Sent {
+  sessionId: string;
+  delivered: PromptResult['delivered'] | 'answer';
+}
+
+export interface RunHooks {
+  /** Settles once start-up's session attach is over (a prompt waits for it). */
+  attaching(): Promise<void> | null;
+  newSession(): Promise<string>;
+}
+
+export function enterAction(): DeliverAs {
+  const v = vscode.workspace.getConfiguration('pi').get<string>('input.enterAction');
+  return v === 'followUp' || v === 'interrupt' ? v : 'steer';
+}
+
+export class RunControl {
+  constructor(
+    private readonly host: Host,
+    private readonly asks: Asks,
+    private readonly hooks: RunHooks,
+  ) {}
+
+  async prompt(text: string, deliverAs?: DeliverAs, attachments?: unknown[], context?: unknown, images?: ImageParam[]): Promise<Sent> {
+    const attaching = this.hooks.attaching();
+    if (attaching) await attaching;
+    const sessionId = this.host.state().sessionId ?? (await this.hooks.newSession());
+    const vm = this.host.state();
+    const params: PromptParams = { text, sessionId };
+    if (vm.isStreaming) params.deliverAs = deliverAs ?? enterAction();
+    else if (deliverAs === 'followUp' || deliverAs === 'steer') params.deliverAs = deliverAs;
+    // Shapes checked by the webview message schema (messages.ts) or built by attach.ts.
+    if (attachments && attachments.length > 0) params.attachments = attachments as PromptParams['attachments'];
+    if (context) params.context = context as PromptParams['context'];
+    if (images && images.length > 0) params.images = images;
+    else if (this.asks.answerWaitingQuestion(text)) return { sessionId, delivered: 'answer' };
+    if (params.deliverAs === 'steer' || params.deliverAs === 'interrupt') this.asks.denyWaiting(text);
+    const r = await this.host.rpc().prompt(params);
+    if (this.host.state().sessionId !== r.sessionId) await this.host.loadSession(r.sessionId);
+    return r;
+  }
+
+  async abort(): Promise<{ aborted: boolean }> {
+    const sessionId = this.host.state().sessionId;
+    if (!sessionId) return { aborted: false };
+    return this.host.rpc().abort({ sessionId });
+  }
+
+  /** An edit of the visible queue (§7): remove, edit, promote ("send now"), clear. */
+  async queueOp(op: QueueOpParams['op'], id?: string, text?: string): Promise<QueueResult | undefined> {
+    const sessionId = this.host.state().sessionId;
+    if (!sessionId || !this.host.features().has('queue')) return undefined;
+    const params: QueueOpParams = { sessionId, op };
+    if (id !== undefined) params.id = id;
+    if (text !== undefined) params.text = text;
+    const r = await this.host.rpc().queue(params);
+    this.host.dispatch({ type: 'queue', queue: { steering: r.steering ?? [], followUp: r.followUp ?? [] } });
+    return r;
+  }
+
+  /** pi/setMode for the current session (a new session first when there is none). */
+  async setMode(mode: 'plan' | 'act'): Promise<void> {
+    if (!this.host.features().has('planMode')) {
+      void vscode.window.showInformationMessage('pi: this server has no plan mode; update pi-lsp.');
+      return;
+    }
+    const sessionId = this.host.state().sessionId ?? (await this.hooks.newSession());
+    const r = await this.host.rpc().setMode({ sessionId, mode });
+    this.host.dispatch({ type: 'state', state: { sessionId, mode: r.mode } });
+  }
+}

@@ -1,0 +1,176 @@
+// Sessions: which session the panel shows (the last one reopened at start, a new one, one
+// picked from the history, a fork), re-attaching after the server restarted (with the events
+// missed meanwhile, docs/protocol.md §13), and pulling what the panel shows besides events.
+
+import * as vscode from 'vscode';
+import type { WireNotification } from '../model/reducer';
+import { slimEvent } from '../model/tools';
+import type { EventNotification } from '../protocol/generated';
+import type { CheckpointControl } from './checkpoints';
+import type { Host } from './host';
+import type { ModelControl } from './models';
+import type { ReviewControl } from './review';
+
+const LAST_SESSION_KEY = 'pi.lastSessionId';
+
+/** A `pi/event` as the view model keeps it: the bulky parts nobody renders dropped. */
+export function slimNote(n: EventNotification | Record<string, unknown>): WireNotification {
+  const raw = n as EventNotification;
+  return { sessionId: raw.sessionId, seq: raw.seq, event: slimEvent(raw.event as { type: string }) };
+}
+
+export class Sessions {
+  private attachingNow: Promise<void> | null = null;
+  private replaying = false;
+  /** The last seq seen before the connection dropped (a server that kept running continues it). */
+  private seqAtDisconnect: number | null = null;
+
+  constructor(
+    private readonly host: Host,
+    private readonly parts: { review: ReviewControl; checkpoints: CheckpointControl; models: ModelControl },
+  ) {}
+
+  attaching(): Promise<void> | null {
+    return this.attachingNow;
+  }
+
+  disconnected(): void {
+    this.seqAtDisconnect = this.host.state().lastSeq;
+  }
+
+  /** A `pi/event`: into the view model; the context meter is pulled after every run and compaction. */
+  event(raw: EventNotification): WireNotification {
+    const note = slimNote(raw);
+    this.host.dispatch({ type: 'event', note });
+    const type = note.event.type;
+    // (a model that reports no usage — many local servers — would otherwise leave the meter empty)
+    if ((type === 'agent_end' || type === 'compaction_end') && raw.sessionId === this.host.state().sessionId) {
+      void this.pullState(raw.sessionId);
+    }
+    return note;
+  }
+
+  /** Make sure the panel shows a session: the last one (reopened on start) or a new one. */
+  attach(reconnect: boolean): Promise<void> {
+    if (this.attachingNow) return this.attachingNow;
+    this.attachingNow = (async () => {
+      try {
+        const current = this.host.state().sessionId;
+        const sid = current ?? this.host.context.workspaceState.get<string>(LAST_SESSION_KEY);
+        if (reconnect && current) {
+          await this.reattach(current);
+        } else if (sid && vscode.workspace.getConfiguration('pi').get<boolean>('reopenLastSession', true)) {
+          try {
+            await this.load(sid);
+          } catch (err) {
+            this.host.log(`could not reopen session ${sid}: ${String(err)}`);
+            await this.newSession();
+          }
+        } else {
+          await this.newSession();
+        }
+        await this.parts.models.list();
+      } catch (err) {
+        this.host.log(`attach failed: ${String(err)}`);
+      } finally {
+        this.attachingNow = null;
+      }
+    })();
+    return this.attachingNow;
+  }
+
+  /** After a server restart: resume the session, then replay what we missed if it is live. */
+  private async reattach(sessionId: string): Promise<void> {
+    const rpc = this.host.rpc();
+    await rpc.resumeSession({ sessionId });
+    const st = await rpc.state({ sessionId });
+    this.host.dispatch({ type: 'state', state: { ...st } });
+    if (st.isStreaming) {
+      // The server kept the run going (pi-lsp --tcp): fetch what we missed, nothing twice.
+      const afterSeq = this.seqAtDisconnect ?? 0;
+      const r = await rpc.replay({ sessionId, afterSeq });
+      const events = (r.events ?? []).map(slimNote);
+      this.host.dispatch({ type: 'replay', sessionId, events, complete: afterSeq > 0 ? r.complete !== false : true });
+    }
+    this.host.dispatch({ type: 'notice', level: 'info', topic: 'reconnect', text: 'Reconnected to the pi server.' });
+    await this.refresh(sessionId);
+  }
+
+  /** The reducer found a gap in the seqs: fetch the missing events (one repair at a time). */
+  async replay(sessionId: string, afterSeq: number): Promise<void> {
+    if (this.replaying) return;
+    this.replaying = true;
+    try {
+      const r = await this.host.rpc().replay({ sessionId, afterSeq });
+      const events = (r.events ?? []).map(slimNote);
+      this.host.dispatch({ type: 'replay', sessionId, events, complete: r.complete !== false });
+    } finally {
+      this.replaying = false;
+    }
+  }
+
+  async newSession(): Promise<string> {
+    const r = await this.host.rpc().newSession();
+    this.host.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: [] });
+    await this.host.context.workspaceState.update(LAST_SESSION_KEY, r.sessionId);
+    await this.refresh(r.sessionId);
+    return r.sessionId;
+  }
+
+  async load(sessionId: string): Promise<void> {
+    this.host.dispatch({ type: 'beginSession', sessionId });
+    const r = await this.host.rpc().resumeSession({ sessionId });
+    this.host.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: r.messages ?? [], entryIds: r.entryIds ?? undefined });
+    if (r.forkedFrom) {
+      // The session is being written by another window or process: we continue in a fork.
+      this.host.dispatch({
+        type: 'notice',
+        level: 'info',
+        topic: 'info',
+        text: 'This session is open in another window, so it continues here as a fork (the original is untouched).',
+      });
+    }
+    await this.host.context.workspaceState.update(LAST_SESSION_KEY, r.sessionId);
+    await this.refresh(r.sessionId);
+  }
+
+  async list(): Promise<void> {
+    const r = await this.host.rpc().sessions();
+    this.host.post({ type: 'sessions', sessions: r.sessions ?? [], currentId: this.host.state().sessionId });
+  }
+
+  async fork(entryId: string): Promise<void> {
+    const sessionId = this.host.state().sessionId;
+    if (!sessionId) return;
+    const r = await this.host.rpc().forkSession({ sessionId, entryId });
+    await this.load(r.sessionId);
+  }
+
+  /** The session's state only (usage totals, context meter, model, MCP servers). */
+  private async pullState(sessionId: string): Promise<void> {
+    try {
+      const st = await this.host.rpc().state({ sessionId });
+      if (sessionId === this.host.state().sessionId) this.host.dispatch({ type: 'state', state: { ...st } });
+      this.parts.models.pollMcp();
+    } catch (err) {
+      this.host.log(`state of ${sessionId} failed: ${String(err)}`);
+    }
+  }
+
+  /** The state, the pending review and the checkpoints (each only if the server has it). */
+  async refresh(sessionId: string): Promise<void> {
+    void this.parts.models.pullMcp();
+    const pulls: [string, () => Promise<void>][] = [
+      ['state', async () => this.host.dispatch({ type: 'state', state: { ...(await this.host.rpc().state({ sessionId })) } })],
+      ['review', () => this.parts.review.pull(sessionId)],
+      ['checkpoints', () => this.parts.checkpoints.pull(sessionId)],
+    ];
+    for (const [what, pull] of pulls) {
+      try {
+        await pull();
+      } catch (err) {
+        this.host.log(`${what} of ${sessionId} failed: ${String(err)}`);
+      }
+    }
+  }
+}

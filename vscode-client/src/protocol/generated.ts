@@ -64,6 +64,7 @@ export interface PiProtocol {
   ForkParams?: ForkParams;
   ImageAttachment?: ImageAttachment;
   ImageParam?: ImageParam;
+  LiveRun?: LiveRun;
   McpParams?: McpParams;
   ModelInfo?: ModelInfo;
   ModelRef?: ModelRef;
@@ -230,6 +231,22 @@ export interface ImageParam {
    */
   data: string;
   mimeType: string;
+}
+/**
+ * Where the run a session has going began, for a client that attaches mid-run.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "LiveRun".
+ */
+export interface LiveRun {
+  /**
+   * The ``seq`` of this session's last ``pi/event`` before the run's ``agent_start``.
+   */
+  afterSeq: number;
+  /**
+   * How many messages the transcript had when the run began.
+   */
+  messageCount: number;
 }
 /**
  * ``pi/mcp``: the effective MCP servers with their state, or restart one by name.
@@ -462,6 +479,11 @@ export interface ResumeResult {
    * copy of it (the requested id), so the two never write one file.
    */
   forkedFrom?: string | null;
+  /**
+   * Set while a run goes on (an extension): show the first ``messageCount`` messages, then
+   * ``pi/replay {afterSeq}`` gives the run as it streamed — nothing missing, nothing twice.
+   */
+  liveRun?: LiveRun | null;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema

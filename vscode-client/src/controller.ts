@@ -21,7 +21,7 @@ import type {
   SetModeResult,
 } from './protocol/generated';
 import { type HostMessage, parseWebviewMessage, type WebviewMessage } from './protocol/messages';
-import { createClient, discoverServer } from './server';
+import { backgroundTransport, createClient, discoverServer, serverMode, type ServerMode, stopBackground, type Transport } from './server';
 import { apiKeyVariable } from './settings';
 
 const METHOD_NOT_FOUND = -32601;
@@ -150,6 +150,9 @@ export class Controller implements vscode.Disposable {
   restart(): Promise<void> {
     this.restarting = this.restarting.then(async () => {
       await this.stopClient();
+      // A background server outlives its connections: a restart ends it (new command, args
+      // or key), aborting and saving what runs there.
+      if (serverMode() === 'background' && (await stopBackground())) this.log('stopped the background server');
       this.wasRunning = false;
       // Another server (or a newer one) may have other features: detect them again.
       this.missing.clear();
@@ -173,7 +176,7 @@ export class Controller implements vscode.Disposable {
     }
   }
 
-  private async doStart(): Promise<void> {
+  private async doStart(mode: ServerMode = serverMode()): Promise<void> {
     this.dispatch({ type: 'server', server: { status: 'starting' } });
     let found: Discovery;
     try {
@@ -188,8 +191,9 @@ export class Controller implements vscode.Disposable {
       return;
     }
     const command = [found.command, ...found.args].join(' ');
-    this.log(`starting ${command} --stdio (found via ${found.source})`);
+    this.log(`${mode === 'background' ? 'connecting to the background' : 'starting'} ${command} --${mode === 'background' ? 'socket' : 'stdio'} (found via ${found.source})`);
     const env = await this.serverEnv();
+    const transport: Transport = mode === 'background' ? backgroundTransport(found, env, (l) => this.log(l)) : { kind: 'stdio' };
     const client = createClient(found, {
       output: this.output,
       env,
@@ -197,12 +201,19 @@ export class Controller implements vscode.Disposable {
       onStateChange: (running, stopped) => {
         if (this.client === client) this.onClientState(running, stopped, command, found.source);
       },
-    });
+    }, transport);
     this.client = client;
     this.installHandlers(client);
     try {
       await client.start();
     } catch (err) {
+      if (mode === 'background') {
+        // No background server to be had (another editor is attached to it, no socket
+        // support, …): this window gets its own server over stdio.
+        this.log(`the background server is not usable (${err instanceof Error ? err.message : String(err)}); using stdio`);
+        await this.stopClient();
+        return this.doStart('stdio');
+      }
       const message = `pi: the server ${command} failed to start: ${err instanceof Error ? err.message : String(err)}`;
       this.dispatch({ type: 'server', server: { status: 'error', message, command, source: found.source } });
       this.log(message);
@@ -506,7 +517,18 @@ export class Controller implements vscode.Disposable {
   async loadSession(sessionId: string): Promise<void> {
     this.dispatch({ type: 'beginSession', sessionId });
     const r = await this.request<ResumeResult>('pi/resumeSession', { sessionId });
-    this.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: r.messages ?? [], entryIds: r.entryIds ?? undefined });
+    // A run going on (the background server kept it while this window reloaded): show the
+    // transcript before it, then its events from pi/replay — the partial answer included.
+    const live = r.liveRun ?? undefined;
+    const messages = r.messages ?? [];
+    this.dispatch({
+      type: 'loadSession',
+      sessionId: r.sessionId,
+      messages: live ? messages.slice(0, live.messageCount) : messages,
+      entryIds: live ? r.entryIds?.slice(0, live.messageCount) : (r.entryIds ?? undefined),
+      afterSeq: live?.afterSeq,
+    });
+    if (live) await this.runEffect({ type: 'replay', sessionId: r.sessionId, afterSeq: live.afterSeq });
     if (r.forkedFrom) {
       // The session is being written by another window or process: we continue in a fork.
       this.dispatch({

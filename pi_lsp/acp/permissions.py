@@ -35,7 +35,7 @@ from acp.schema import (
 )
 
 from ..agent.types import BeforeToolCallContext, BeforeToolCallResult
-from ..ai.abort import AbortSignal
+from ..ai.abort import AbortSignal, done_before_abort
 from ..security.prompt_text import shown_command
 from ..security.rules import RuleStore, command_allowed, suggest_patterns
 from ..sessions.paths import data_dir, workspace_key
@@ -160,15 +160,11 @@ class PermissionBridge:
         failed."""
         task = asyncio.ensure_future(self.ask(tool_call, options))
         self.pending[call_id] = task
-        waiter = asyncio.ensure_future(signal.wait()) if signal is not None else None
         try:
-            waits: set[asyncio.Future[Any]] = {task} if waiter is None else {task, waiter}
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            done = await done_before_abort(task, signal)
         finally:
             self.pending.pop(call_id, None)
-            if waiter is not None:
-                waiter.cancel()
-        if not task.done():
+        if not done:
             task.cancel()
             return None
         if task.cancelled():

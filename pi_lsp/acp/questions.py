@@ -40,7 +40,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from ..ai.abort import AbortSignal
+from ..ai.abort import AbortSignal, done_before_abort
 from ..tools.ask import AskAnswer, AskParams
 
 log = logging.getLogger("pi_lsp.acp")
@@ -169,15 +169,11 @@ class AcpQuestions:
         withdrawn) first."""
         task = asyncio.ensure_future(request)
         self.pending.add(task)
-        waiter = asyncio.ensure_future(signal.wait()) if signal is not None else None
         try:
-            waits: set[asyncio.Future[Any]] = {task} if waiter is None else {task, waiter}
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            done = await done_before_abort(task, signal)
         finally:
             self.pending.discard(task)
-            if waiter is not None:
-                waiter.cancel()
-        if not task.done():
+        if not done:
             task.cancel()
             return None
         if task.cancelled():

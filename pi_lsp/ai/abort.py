@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from typing import Any
 
 
 class AbortSignal:
@@ -64,3 +65,18 @@ class AbortSignal:
 
     def __repr__(self) -> str:
         return f"AbortSignal(aborted={self.aborted})"
+
+
+async def done_before_abort(future: asyncio.Future[Any], signal: AbortSignal | None) -> bool:
+    """Wait until ``future`` is done or ``signal`` aborts, whichever comes first; ``True``
+    when ``future`` is done (a result, an error or cancelled). On ``False`` the future is
+    left running: the caller cancels it and whatever it stands for (a client request)."""
+    if signal is None:
+        await asyncio.wait({future})
+        return True
+    waiter = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({future, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    return future.done()

@@ -23,6 +23,7 @@ from ..agent.types import (
     ToolExecutionStartEvent,
 )
 from ..ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
+from ..ai.abort import done_before_abort
 from ..ai.events import RetryInfo, TextDeltaEvent, ThinkingDeltaEvent
 from ..security.prompt_text import shown_command
 from ..sessions.events import (
@@ -297,15 +298,7 @@ class BashPermission:
         self.err.write(question)
         self.err.flush()
         threading.Thread(target=read, daemon=True, name="pi-lsp-ask").start()
-        if signal is None:
-            return await answer
-        waiter: asyncio.Future[None] = asyncio.ensure_future(signal.wait())
-        try:
-            both: list[asyncio.Future[Any]] = [answer, waiter]
-            await asyncio.wait(both, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-        return answer.result() if answer.done() else "n"
+        return answer.result() if await done_before_abort(answer, signal) else "n"
 
 
 def _resolve(future: asyncio.Future[str], value: str) -> None:

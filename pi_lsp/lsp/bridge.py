@@ -18,7 +18,7 @@ from pygls.capabilities import get_capability
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from ..ai.abort import AbortSignal
+from ..ai.abort import AbortSignal, done_before_abort
 from .connection.transport import PiProtocol
 from .protocol.positions import Encoding, normalize_encoding
 
@@ -113,12 +113,7 @@ class ClientBridge:
             future.cancel()
             self._cancel(msg_id)
             raise RequestAborted
-        waiter = asyncio.ensure_future(signal.wait())
-        try:
-            done, _ = await asyncio.wait({future, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-        if future in done:
+        if await done_before_abort(future, signal):
             return future.result()
         future.cancel()
         self._cancel(msg_id)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..agent.types import AgentTool, AgentToolResult, ToolFailure, ToolUpdateCallback
 from ..ai import AbortSignal, Tool
+from ..ai.abort import done_before_abort
 from .names import tool_name, unique
 from .results import to_agent_result
 from .server import ListedTool, McpServer, ServerGone
@@ -90,17 +91,7 @@ async def call_tool(
 
     timeout = server.config.timeout_s or TOOL_TIMEOUT_S
     call = asyncio.ensure_future(server.call(tool, arguments, timeout))
-    waits: set[asyncio.Future[Any]] = {call}
-    aborted = None
-    if signal is not None:
-        aborted = asyncio.ensure_future(signal.wait())
-        waits.add(aborted)
-    try:
-        await asyncio.wait(waits, return_when="FIRST_COMPLETED")
-    finally:
-        if aborted is not None:
-            aborted.cancel()
-    if not call.done():
+    if not await done_before_abort(call, signal):
         call.cancel()
         raise ToolFailure("Aborted.")
     try:

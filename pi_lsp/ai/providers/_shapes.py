@@ -6,7 +6,8 @@ Pure functions, standard library only. Must not import anything of ours above ``
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Literal
 
 from ._http import ProviderError
 
@@ -38,3 +39,18 @@ def check_shape(payload: dict[str, Any], expected: str) -> None:
             f"The server at `baseUrl` answered in the {found} shape, not {expected}: set "
             f"`api` to {found} (the `api` setting / --api), or fix `baseUrl`"
         )
+
+
+def stream_object(data: str, expected: str, what: Literal["chunk", "event"]) -> dict[str, Any]:
+    """One SSE ``data`` field (non-empty, stripped) parsed as the JSON object ``expected``'s
+    stream sends; a ``ProviderError`` quoting its start when it is not JSON, not an object, or
+    another API's chunk (``check_shape``)."""
+    excerpt = data if len(data) <= 200 else data[:200] + "…"
+    try:
+        payload = json.loads(data)
+    except ValueError:
+        raise ProviderError(f"Invalid JSON in stream {what}: {excerpt}") from None
+    if not isinstance(payload, dict):
+        raise ProviderError(f"Invalid stream {what}: {excerpt}")
+    check_shape(payload, expected)
+    return payload

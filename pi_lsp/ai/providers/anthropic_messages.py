@@ -23,7 +23,7 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, ThinkingContent
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError, error_from_stream_payload
-from ._shapes import check_shape
+from ._shapes import stream_object
 from .anthropic_convert import build_params, from_claude_code_name, is_oauth_token
 
 API = "anthropic-messages"
@@ -123,14 +123,7 @@ class AnthropicMessagesRun(SSEProviderRun):
         data = event.data.strip()
         if not data:
             return False
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            excerpt = data if len(data) <= 200 else data[:200] + "…"
-            raise ProviderError(f"Invalid JSON in stream event: {excerpt}") from None
-        if not isinstance(payload, dict):
-            raise ProviderError(f"Invalid stream event: {data[:200]}")
-        check_shape(payload, API)
+        payload = stream_object(data, API, "event")
         kind = payload.get("type") or event.event
         if kind == "message_start":
             message = payload.get("message")

@@ -29,7 +29,7 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, TextContent, ThinkingContent, ToolCall, Usage
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError, error_from_stream_payload
-from ._shapes import check_shape
+from ._shapes import stream_object
 from .google_convert import build_params
 
 API = "google-generative-ai"
@@ -117,14 +117,7 @@ class GoogleGenerativeAIRun(SSEProviderRun):
         data = event.data.strip()
         if not data:
             return False
-        try:
-            chunk = json.loads(data)
-        except ValueError:
-            excerpt = data if len(data) <= 200 else data[:200] + "…"
-            raise ProviderError(f"Invalid JSON in stream chunk: {excerpt}") from None
-        if not isinstance(chunk, dict):
-            raise ProviderError(f"Invalid stream chunk: {data[:200]}")
-        check_shape(chunk, API)
+        chunk = stream_object(data, API, "chunk")
         if isinstance(chunk.get("responseId"), str) and not self.output.response_id:
             self.output.response_id = chunk["responseId"]
         candidates = chunk.get("candidates")

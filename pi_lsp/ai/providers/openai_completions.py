@@ -24,7 +24,7 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, ToolCall, Usage
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError, error_from_stream_payload
-from ._shapes import check_shape
+from ._shapes import stream_object
 from .openai_convert import build_params
 
 API = "openai-completions"
@@ -44,11 +44,6 @@ def map_finish_reason(reason: str | None) -> tuple[StopReason, str | None]:
             "The provider's content filter blocked the response (finish_reason: content_filter)"
         )
     return "error", f"Provider finish_reason: {reason}"
-
-
-def _bad_chunk(data: str) -> ProviderError:
-    excerpt = data if len(data) <= 200 else data[:200] + "…"
-    return ProviderError(f"Invalid JSON in stream chunk: {excerpt}")
 
 
 class OpenAICompletionsRun(SSEProviderRun):
@@ -104,13 +99,7 @@ class OpenAICompletionsRun(SSEProviderRun):
         if data == "[DONE]":
             self._saw_done = True
             return True
-        try:
-            chunk = json.loads(data)
-        except ValueError:
-            raise _bad_chunk(data) from None
-        if not isinstance(chunk, dict):
-            raise _bad_chunk(data)
-        check_shape(chunk, API)
+        chunk = stream_object(data, API, "chunk")
         if isinstance(chunk.get("id"), str) and self.output.response_id is None:
             self.output.response_id = chunk["id"]
         usage = chunk.get("usage")

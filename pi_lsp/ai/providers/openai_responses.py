@@ -30,7 +30,7 @@ from ..registry import register_provider
 from ..types import Context, Model, StopReason, TextContent, ThinkingContent, ToolCall, Usage
 from ._base import SSEProviderRun, resolve_api_key
 from ._http import HttpRequest, ProviderError
-from ._shapes import check_shape
+from ._shapes import stream_object
 from .openai_responses_convert import build_params, encode_text_signature, get_compat
 
 API = "openai-responses"
@@ -126,14 +126,7 @@ class OpenAIResponsesRun(SSEProviderRun):
         data = event.data.strip()
         if not data or data == "[DONE]":
             return data == "[DONE]" and self._terminal
-        try:
-            payload = json.loads(data)
-        except ValueError:
-            excerpt = data if len(data) <= 200 else data[:200] + "…"
-            raise ProviderError(f"Invalid JSON in stream event: {excerpt}") from None
-        if not isinstance(payload, dict):
-            raise ProviderError(f"Invalid stream event: {data[:200]}")
-        check_shape(payload, API)
+        payload = stream_object(data, API, "event")
         kind = payload.get("type") or event.event
         if not isinstance(kind, str):
             return False

@@ -465,8 +465,12 @@ export class Controller implements vscode.Disposable {
     this.attaching = (async () => {
       try {
         const sid = this.vm.sessionId ?? this.context.workspaceState.get<string>(LAST_SESSION_KEY);
+        // A background server may have a run going (this window was reloaded): show that one.
+        const live = reconnect || this.vm.sessionId ? undefined : await this.streamingSession(sid);
         if (reconnect && this.vm.sessionId) {
           await this.reattach(this.vm.sessionId);
+        } else if (live) {
+          await this.loadSession(live);
         } else if (sid && vscode.workspace.getConfiguration('pi').get<boolean>('reopenLastSession', true)) {
           try {
             await this.loadSession(sid);
@@ -485,6 +489,13 @@ export class Controller implements vscode.Disposable {
       }
     })();
     return this.attaching;
+  }
+
+  /** The session a run is going in (the last one shown, if it is one of them). */
+  private async streamingSession(last: string | undefined): Promise<string | undefined> {
+    const r = await this.request<SessionsResult>('pi/sessions', {});
+    const live = (r.sessions ?? []).filter((x) => x.isStreaming).map((x) => x.sessionId);
+    return last && live.includes(last) ? last : live[0];
   }
 
   /** After a server restart: resume the session, then replay what we missed if it is live. */

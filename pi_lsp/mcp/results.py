@@ -54,10 +54,12 @@ def _cut(text: str) -> tuple[str, dict[str, Any] | None]:
 REDACTED = "[REDACTED]"
 
 
-def _scrub(text: str, secrets: Iterable[str]) -> str:
-    # longest first, so a value that contains another is cut whole
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each secret value cut (longest first, so a value that contains another
+    is cut whole)."""
     for value in sorted(secrets, key=len, reverse=True):
-        text = text.replace(value, REDACTED)
+        if value:
+            text = text.replace(value, REDACTED)
     return text
 
 
@@ -70,13 +72,13 @@ def to_agent_result(
     blocks = [b for b in (_block(x) for x in result.content or []) if b is not None]
     if secrets:
         blocks = [
-            TextContent(text=_scrub(b.text, secrets)) if isinstance(b, TextContent) else b
+            TextContent(text=scrub(b.text, secrets)) if isinstance(b, TextContent) else b
             for b in blocks
         ]
     structured = getattr(result, "structured_content", None)
     if structured is not None and not any(isinstance(b, TextContent) for b in blocks):
         dumped = json.dumps(structured, ensure_ascii=False, indent=1)
-        blocks.append(TextContent(text=_scrub(dumped, secrets)))
+        blocks.append(TextContent(text=scrub(dumped, secrets)))
     text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
     if result.is_error:
         raise ToolFailure(_cut(text)[0] or "The MCP tool reported an error (no message).")

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from ..security import vault
 from .config import McpServerConfig
+from .stderr import StderrTail
 
 log = logging.getLogger(__name__)
 
@@ -147,8 +148,9 @@ class McpServer:
         self._stop.set()
 
     async def _own(self) -> None:
+        tail = StderrTail(self.name, self.secrets)
         try:
-            async with asyncio.timeout(START_LIMIT_S) as deadline, _connect(self) as client:
+            async with asyncio.timeout(START_LIMIT_S) as deadline, _connect(self, tail) as client:
                 self.tools = await _list_tools(client)
                 deadline.reschedule(None)
                 self._client = client
@@ -166,14 +168,14 @@ class McpServer:
             raise
         except BaseException as exc:  # an SDK or transport failure
             if self.state != "failed":
-                self._fail(describe_error(exc))
+                self._fail(tail.explain(describe_error(exc)))
             log.info("MCP server %s: %s", self.name, self.message)
         finally:
             self._client = None
             if self.state in ("ready", "starting") and self._stop.is_set():
                 self._set("stopped", None)
             elif self.state in ("ready", "starting"):
-                self._fail("the server closed the connection")
+                self._fail(tail.explain("the server closed the connection"))
 
     async def _serve(self, client: Any) -> None:
         """Until stopped: refresh the tool list when the server says it changed."""
@@ -255,10 +257,12 @@ async def _listen(client: Any, changed: Callable[[], None]) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _connect(server: McpServer) -> Any:
-    """The SDK client of ``server``'s config (entered and left by the owner task only)."""
+async def _connect(server: McpServer, tail: StderrTail) -> Any:
+    """The SDK client of ``server``'s config (entered and left by the owner task only); a
+    stdio server's stderr goes to ``tail``."""
     import mcp_types
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     config = server.config
 
@@ -277,11 +281,13 @@ async def _connect(server: McpServer) -> Any:
             )
             target = streamable_http_client(config.url or "", http_client=http)
         else:
-            target = StdioServerParameters(
+            params = StdioServerParameters(
                 command=sys.executable,
                 args=["-I", "-S", str(GUARD), config.command or "", *config.args],
                 env=dict(config.env),
                 cwd=config.cwd,
             )
+            stack.push_async_callback(tail.close)  # after the client: the process is gone
+            target = stdio_client(params, errlog=tail.writer())
         client = Client(target, message_handler=on_message, cache=None)
         yield await stack.enter_async_context(client)

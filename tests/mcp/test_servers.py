@@ -6,8 +6,10 @@ the providers' rule, and no process left after the hub closes."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
+import sys
 
 import pytest
 
@@ -95,6 +97,33 @@ async def test_a_command_that_does_not_exist_fails_with_a_message(hub: McpHub) -
     (status,) = hub.status()
     assert status.state == "failed"
     assert status.message
+    assert "cannot start /nonexistent/mcp-server" in status.message  # the guard's stderr
+
+
+async def test_a_server_dying_at_start_says_why_from_its_stderr_without_its_token(
+    hub: McpHub, caplog: pytest.LogCaptureFixture
+) -> None:
+    token = "tok-3f9a6c1e52d84b7aa0c4"
+    script = (
+        "import os, sys\n"
+        "print('starting up', file=sys.stderr, flush=True)\n"
+        "print('auth failed for token ' + os.environ['DEMO_TOKEN'], file=sys.stderr)\n"
+        "sys.exit(3)\n"
+    )
+    configure(
+        hub,
+        {"dies": {"command": sys.executable, "args": ["-c", script], "env": {"DEMO_TOKEN": token}}},
+    )
+    with caplog.at_level(logging.INFO, logger="pi_lsp.mcp"):
+        await hub.prepare(None)
+    (status,) = hub.status()
+    assert status.state == "failed"
+    assert status.message is not None
+    assert "auth failed for token [REDACTED]" in status.message
+    assert token not in status.message
+    logged = [r.getMessage() for r in caplog.records if "(stderr)" in r.getMessage()]
+    assert any("starting up" in line for line in logged)
+    assert all(token not in line for line in logged)
 
 
 async def test_names_fit_every_provider() -> None:

@@ -33,6 +33,9 @@ local function finish(answer)
 end
 
 --- What the user typed, as an answer: "2", "1,3", a label, or free text.
+---@param q pi.Question
+---@param text string
+---@return pi.Answer
 function M.parse(q, text)
   text = vim.trim(text or "")
   local picked = {}
@@ -60,6 +63,7 @@ local function choices(q)
 end
 
 --- :PiAnswer [text] — no argument: pick with vim.ui.select; :PiAnswer! dismisses.
+---@param o? pi.CommandOpts
 function M.answer(o)
   local q = state.question
   if not q then return vim.notify("pi: no question is waiting") end
@@ -79,6 +83,8 @@ function M.answer(o)
 end
 
 --- A message typed while a question waits answers it; true when it did.
+---@param text string
+---@return boolean
 function M.take_message(text)
   local q = state.question
   if not q then return false end
@@ -109,6 +115,9 @@ end
 
 --- pi/ask {sessionId, toolCallId, question, options, allowFreeText, multiSelect}
 ---   -> {answers, text?} | {cancelled: true}
+---@param _ any
+---@param params table AskRequestParams
+---@return pi.Answer
 function M.ask(_, params)
   local q = { question = params.question or "?", options = params.options or {},
     allowFreeText = params.allowFreeText, multiSelect = params.multiSelect,

@@ -10,10 +10,13 @@ local uv = vim.loop
 
 --- Neovim connects to a Unix socket with vim.lsp.rpc.connect(path) from 0.10 on; before
 --- that "auto" falls back to a server over stdio (see :checkhealth pi).
+---@return boolean
 function M.supported()
   return vim.lsp.rpc ~= nil and vim.lsp.rpc.connect ~= nil and vim.fn.has("nvim-0.10") == 1
 end
 
+--- The directory of the server records and sockets.
+---@return string
 function M.dir()
   return config.options.server.state_dir or (vim.fn.stdpath("state") .. "/pi")
 end
@@ -21,12 +24,16 @@ end
 local function key(root) return vim.fn.sha256(root):sub(1, 16) end
 
 --- The record's path and the socket's path for a workspace root.
+---@param root string
+---@return string record, string socket, string log
 function M.paths(root)
   local base = M.dir() .. "/" .. key(root)
   return base .. ".json", base .. ".sock", base .. ".log"
 end
 
 --- The recorded server of this root when it still runs, else nil.
+---@param root string
+---@return {root: string, socket: string, pid: integer}|nil
 function M.find(root)
   local record_path = M.paths(root)
   local f = io.open(record_path, "r")
@@ -47,6 +54,8 @@ local function write_private(path, text)
 end
 
 --- Start this root's background server; returns its record once it listens, or nil, reason.
+---@param root string
+---@return {root: string, socket: string, pid: integer}|nil, string? reason
 function M.start(root)
   local record_path, sock, log = M.paths(root)
   os.remove(sock) -- left by a server that died (find() saw none running)
@@ -73,6 +82,8 @@ function M.start(root)
 end
 
 --- The socket of this root's server: the running one, or one started now.
+---@param root string
+---@return string|nil socket, string? reason
 function M.ensure(root)
   local rec = M.find(root)
   if rec then return rec.socket end

@@ -2,6 +2,7 @@
 --- Deltas are collected and written on a timer (config.chat.render_ms); only the tail changes.
 local config = require("pi.config")
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { buf = nil, win = nil, pending = {}, timer = nil, cards = {}, card_tools = {}, ns = nil, run_text = {}, run_messages = {} }
 
@@ -10,6 +11,8 @@ local function ns()
   return M.ns
 end
 
+--- The chat buffer (made on first use).
+---@return integer
 function M.ensure_buf()
   if M.buf and vim.api.nvim_buf_is_valid(M.buf) then return M.buf end
   M.buf = vim.api.nvim_create_buf(false, true)
@@ -37,6 +40,7 @@ local function follow()
   end
 end
 
+--- Write the collected deltas now.
 function M.flush()
   if #M.pending == 0 then return end
   local text = table.concat(M.pending)
@@ -58,6 +62,8 @@ local function schedule_flush()
   end))
 end
 
+--- Add streamed text to the chat (written on the next render tick).
+---@param text string
 function M.append(text)
   table.insert(M.pending, text)
   schedule_flush()
@@ -86,6 +92,9 @@ local function line(text, hl)
   return at
 end
 
+--- A muted "· text" line.
+---@param text string
+---@param hl? string highlight group (default Comment)
 function M.note(text, hl) line("· " .. text, hl or "Comment") end
 
 local function text_of(content)
@@ -100,6 +109,7 @@ M.text_of = text_of
 
 --- A note pi gave the model (docs/protocol.md §9.1: the review note; role "custom"), not the
 --- user's words: one muted line, the full text folded under it.
+---@param message table a message of role "custom"
 function M.told(message)
   if message.display == false then return end
   local full = text_of(message.content)
@@ -113,6 +123,8 @@ end
 --- The user's own words. An older server joined the review note to the user's message: it is
 --- shown as the "pi was told" line instead.
 local NOTE_HEAD = "[The user reviewed your edits and undid these changes"
+---@param content string|table[] a user message's content
+---@return string
 function M.user_text(content)
   if type(content) ~= "table" then return text_of(content) end
   local parts = {}
@@ -174,7 +186,7 @@ end
 
 local function context_meter()
   if not state.session then return end
-  require("pi.protocol").request("pi/state", { sessionId = state.session }, function(err, res)
+  proto.request(proto.method.state, { sessionId = state.session }, function(err, res)
     if err or not res or not res.contextTokens or not res.contextWindow then return end
     if state.streaming then return end -- a new run began meanwhile: never split its text
     M.note(("context %d%% (%d / %d tokens)"):format(
@@ -182,6 +194,9 @@ local function context_meter()
   end)
 end
 
+--- Render one agent event.
+---@param ev table the event (docs/protocol.md §6)
+---@param params? table its pi/event params (sessionId, seq)
 function M.on_event(ev, params)
   local t = ev.type
   if t == "agent_start" then
@@ -247,6 +262,9 @@ function M.on_event(ev, params)
   end
 end
 
+--- Show the chat without taking the focus.
+---@param layout? "split"|"float" default: config chat.layout
+---@return integer win
 function M.open(layout)
   local buf = M.ensure_buf()
   if M.win and vim.api.nvim_win_is_valid(M.win) then return M.win end
@@ -274,6 +292,7 @@ function M.open(layout)
   return M.win
 end
 
+---@param layout? "split"|"float"
 function M.toggle(layout)
   if M.win and vim.api.nvim_win_is_valid(M.win) then
     vim.api.nvim_win_close(M.win, true)
@@ -284,6 +303,8 @@ function M.toggle(layout)
 end
 
 --- The edit/write tool call whose card is on chat line `row` (0-based), or nil.
+---@param row integer
+---@return string|nil tool_call_id
 function M.card_at(row)
   for id, at in pairs(M.cards) do
     local t = M.card_tools[id]
@@ -292,6 +313,8 @@ function M.card_at(row)
 end
 
 --- The edit/write tool calls of `session` shown in the chat, newest first.
+---@param session string|nil
+---@return {id: string, line: integer, name: string, title: string}[]
 function M.edit_cards(session)
   local out = {}
   for id, at in pairs(M.cards) do
@@ -304,6 +327,8 @@ function M.edit_cards(session)
   return out
 end
 
+--- The whole chat as text.
+---@return string
 function M.text()
   M.flush()
   return table.concat(vim.api.nvim_buf_get_lines(M.ensure_buf(), 0, -1, false), "\n")

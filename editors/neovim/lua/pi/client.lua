@@ -3,6 +3,7 @@
 --- "auto") a connection to the workspace's background server (pi.background).
 local config = require("pi.config")
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { clients = {}, restarts = {}, stopping = {}, ready = {}, current_root = nil }
 
@@ -10,6 +11,9 @@ local uv = vim.loop
 
 local function exists(path) return uv.fs_stat(path) ~= nil end
 
+--- The workspace root of `path` (nearest directory with a root marker), else the cwd.
+---@param path string|nil
+---@return string
 function M.root_for(path)
   local dir = (path ~= nil and path ~= "") and vim.fn.fnamemodify(path, ":p:h") or vim.fn.getcwd()
   local d = dir
@@ -29,6 +33,8 @@ local function is_file_buf(buf)
     and vim.api.nvim_buf_get_name(buf) ~= "" and not vim.api.nvim_buf_get_name(buf):match("^pi://")
 end
 
+--- initializationOptions.pi.clientCapabilities: what this plugin understands.
+---@return table<string, boolean|integer>
 function M.capabilities()
   return {
     events = true,
@@ -52,12 +58,16 @@ local function parse_tcp(spec)
 end
 
 --- Whether the server outlives this Neovim (a connection, not a child over stdio).
+---@return boolean
 function M.remote()
   local tcp = config.options.server.tcp
   if tcp == "auto" then return require("pi.background").supported() end
   return tcp ~= nil and tcp ~= false
 end
 
+--- Start (or connect to) the server of `root`.
+---@param root string
+---@return integer|nil client_id
 function M.start(root)
   local opts = config.options
   local cmd = opts.server.cmd
@@ -112,6 +122,8 @@ function M.start(root)
 end
 
 --- The server for this buffer's root (started on demand); attaches the buffer.
+---@param buf? integer default: the current buffer
+---@return integer|nil client_id
 function M.ensure(buf)
   buf = buf or vim.api.nvim_get_current_buf()
   local name = is_file_buf(buf) and vim.api.nvim_buf_get_name(buf) or nil
@@ -125,6 +137,8 @@ function M.ensure(buf)
   return id
 end
 
+--- The current workspace's client, started on demand (nil when it cannot start).
+---@return table|nil client a vim.lsp client
 function M.get()
   local id = M.current_root and M.clients[M.current_root]
   local client = id and vim.lsp.get_client_by_id(id)
@@ -136,13 +150,14 @@ function M.get()
 end
 
 --- After initialize: re-attach to the session we were following (restart / reconnect).
+---@param root string
 function M.on_ready(root)
   M.ready[root] = true
   local sid = state.session
   if sid == nil then
     if M.remote() then
       state.hold = state.hold or {} -- live events wait for the replay (no gap, no overlap)
-      require("pi.protocol").request("pi/sessions", {}, function(err, res)
+      proto.request(proto.method.sessions, {}, function(err, res)
         for _, s in ipairs((not err and res and res.sessions) or {}) do
           if s.isStreaming then
             state.session = s.sessionId
@@ -155,14 +170,13 @@ function M.on_ready(root)
     end
     return
   end
-  local proto = require("pi.protocol")
   state.hold = state.hold or {}
-  proto.request("pi/resumeSession", { sessionId = sid }, function(err)
+  proto.request(proto.method.resumeSession, { sessionId = sid }, function(err)
     if err then return M.release() end
     require("pi.chat").note("reconnected to session " .. sid)
     M.replay(sid, state.seq[sid] or 0)
     require("pi.plan").refresh()
-    proto.request("pi/review", { sessionId = sid }, function(e, res)
+    proto.request(proto.method.review, { sessionId = sid }, function(e, res)
       if not e and res then require("pi.review").update(res.files or {}) end
     end)
   end)
@@ -176,8 +190,11 @@ function M.release()
   for _, params in ipairs(held or {}) do handle(nil, params) end
 end
 
+--- Show the events of `sid` after seq `after` (pi/replay), then the ones held meanwhile.
+---@param sid string
+---@param after integer
 function M.replay(sid, after)
-  require("pi.protocol").request("pi/replay", { sessionId = sid, afterSeq = after }, function(err, res)
+  proto.request(proto.method.replay, { sessionId = sid, afterSeq = after }, function(err, res)
     local held = state.hold
     state.hold = nil
     local handle = require("pi.handlers").on_event
@@ -209,6 +226,9 @@ function M.attach()
   M.ensure(buf)
 end
 
+---@param root string
+---@param code integer
+---@param signal integer
 function M.on_exit(root, code, signal)
   if M.clients[root] == nil then return end
   M.clients[root] = nil
@@ -230,7 +250,7 @@ function M.stop_all()
   for root, id in pairs(M.clients) do
     M.stopping[root] = true
     local c = vim.lsp.get_client_by_id(id)
-    if c then require("pi.protocol").call(c, "stop") end
+    if c then proto.call(c, "stop") end
   end
 end
 

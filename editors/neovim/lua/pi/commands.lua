@@ -1,8 +1,17 @@
---- The :Pi* commands.
+--- The :Pi* commands (plugin/pi.lua maps each :Pi* user command to the function of this module).
 local state = require("pi.state")
 local proto = require("pi.protocol")
 
 local M = {}
+
+--- What a :Pi* user command's callback receives (the fields the plugin reads; see
+--- :help nvim_create_user_command()).
+---@class pi.CommandOpts
+---@field args string the text after the command
+---@field bang? boolean :Cmd!
+---@field range? integer 0 (no range), 1 or 2
+---@field line1? integer
+---@field line2? integer
 
 local function relpath(buf)
   local name = vim.api.nvim_buf_get_name(buf)
@@ -12,6 +21,8 @@ local function relpath(buf)
 end
 
 --- "@path#L10-20" for a :'<,'>Pi range.
+---@param o? pi.CommandOpts
+---@return string|nil
 function M.attachment(o)
   if o and o.range and o.range > 0 and vim.bo.buftype == "" then
     return ("@%s#L%d-%d"):format(relpath(0), o.line1, o.line2)
@@ -35,11 +46,15 @@ local function with_text(o, fn)
   end
 end
 
+--- Send `text` as a prompt (the server queues it as a steer while a run goes on, or as
+--- `deliver_as` says) and open the chat.
+---@param text string
+---@param deliver_as? "steer"|"followUp"|"interrupt"
 function M.send(text, deliver_as)
   require("pi.client").ensure()
   require("pi.chat").open()
   local params = { text = text, sessionId = state.session, deliverAs = deliver_as }
-  proto.request("pi/prompt", params, function(err, res)
+  proto.request(proto.method.prompt, params, function(err, res)
     if err then
       if deliver_as == "interrupt" then return M.interrupt_fallback(text) end
       return vim.notify("pi: " .. (err.message or "prompt failed"), vim.log.levels.ERROR)
@@ -52,8 +67,9 @@ function M.send(text, deliver_as)
 end
 
 --- A server without deliverAs "interrupt": abort, then prompt once the run has ended.
+---@param text string
 function M.interrupt_fallback(text)
-  proto.request("pi/abort", { sessionId = state.session }, function()
+  proto.request(proto.method.abort, { sessionId = state.session }, function()
     local function go()
       if state.streaming then return vim.defer_fn(go, 50) end
       M.send(text)
@@ -62,6 +78,8 @@ function M.interrupt_fallback(text)
   end)
 end
 
+--- :Pi [text] — a prompt, or the answer to a waiting question.
+---@param o pi.CommandOpts
 function M.pi(o)
   with_text(o, function(t)
     if require("pi.ask").take_message(t) then return end  -- a question waits: this answers it
@@ -71,12 +89,14 @@ end
 function M.todo() return require("pi.plan").float() end
 function M.plan_mode() return require("pi.plan").set_mode("plan") end
 function M.act() return require("pi.plan").set_mode("act") end
+---@param o pi.CommandOpts
 function M.answer(o) return require("pi.ask").answer(o) end
 --- While idle a follow-up waits in the queue for the next run (pi/followUp), visible in :PiQueue.
+---@param o pi.CommandOpts
 function M.follow_up(o)
   with_text(o, function(t)
     if state.session and not state.streaming then
-      proto.request("pi/followUp", { sessionId = state.session, text = t }, function(err)
+      proto.request(proto.method.followUp, { sessionId = state.session, text = t }, function(err)
         if not err then require("pi.chat").note("queued as followUp: " .. t) end
       end)
     else
@@ -84,16 +104,18 @@ function M.follow_up(o)
     end
   end)
 end
+--- :PiInterrupt [text] — stop the running turn and send this instead.
+---@param o pi.CommandOpts
 function M.interrupt(o) with_text(o, function(t) M.send(t, state.streaming and "interrupt" or nil) end) end
 
 function M.abort()
-  proto.request("pi/abort", { sessionId = state.session })
+  proto.request(proto.method.abort, { sessionId = state.session })
 end
 
 function M.queue() return require("pi.queue").open() end
 
 function M.new()
-  proto.request("pi/newSession", {}, function(err, res)
+  proto.request(proto.method.newSession, {}, function(err, res)
     if err then return end
     state.session = res.sessionId
     state.queue = { steering = {}, followUp = {} }
@@ -106,7 +128,7 @@ end
 function M.attach() require("pi.client").attach() end
 
 function M.sessions()
-  proto.request("pi/sessions", {}, function(err, res)
+  proto.request(proto.method.sessions, {}, function(err, res)
     if err or not res then return end
     vim.ui.select(res.sessions or {}, {
       prompt = "pi sessions",
@@ -116,7 +138,7 @@ function M.sessions()
       end,
     }, function(s)
       if not s then return end
-      proto.request("pi/resumeSession", { sessionId = s.sessionId }, function(e, r)
+      proto.request(proto.method.resumeSession, { sessionId = s.sessionId }, function(e, r)
         if e then return end
         state.session = r.sessionId
         state.todo = {}
@@ -134,10 +156,12 @@ function M.sessions()
   end)
 end
 
+--- :PiChat [split|float] — show or hide the chat.
+---@param o? pi.CommandOpts
 function M.chat(o) require("pi.chat").toggle(o and o.args ~= "" and o.args or nil) end
 
 function M.model()
-  proto.request("pi/models", {}, function(err, res)
+  proto.request(proto.method.models, {}, function(err, res)
     if err and not proto.is_missing(err) then vim.notify("pi: " .. err.message, vim.log.levels.ERROR) end
     if err or not res then return end
     vim.ui.select(res.models or {}, {
@@ -147,7 +171,7 @@ function M.model()
       end,
     }, function(m)
       if not m then return end
-      proto.request("pi/setModel", { sessionId = state.session, provider = m.provider, model = m.id }, function(e)
+      proto.request(proto.method.setModel, { sessionId = state.session, provider = m.provider, model = m.id }, function(e)
         if not e then require("pi.chat").note("model: " .. m.provider .. "/" .. m.id) end
       end)
     end)
@@ -155,6 +179,8 @@ function M.model()
 end
 
 --- One MCP server as a line: name, state, tool count, message.
+---@param s table an MCP server of pi/mcp's `servers`
+---@return string
 function M.mcp_line(s)
   local line = ("%s  %s%s"):format(s.name, s.state, s.state == "ready" and ("  %d tools"):format(s.toolCount or 0) or "")
   if s.message then line = line .. ": " .. s.message end
@@ -163,7 +189,7 @@ end
 
 --- :PiMcp — the MCP servers with their state; picking one restarts it.
 function M.mcp()
-  proto.request("pi/mcp", {}, function(err, res)
+  proto.request(proto.method.mcp, {}, function(err, res)
     if err or not res then return end
     local servers = res.servers or {}
     for _, p in ipairs(res.problems or {}) do vim.notify("pi: " .. p, vim.log.levels.WARN) end
@@ -173,7 +199,7 @@ function M.mcp()
     end
     vim.ui.select(servers, { prompt = "pi MCP servers (pick one to restart)", format_item = M.mcp_line }, function(s)
       if not s then return end
-      proto.request("pi/mcp", { op = "restart", name = s.name, sessionId = state.session }, function(e, r)
+      proto.request(proto.method.mcp, { op = "restart", name = s.name, sessionId = state.session }, function(e, r)
         if e or not r then return end
         for _, n in ipairs(r.servers or {}) do
           if n.name == s.name then require("pi.chat").note("MCP " .. M.mcp_line(n)) end
@@ -184,6 +210,7 @@ function M.mcp()
 end
 
 --- :PiFix [text] — the diagnostics on the cursor line (or the whole file) as an attachment.
+---@param o? pi.CommandOpts
 function M.fix(o)
   local buf = vim.api.nvim_get_current_buf()
   local lnum = vim.api.nvim_win_get_cursor(0)[1] - 1
@@ -199,7 +226,7 @@ function M.fix(o)
   local ref = ("@%s#L%d-%d"):format(relpath(buf), lnum + 1, lnum + 1)
   require("pi.client").ensure(buf)
   require("pi.chat").open()
-  proto.request("pi/prompt", {
+  proto.request(proto.method.prompt, {
     text = text .. " " .. ref, sessionId = state.session,
     attachments = { { diagnostics = { uri = vim.uri_from_bufnr(buf), items = items } } },
   }, function(err, res) if not err then state.session = res.sessionId end end)
@@ -211,7 +238,7 @@ function M.changes()
 end
 
 function M.rewind()
-  proto.request("pi/checkpoints", { sessionId = state.session }, function(err, res)
+  proto.request(proto.method.checkpoints, { sessionId = state.session }, function(err, res)
     if err or not res then return end
     vim.ui.select(res.checkpoints or {}, {
       prompt = "Rewind to before",
@@ -220,7 +247,7 @@ function M.rewind()
       if not c then return end
       vim.ui.select({ "both", "code", "conversation" }, { prompt = "Restore" }, function(mode)
         if not mode then return end
-        proto.request("pi/restore", { sessionId = state.session, entryId = c.entryId, mode = mode }, function(e, r)
+        proto.request(proto.method.restore, { sessionId = state.session, entryId = c.entryId, mode = mode }, function(e, r)
           if e or not r then return end
           state.restore_id = r.restoreId
           if r.sessionId then state.session = r.sessionId end
@@ -248,7 +275,7 @@ function M.revert()
     id = chat.card_at(vim.api.nvim_win_get_cursor(0)[1] - 1)
   end
   local function go(tool_call_id)
-    proto.request("pi/revertToolCall", { sessionId = state.session, toolCallId = tool_call_id }, function(e, r)
+    proto.request(proto.method.revertToolCall, { sessionId = state.session, toolCallId = tool_call_id }, function(e, r)
       if e or not r then
         return vim.notify("pi: " .. ((e and e.message) or "revert failed"), vim.log.levels.ERROR)
       end
@@ -269,19 +296,22 @@ end
 
 function M.rewind_undo()
   if not state.restore_id then return vim.notify("pi: nothing to re-apply") end
-  proto.request("pi/undoRestore", { sessionId = state.session, restoreId = state.restore_id }, function(err)
+  proto.request(proto.method.undoRestore, { sessionId = state.session, restoreId = state.restore_id }, function(err)
     if not err then require("pi.chat").note("restore undone"); state.restore_id = nil end
   end)
 end
 
+---@param o? pi.CommandOpts
 function M.approve(o) require("pi.permission").approve(o and o.args or "") end
 
 --- :PiRules — the workspace's "always allow" rules (pi/permissions list); the one picked is
 --- revoked (pi/permissions revoke): the next such command asks again.
 function M.rules()
   require("pi.client").ensure()
-  proto.request("pi/permissions", { op = "list" }, function(err, res)
-    if err and not proto.is_missing(err) then vim.notify("pi: " .. (err.message or "pi/permissions failed"), vim.log.levels.ERROR) end
+  proto.request(proto.method.permissions, { op = "list" }, function(err, res)
+    if err and not proto.is_missing(err) then
+      vim.notify("pi: " .. (err.message or (proto.method.permissions .. " failed")), vim.log.levels.ERROR)
+    end
     if err or not res then return end
     local rules = res.rules or {}
     if #rules == 0 then return proto.notify_user('no "always allow" rules in this workspace') end
@@ -292,7 +322,7 @@ function M.rules()
       end,
     }, function(r)
       if not r then return end
-      proto.request("pi/permissions", { op = "revoke", id = r.id }, function(e, done)
+      proto.request(proto.method.permissions, { op = "revoke", id = r.id }, function(e, done)
         if e then return end
         if done and done.revoked then
           proto.notify_user(("revoked: %s %s (it asks again)"):format(r.tool, r.pattern))

@@ -1,6 +1,64 @@
 --- Defaults for require("pi").setup({...}); see :help pi-config.
+
+---@class pi.ServerOptions
+---@field cmd string[] how to start the server over stdio
+---@field tcp nil|false|string "auto" (a background server per workspace, 0.10+) or "HOST:PORT"
+---@field idle_timeout integer|nil "auto": seconds an idle background server lives
+---@field state_dir string|nil "auto": where servers are recorded
+---@field restart boolean restart (and re-attach) when the server exits
+---@field max_restarts integer
+
+---@class pi.ChatOptions
+---@field layout "split"|"float"
+---@field position "right"|"left"|"below"
+---@field width number fraction of the editor
+---@field render_ms integer redraw batching interval
+---@field tool_output_lines integer head/tail lines of a tool's output kept (folded)
+
+---@class pi.ReviewOptions
+---@field ask_reason boolean gr asks for a reason told to the model
+
+---@class pi.InputKeymaps
+---@field send string|false
+---@field follow_up string|false
+---@field interrupt string|false
+
+---@class pi.ReviewKeymaps
+---@field next string|false
+---@field prev string|false
+---@field keep string|false
+---@field undo string|false
+---@field undo_reason string|false
+
+---@class pi.PermissionKeymaps
+---@field once string|false
+---@field session string|false
+---@field always string|false
+---@field deny string|false
+
+---@class pi.Keymaps
+---@field input pi.InputKeymaps chat-buffer maps
+---@field review pi.ReviewKeymaps maps in buffers with hunks under review
+---@field permission pi.PermissionKeymaps maps in the permission float
+---@field visual string|false send the selection as @path#Lx-y
+
+--- The plugin's options: M.defaults merged with what setup() was given.
+---@class pi.Options
+---@field server pi.ServerOptions
+---@field settings table<string, any> initializationOptions.pi (provider, model, baseUrl, ...)
+---@field root_markers string[]
+---@field auto_attach boolean
+---@field chat pi.ChatOptions
+---@field review pi.ReviewOptions
+---@field diagnostics boolean
+---@field keymaps pi.Keymaps
+
+--- What setup() takes: any part of pi.Options (merged deeply over the defaults).
+---@alias pi.SetupOptions table
+
 local M = {}
 
+---@type pi.Options
 M.defaults = {
   server = {
     cmd = { "pi-lsp" },      -- how to start the server over stdio
@@ -31,8 +89,12 @@ M.defaults = {
   },
 }
 
+---@type pi.Options
 M.options = vim.deepcopy(M.defaults)
 
+--- Merge `opts` over the defaults into M.options.
+---@param opts? pi.SetupOptions
+---@return pi.Options
 function M.setup(opts)
   M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
   return M.options

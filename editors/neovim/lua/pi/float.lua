@@ -5,6 +5,10 @@ local M = {}
 
 --- Show `lines` in `owner.buf`, in `owner.win` at `row` (nil: just above the command line).
 --- The window is opened without focus: typing goes on. Returns it.
+---@param owner {buf: integer, win: integer|nil}
+---@param lines string[]
+---@param row? integer
+---@return integer win
 function M.show(owner, lines, row)
   vim.api.nvim_buf_set_lines(owner.buf, 0, -1, false, lines)
   local width = 20
@@ -20,6 +24,7 @@ function M.show(owner, lines, row)
   return owner.win
 end
 
+---@param owner {buf: integer|nil, win: integer|nil}
 function M.close(owner)
   if owner.win and vim.api.nvim_win_is_valid(owner.win) then vim.api.nvim_win_close(owner.win, true) end
   owner.win = nil

@@ -1,9 +1,13 @@
 --- Handlers for what the server sends: pi/event, pi/saveDocuments, pi/requestPermission, pi/ask,
 --- window/showMessageRequest (never modal when Neovim lets a handler wait).
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = {}
 
+--- pi/event {sessionId, seq, event}: held while re-attaching, deduplicated by seq.
+---@param _ any
+---@param params table
 function M.on_event(_, params)
   if type(params) ~= "table" or params.event == nil then return end
   if state.hold then table.insert(state.hold, params) return end -- re-attaching: replay first
@@ -35,6 +39,10 @@ function M.on_event(_, params)
   require("pi.chat").on_event(ev, params)
 end
 
+--- pi/saveDocuments {uris} -> {saved}
+---@param _ any
+---@param params table
+---@return {saved: string[]}
 function M.save_documents(_, params)
   local saved = {}
   for _, uri in ipairs((params and params.uris) or {}) do
@@ -47,14 +55,22 @@ function M.save_documents(_, params)
   return { saved = saved }
 end
 
+---@param _ any
+---@param params table RequestPermissionParams
+---@return pi.PermissionAnswer|userdata answer or vim.NIL
 function M.request_permission(_, params)
   return require("pi.permission").ask(params)
 end
 
+---@param err any
+---@param params table
+---@param ctx table
+---@param cfg? table
+---@return table|userdata
 function M.show_message_request(err, params, ctx, cfg)
   local perm = require("pi.permission")
   if perm.can_wait() then return perm.ask_message(params) end
-  return vim.lsp.handlers["window/showMessageRequest"](err, params, ctx, cfg)
+  return vim.lsp.handlers[proto.lsp.showMessageRequest](err, params, ctx, cfg)
 end
 
 local function to_lsp(d)
@@ -65,24 +81,28 @@ local function to_lsp(d)
   }
 end
 
+--- pi/diagnostics for a buffer the agent edited.
+---@param buf integer
 function M.forward_diagnostics(buf)
   if not buf or not vim.api.nvim_buf_is_valid(buf) then return end
   local uri = vim.uri_from_bufnr(buf)
   if not state.touched[uri] then return end
   local items = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do table.insert(items, to_lsp(d)) end
-  require("pi.protocol").notify("pi/diagnostics", {
+  proto.notify(proto.notification.diagnostics, {
     uri = uri, version = (vim.lsp.util.buf_versions or {})[buf], diagnostics = items,
   })
 end
 
+--- The handlers given to the client, by method name.
+---@return table<string, function>
 function M.all()
   return {
-    ["pi/event"] = M.on_event,
-    ["pi/saveDocuments"] = M.save_documents,
-    ["pi/requestPermission"] = M.request_permission,
-    ["pi/ask"] = function(err, params) return require("pi.ask").ask(err, params) end,
-    ["window/showMessageRequest"] = M.show_message_request,
+    [proto.handled.event] = M.on_event,
+    [proto.handled.saveDocuments] = M.save_documents,
+    [proto.handled.requestPermission] = M.request_permission,
+    [proto.handled.ask] = function(err, params) return require("pi.ask").ask(err, params) end,
+    [proto.lsp.showMessageRequest] = M.show_message_request,
   }
 end
 

@@ -1,4 +1,5 @@
 --- :checkhealth pi
+local proto = require("pi.protocol")
 local M = {}
 
 local h = vim.health or {}
@@ -73,7 +74,7 @@ function M.check()
     "request handlers answer synchronously: permission questions use vim.ui.select (modal)")
   feature(vim.treesitter and vim.treesitter.start, "treesitter highlighting of the chat", "no treesitter chat highlighting")
   M.mcp()
-  local missing = vim.tbl_keys(require("pi.protocol").missing)
+  local missing = vim.tbl_keys(proto.missing)
   if #missing > 0 then warn("server lacks: " .. table.concat(missing, ", ")) end
 end
 
@@ -85,7 +86,7 @@ function M.mcp()
     return
   end
   local answer
-  require("pi.protocol").request("pi/mcp", {}, function(e, r) answer = { err = e, res = r } end)
+  proto.request(proto.method.mcp, {}, function(e, r) answer = { err = e, res = r } end)
   vim.wait(3000, function() return answer ~= nil end, 10)
   if not answer or answer.err or not answer.res then
     warn("the server did not list its MCP servers" .. (answer and answer.err and (": " .. (answer.err.message or "")) or ""))

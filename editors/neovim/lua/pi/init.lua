@@ -1,6 +1,9 @@
 --- require("pi").setup({...}): see :help pi and lua/pi/config.lua for the defaults.
 local M = {}
 
+--- Configure the plugin (merged over lua/pi/config.lua's defaults), set its autocommands and maps.
+---@param opts? pi.SetupOptions
+---@return table M this module
 function M.setup(opts)
   local config = require("pi.config")
   config.setup(opts)
@@ -20,6 +23,7 @@ function M.setup(opts)
 end
 
 --- Chat-buffer maps: the current line (or selection) is sent as steer / follow-up / interrupt.
+---@param buf integer the chat buffer
 function M.chat_maps(buf)
   local k = require("pi.config").options.keymaps.input
   local cmds = require("pi.commands")
@@ -31,6 +35,8 @@ function M.chat_maps(buf)
   map(k.interrupt, function(t) cmds.send(t, "interrupt") end)
 end
 
+--- The plugin's state (session, queue, pending questions, ...).
+---@return pi.State
 M.state = function() return require("pi.state") end
 
 return M

@@ -8,6 +8,8 @@ local state = require("pi.state")
 
 local M = { win = nil, buf = nil }
 
+--- Whether the running code may yield (a request handler in a coroutine).
+---@return boolean
 function M.can_wait()
   local co, main = coroutine.running()
   return co ~= nil and not main
@@ -57,6 +59,8 @@ local function wait_for(q)
 end
 
 --- pi/requestPermission {sessionId, toolCallId, tool, title, detail, options} -> {optionId, reason?}
+---@param params table RequestPermissionParams
+---@return pi.PermissionAnswer|userdata answer or vim.NIL
 function M.ask(params)
   local q = { title = params.title or params.tool or "permission", detail = params.detail,
               options = params.options or {}, kind = "permission" }
@@ -83,6 +87,8 @@ local function message_kinds(actions)
 end
 
 --- window/showMessageRequest, shown the same way (never modal); answered with {title}.
+---@param params table ShowMessageRequestParams
+---@return {title: string}|userdata
 function M.ask_message(params)
   local q = { title = params.message, options = message_kinds(params.actions), kind = "message" }
   local answer = wait_for(q)
@@ -95,6 +101,8 @@ local function pick_option(q, kind)
 end
 
 --- Answer the oldest pending question with an option of this kind.
+---@param kind pi.PermissionKind
+---@param reason? string
 function M.answer_kind(kind, reason)
   local q = state.permissions[1]
   if not q then return vim.notify("pi: no pending permission question") end
@@ -110,6 +118,7 @@ function M.answer_kind(kind, reason)
 end
 
 --- :PiApprove [once|session|always|deny [reason]] — no argument: pick with vim.ui.select.
+---@param args string
 function M.approve(args)
   local word, rest = (args or ""):match("^(%S*)%s*(.*)$")
   local kinds = { once = "allowOnce", session = "allowSession", always = "allowAlways", deny = "deny" }
@@ -122,6 +131,7 @@ function M.approve(args)
 end
 
 --- Whether Neovim runs server-request handlers in a coroutine (0.10+), found by reading its source.
+---@return boolean
 function M.handlers_can_wait()
   local files = vim.api.nvim_get_runtime_file("lua/vim/lsp/rpc.lua", false)
   if #files == 0 then return false end

@@ -1,11 +1,14 @@
 --- Plan mode and the todo list: a "## Plan" block at the top of the chat buffer (the mode and
 --- the agent's checklist), :PiTodo in a float, :PiPlan / :PiAct (pi/setMode).
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { block = 0, win = nil, buf = nil }
 
 local MARKS = { pending = "[ ]", in_progress = "[~]", completed = "[x]" }
 
+--- The plan block's lines (none in act mode with an empty list).
+---@return string[]
 function M.lines()
   local items = state.todo or {}
   if #items == 0 and state.mode ~= "plan" then return {} end
@@ -37,6 +40,7 @@ function M.render()
   if M.win and vim.api.nvim_win_is_valid(M.win) then M.float() end
 end
 
+---@param ev table a todo_update or mode_update event
 function M.on_event(ev)
   if ev.type == "todo_update" then
     state.todo = ev.items or {}
@@ -48,6 +52,7 @@ function M.on_event(ev)
 end
 
 --- pi/state (after attaching or resuming): the session's mode and list.
+---@param res table|nil a pi/state result
 function M.from_state(res)
   if type(res) ~= "table" then return end
   state.mode = res.mode or state.mode
@@ -55,14 +60,16 @@ function M.from_state(res)
   M.render()
 end
 
+--- Ask the server for the mode and list (pi/state).
 function M.refresh()
   if not state.session then return end
-  require("pi.protocol").request("pi/state", { sessionId = state.session }, function(err, res)
+  proto.request(proto.method.state, { sessionId = state.session }, function(err, res)
     if not err then M.from_state(res) end
   end)
 end
 
 --- :PiTodo — the list in a float (q closes it).
+---@return integer win
 function M.float()
   local lines = M.lines()
   if #lines == 0 then lines = { "(no todo list yet)" } end
@@ -74,13 +81,14 @@ function M.float()
   return require("pi.float").show(M, lines, 1)
 end
 
+--- Close the todo float.
 function M.close() require("pi.float").close(M) end
 
 --- :PiPlan / :PiAct — switch the current session's mode (a new session is made if none).
+---@param mode "act"|"plan"
 function M.set_mode(mode)
-  local proto = require("pi.protocol")
   local function go()
-    proto.request("pi/setMode", { sessionId = state.session, mode = mode }, function(err, res)
+    proto.request(proto.method.setMode, { sessionId = state.session, mode = mode }, function(err, res)
       if err then return end
       state.mode = res.mode
       M.render()
@@ -92,7 +100,7 @@ function M.set_mode(mode)
   end
   require("pi.client").ensure()
   if state.session then return go() end
-  proto.request("pi/newSession", {}, function(err, res)
+  proto.request(proto.method.newSession, {}, function(err, res)
     if err then return end
     state.session = res.sessionId
     go()

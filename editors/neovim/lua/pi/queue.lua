@@ -2,6 +2,7 @@
 --- "follow #ID text". Delete a line to remove it, edit its text, change "follow" to "steer" to
 --- send it now; a line without #ID is added. :w sends the ops (pi/queue); queue_update redraws.
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { buf = nil, snapshot = {} }
 
@@ -16,6 +17,7 @@ local function lines()
   return out, snap
 end
 
+--- Redraw the queue buffer (unless it has unsaved edits).
 function M.refresh()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then return end
   if vim.bo[M.buf].modified then return end  -- never overwrite the user's unsaved edits
@@ -25,6 +27,9 @@ function M.refresh()
   vim.bo[M.buf].modified = false
 end
 
+--- The queue buffer's lines as operations against the snapshot shown.
+---@param buffer_lines string[]
+---@return table[] ops {op = "edit"|"promote"|"remove", id, text?} or {add = method, text}
 function M.ops(buffer_lines)
   local ops, seen = {}, {}
   for _, l in ipairs(buffer_lines) do
@@ -36,8 +41,8 @@ function M.ops(buffer_lines)
       if kind == "steer" and old.kind == "follow" then table.insert(ops, { op = "promote", id = id }) end
     elseif l:match("%S") then
       local k, t = l:match("^(%a+)%s+(.*)$")
-      if k == "steer" then table.insert(ops, { add = "pi/steer", text = t })
-      else table.insert(ops, { add = "pi/followUp", text = (k == "follow" and t) or l }) end
+      if k == "steer" then table.insert(ops, { add = proto.method.steer, text = t })
+      else table.insert(ops, { add = proto.method.followUp, text = (k == "follow" and t) or l }) end
     end
   end
   for id in pairs(M.snapshot) do
@@ -46,15 +51,15 @@ function M.ops(buffer_lines)
   return ops
 end
 
+--- :w in the queue buffer: send its operations.
 function M.write()
-  local proto = require("pi.protocol")
   local ops = M.ops(vim.api.nvim_buf_get_lines(M.buf, 0, -1, false))
   vim.bo[M.buf].modified = false
   for _, o in ipairs(ops) do
     if o.add then
       proto.request(o.add, { sessionId = state.session, text = o.text })
     else
-      proto.request("pi/queue", vim.tbl_extend("force", { sessionId = state.session }, o), function(err, res)
+      proto.request(proto.method.queue, vim.tbl_extend("force", { sessionId = state.session }, o), function(err, res)
         if err then
           if not proto.is_missing(err) then vim.notify("pi: " .. err.message, vim.log.levels.ERROR) end
           return
@@ -66,6 +71,7 @@ function M.write()
   M.refresh()
 end
 
+---@return integer buf
 function M.open()
   if not (M.buf and vim.api.nvim_buf_is_valid(M.buf)) then
     M.buf = vim.api.nvim_create_buf(false, true)

@@ -2,6 +2,7 @@
 --- lines, the new text highlighted — with ]h / [h, ga (keep) and gr (undo).
 local config = require("pi.config")
 local state = require("pi.state")
+local proto = require("pi.protocol")
 
 local M = { ns = vim.api.nvim_create_namespace("pi_review"), mapped = {} }
 
@@ -25,6 +26,8 @@ local function map_keys(buf)
   map(k.undo_reason, function() M.decide("undo", true) end, "pi: undo hunk with a reason")
 end
 
+--- Draw `buf`'s pending hunks as extmarks.
+---@param buf integer
 function M.render(buf)
   vim.api.nvim_buf_clear_namespace(buf, M.ns, 0, -1)
   local count = vim.api.nvim_buf_line_count(buf)
@@ -42,6 +45,8 @@ function M.render(buf)
   end
 end
 
+--- The review's files (pi/review, review_update): every pending hunk, by uri.
+---@param files {uri: string, hunks: pi.Hunk[]}[]
 function M.update(files)
   local seen = {}
   for uri in pairs(state.review) do seen[uri] = true end
@@ -59,6 +64,9 @@ function M.update(files)
   end
 end
 
+---@param buf integer
+---@param row integer 0-based
+---@return pi.Hunk|nil
 function M.hunk_at(buf, row)
   for _, h in ipairs(hunks_of(buf)) do
     local s, e = start_line(h), h.range["end"].line
@@ -66,6 +74,8 @@ function M.hunk_at(buf, row)
   end
 end
 
+--- ]h / [h
+---@param dir integer 1 or -1
 function M.jump(dir)
   local buf = vim.api.nvim_get_current_buf()
   local row = vim.api.nvim_win_get_cursor(0)[1] - 1
@@ -77,8 +87,11 @@ function M.jump(dir)
   if best then vim.api.nvim_win_set_cursor(0, { best + 1, 0 }) end
 end
 
+--- pi/reviewDecision for these hunks.
+---@param decisions {hunkId: string, decision: "keep"|"undo", reason?: string}[]
+---@param cb? pi.ResponseHandler
 function M.send(decisions, cb)
-  require("pi.protocol").request("pi/reviewDecision", { sessionId = state.session, decisions = decisions },
+  proto.request(proto.method.reviewDecision, { sessionId = state.session, decisions = decisions },
     function(err, res)
       if not err and res and res.conflicts and #res.conflicts > 0 then
         for _, c in ipairs(res.conflicts) do vim.notify("pi: " .. c.message, vim.log.levels.WARN) end
@@ -87,6 +100,9 @@ function M.send(decisions, cb)
     end)
 end
 
+--- Keep or undo the hunk under the cursor.
+---@param decision "keep"|"undo"
+---@param ask_reason? boolean
 function M.decide(decision, ask_reason)
   local buf = vim.api.nvim_get_current_buf()
   local h = M.hunk_at(buf, vim.api.nvim_win_get_cursor(0)[1] - 1)
@@ -101,6 +117,7 @@ function M.decide(decision, ask_reason)
 end
 
 --- :PiChanges: every pending hunk in the quickfix list.
+---@return table[] quickfix items
 function M.quickfix()
   local items = {}
   for uri, hunks in pairs(state.review) do

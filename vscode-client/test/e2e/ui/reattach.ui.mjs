@@ -6,7 +6,7 @@
 // Without the background server the reload ends the run; without the resume + replay the
 // reloaded panel misses the streamed part — either way this fails.
 import { createRequire } from 'node:module';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchBrowser, workbenchUrl } from '../lib/browser.mjs';
 import { backgroundFiles } from '../lib/codeserver.mjs';
@@ -38,9 +38,21 @@ function within(promise, ms, what) {
   return Promise.race([promise, t]).finally(() => clearTimeout(timer));
 }
 
+/** Open the panel and wait until the server is connected (the "Starting…" banner is gone).
+ * Right after a reload the palette may not open yet: try again until it does. */
 async function openPanel(page) {
-  await runCommand(page, 'pi: Open panel');
-  return webviewFrame(page, T('prompt'), 60_000);
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    try {
+      await runCommand(page, 'pi: Open panel');
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+    }
+  }
+  const panel = await webviewFrame(page, T('prompt'), 60_000);
+  await panel.locator(T('server-status')).waitFor({ state: 'detached', timeout: 90_000 });
+  return panel;
 }
 
 export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
@@ -50,6 +62,9 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
   const ctx = { page, out, tally };
   const shot = (name) => page.screenshot({ path: join(out, `${name}.png`) });
   const bg = backgroundFiles(scratch, ws);
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
   try {
     await check(ctx, 'reload the window mid-run: the answer completes in the panel, nothing missing or doubled', async () => {
       await openWorkbench(page, workbenchUrl(server.url, ws));
@@ -71,13 +86,15 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await shot('reattach-1-before-reload');
 
       const disconnects = readFileSync(bg.log, 'utf8').split('\n').filter((l) => /client disconnected/.test(l)).length;
-      await runCommand(page, 'Developer: Reload Window');
+      // reload the window (in code-server, Developer: Reload Window reloads the page)
+      const reloaded = page.reload({ waitUntil: 'load', timeout: 90_000 });
       // the old window's connection is gone; the run goes on with no window attached
       await logLines(bg.log, /client disconnected/, disconnects);
       g1.open();
       await within(g2.reached, 30_000, 'second gate');
-
+      await reloaded;
       await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      await page.locator('.part.statusbar').waitFor({ timeout: 60_000 });
       panel = await openPanel(page);
       // what streamed while no window was attached is there, and the run is still going
       await panel.locator(T('message-assistant'), { hasText: 'Golf seven.' }).waitFor({ timeout: 60_000 });
@@ -97,6 +114,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       if (srv.requests.length !== 1) throw new Error(`${srv.requests.length} model requests`);
     });
   } finally {
+    if (errors.length) writeFileSync(join(out, 'reattach-console-errors.log'), errors.join('\n'));
     await browser.close();
     await srv.close();
   }

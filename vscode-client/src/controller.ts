@@ -201,6 +201,7 @@ export class Controller implements vscode.Disposable {
       onStateChange: (running, stopped) => {
         if (this.client === client) this.onClientState(running, stopped, command, found.source);
       },
+      isCurrent: () => this.client === client,
     }, transport);
     this.client = client;
     this.installHandlers(client);

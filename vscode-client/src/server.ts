@@ -141,6 +141,8 @@ export interface ClientHooks {
   output: vscode.LogOutputChannel;
   env: Record<string, string>;
   onStateChange(running: boolean, stopped: boolean): void;
+  /** False once the controller has replaced or dropped this client: it must not restart. */
+  isCurrent?(): boolean;
 }
 
 export function createClient(
@@ -226,6 +228,7 @@ export function createClient(
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue }),
       closed: () => {
+        if (hooks.isCurrent && !hooks.isCurrent()) return { action: CloseAction.DoNotRestart, handled: true };
         restarts += 1;
         if (restarts <= 4) return { action: CloseAction.Restart, message: 'pi: the server stopped; restarting it.' };
         return { action: CloseAction.DoNotRestart, message: 'pi: the server stopped 5 times; run "pi: Restart server".' };

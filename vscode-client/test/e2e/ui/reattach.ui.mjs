@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchBrowser, workbenchUrl } from '../lib/browser.mjs';
 import { backgroundFiles } from '../lib/codeserver.mjs';
+import { createWorkspace } from '../lib/workspace.mjs';
 import { check, openWorkbench, runCommand, webviewFrame } from '../lib/ui.mjs';
 
 const require = createRequire(import.meta.url);
@@ -55,7 +56,11 @@ async function openPanel(page) {
   return panel;
 }
 
-export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
+export async function runUi({ server, ws: shared, scratch, out, tally, modelPort }) {
+  // A workspace of its own, so its own background server: the earlier module's window may
+  // still hold the shared workspace's (code-server keeps a closed tab's extension host a while).
+  const settings = JSON.parse(readFileSync(join(shared, '.vscode', 'settings.json'), 'utf8'));
+  const ws = createWorkspace(scratch, 'ws-reattach', { settings });
   const srv = await startScripted(modelPort);
   const browser = await launchBrowser(scratch);
   const { page } = browser;

@@ -1,7 +1,9 @@
-// Starting pi-lsp with vscode-languageclient: discovery, the process environment (stored API
-// key), the settings middleware, and the `pi/*` handlers the client declares it handles.
+// Starting pi-lsp with vscode-languageclient: discovery, the transport (a child over stdio, or
+// the workspace's background server over its socket: background.ts), the process environment
+// (stored API key), the settings middleware, and the `pi/*` handlers the client declares.
 
 import * as fs from 'fs';
+import type * as net from 'net';
 import * as vscode from 'vscode';
 import {
   CloseAction,
@@ -13,8 +15,11 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { defaultStateDir, ensureConnected, stopServer, workspaceRoot } from './background';
 import { discover, type Discovery } from './discovery';
-import { serverSettings } from './settings';
+import { type ServerMode, serverModeFor, serverSettings } from './settings';
+
+export type { ServerMode };
 
 export const CLIENT_ID = 'pi';
 
@@ -85,19 +90,78 @@ export function currentServerSettings(): Record<string, unknown> {
   return serverSettings((k) => cfg.get(k));
 }
 
+/** `pi.server.mode`, where it can apply (settings.ts: background needs sockets and a folder). */
+export function serverMode(): ServerMode {
+  const cfg = vscode.workspace.getConfiguration('pi');
+  return serverModeFor(cfg.get('server.mode'), process.platform, (vscode.workspace.workspaceFolders ?? []).length > 0);
+}
+
+/** How the client reaches the server: a child over stdio, or a connection to the background
+ * server (opened anew by each (re)start of the client: a server that died is started again). */
+export type Transport = { kind: 'stdio' } | { kind: 'background'; connect(): Promise<net.Socket> };
+
+function backgroundPlace(): { dir: string; root: string; cwd: string } | undefined {
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const root = workspaceRoot(folders);
+  return root === undefined ? undefined : { dir: defaultStateDir(), root, cwd: folders[0] };
+}
+
+/** Connections to the workspace's background server, started on first need with `env`. */
+export function backgroundTransport(
+  found: Extract<Discovery, { found: true }>,
+  env: Record<string, string>,
+  log: (line: string) => void,
+): Transport {
+  return {
+    kind: 'background',
+    connect: async () => {
+      const place = backgroundPlace();
+      if (!place) throw new Error('pi: a background server needs a workspace folder');
+      const idle = vscode.workspace.getConfiguration('pi').get<number>('server.idleTimeout') ?? 600;
+      const r = await ensureConnected({
+        command: found.command,
+        args: found.args,
+        ...place,
+        idleTimeout: idle > 0 ? idle : 600,
+        env: { ...process.env, ...env },
+      });
+      log(`${r.started ? 'started' : 'found'} the background server (pid ${r.record.pid}, socket ${r.record.socket})`);
+      return r.socket;
+    },
+  };
+}
+
+/** End the workspace's background server (its runs are aborted and saved): a real restart. */
+export async function stopBackground(): Promise<boolean> {
+  const place = backgroundPlace();
+  return place ? stopServer(place.dir, place.root) : false;
+}
+
 export interface ClientHooks {
   output: vscode.LogOutputChannel;
   env: Record<string, string>;
   onStateChange(running: boolean, stopped: boolean): void;
+  /** False once the controller has replaced or dropped this client: it must not restart. */
+  isCurrent?(): boolean;
 }
 
-export function createClient(found: Extract<Discovery, { found: true }>, hooks: ClientHooks): LanguageClient {
-  const serverOptions: ServerOptions = {
-    command: found.command,
-    args: found.args,
-    transport: TransportKind.stdio, // vscode-languageclient appends --stdio
-    options: { env: { ...process.env, ...hooks.env } },
-  };
+export function createClient(
+  found: Extract<Discovery, { found: true }>,
+  hooks: ClientHooks,
+  transport: Transport = { kind: 'stdio' },
+): LanguageClient {
+  const serverOptions: ServerOptions =
+    transport.kind === 'background'
+      ? async () => {
+          const socket = await transport.connect();
+          return { reader: socket, writer: socket };
+        }
+      : {
+          command: found.command,
+          args: found.args,
+          transport: TransportKind.stdio, // vscode-languageclient appends --stdio
+          options: { env: { ...process.env, ...hooks.env } },
+        };
   let restarts = 0;
   let clientRef: LanguageClient | undefined;
   const clientOptions: LanguageClientOptions = {
@@ -164,6 +228,7 @@ export function createClient(found: Extract<Discovery, { found: true }>, hooks: 
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue }),
       closed: () => {
+        if (hooks.isCurrent && !hooks.isCurrent()) return { action: CloseAction.DoNotRestart, handled: true };
         restarts += 1;
         if (restarts <= 4) return { action: CloseAction.Restart, message: 'pi: the server stopped; restarting it.' };
         return { action: CloseAction.DoNotRestart, message: 'pi: the server stopped 5 times; run "pi: Restart server".' };

@@ -63,3 +63,15 @@ export function apiKeyVariable(provider: string | undefined, apiKeyEnv: string |
   if (apiKeyEnv && /^[A-Za-z_][A-Za-z0-9_]*$/.test(apiKeyEnv)) return apiKeyEnv;
   return provider ? PROVIDER_ENV[provider] : undefined;
 }
+
+/** `pi.server.mode`: how the extension runs pi-lsp (an extension-only key, never sent). */
+export type ServerMode = 'stdio' | 'background';
+
+/**
+ * The mode that applies: `pi.server.mode` (default `background`), except that a background
+ * server needs Unix domain sockets (not Windows) and a workspace folder — else stdio.
+ */
+export function serverModeFor(setting: unknown, platform: NodeJS.Platform, hasFolder: boolean): ServerMode {
+  if (setting === 'stdio') return 'stdio';
+  return platform !== 'win32' && hasFolder ? 'background' : 'stdio';
+}

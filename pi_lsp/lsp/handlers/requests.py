@@ -55,6 +55,7 @@ from ..protocol.models import (
     CompactResult,
     FileAttachment,
     ForkParams,
+    LiveRun,
     McpParams,
     ModelInfo,
     ModelRef,
@@ -269,11 +270,16 @@ class PiApi:
             raise JsonRpcInvalidParams(str(exc)) from None
         messages, entry_ids = hosted.messages()
         hosted.publish_queue()
+        start = hosted.events.run_start
+        live = None
+        if hosted.running and start is not None and start[1] <= len(messages):
+            live = LiveRun(after_seq=start[0], message_count=start[1])
         return ResumeResult(
             session_id=hosted.id,
             messages=messages,
             entry_ids=entry_ids,
             forked_from=hosted.forked_from,
+            live_run=live,
         ).to_wire()
 
     async def review(self, raw: Any) -> dict[str, Any]:

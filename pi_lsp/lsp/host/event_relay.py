@@ -14,7 +14,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...agent.types import AgentEndEvent, MessageEndEvent, ToolExecutionEndEvent, TurnEndEvent
+from ...agent.types import (
+    AgentEndEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    ToolExecutionEndEvent,
+    TurnEndEvent,
+)
 from ...ai import AssistantMessage
 from ...sessions.events import CompactionEndEvent, SessionSaveEvent
 from ...wire import event_wire
@@ -33,6 +39,7 @@ class EventRelay:
         compact: bool,
         plain: PlainAnswers | None,
         on_bash_done: Callable[[str], None],
+        message_count: Callable[[], int] = lambda: 0,
     ) -> None:
         self.channel = channel
         self.bridge = bridge
@@ -44,6 +51,10 @@ class EventRelay:
         self._on_bash_done = on_bash_done
         self._sent_at: dict[int, int] = {}
         """``id(message)`` → the ``seq`` of the ``message_end`` that carried it (this run)."""
+        self._message_count = message_count
+        self.run_start: tuple[int, int] | None = None
+        """The last run's start: the ``seq`` before its ``agent_start`` and how many messages
+        the transcript had then (a client attaching mid-run replays from there)."""
 
     def __call__(self, event: Any) -> None:
         wire = event_wire(event)
@@ -53,6 +64,9 @@ class EventRelay:
             self.plain.on_event(event)
         if self.compact:
             wire = self._compacted(event, wire)
+        if isinstance(event, AgentStartEvent):
+            self.channel.flush()  # a merged delta still pending belongs before the run
+            self.run_start = (self.channel.seq, self._message_count())
         self.channel.publish(wire)
         if self.progress is not None:
             self.progress.on_event(event)

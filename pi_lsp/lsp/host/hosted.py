@@ -69,6 +69,7 @@ class HostedSession:
             compact=features.compact_events,
             plain=None if features.events else PlainAnswers(bridge, session),
             on_bash_done=self.changes.record_bash,
+            message_count=lambda: len(session.messages),
         )
         self.run_task: asyncio.Task[None] | None = None
         self.forked_from: str | None = None

@@ -286,6 +286,15 @@ class SessionsResult(WireParams):
     sessions: list[SessionSummary]
 
 
+class LiveRun(WireParams):
+    """Where the run a session has going began, for a client that attaches mid-run."""
+
+    after_seq: int
+    """The ``seq`` of this session's last ``pi/event`` before the run's ``agent_start``."""
+    message_count: int
+    """How many messages the transcript had when the run began."""
+
+
 class ResumeResult(WireParams):
     session_id: str
     messages: list[dict[str, Any]]
@@ -294,6 +303,9 @@ class ResumeResult(WireParams):
     forked_from: str | None = None
     """Set when the requested session was open in another process: ``session_id`` is a
     copy of it (the requested id), so the two never write one file."""
+    live_run: LiveRun | None = None
+    """Set while a run goes on (an extension): show the first ``messageCount`` messages, then
+    ``pi/replay {afterSeq}`` gives the run as it streamed — nothing missing, nothing twice."""
 
 
 class PendingQuestion(WireParams):

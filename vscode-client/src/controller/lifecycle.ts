@@ -8,7 +8,7 @@ import type { Discovery } from '../discovery';
 import type { Features } from '../model/types';
 import { type Connection, handleServerMessages, type ServerHandlers } from '../protocol/client';
 import { readDeclaration, ServerFeatures } from '../protocol/features';
-import { createClient, discoverServer } from '../server';
+import { backgroundTransport, createClient, discoverServer, serverMode, type ServerMode, stopBackground, type Transport } from '../server';
 import { apiKeyVariable } from '../settings';
 import type { Host } from './host';
 
@@ -72,6 +72,9 @@ export class ServerLifecycle {
   restart(): Promise<void> {
     this.restarting = this.restarting.then(async () => {
       await this.stopClient();
+      // A background server outlives its connections: a restart ends it (new command, args
+      // or key), aborting and saving what runs there.
+      if (serverMode() === 'background' && (await stopBackground())) this.host.log('stopped the background server');
       this.wasRunning = false;
       this.setFeatures(ServerFeatures.NONE); // another server may have other features
       await this.start();
@@ -105,7 +108,7 @@ export class ServerLifecycle {
     this.setFeatures(f);
   }
 
-  private async doStart(): Promise<void> {
+  private async doStart(mode: ServerMode = serverMode()): Promise<void> {
     const dispatch = this.host.dispatch.bind(this.host);
     dispatch({ type: 'server', server: { status: 'starting' } });
     let found: Discovery;
@@ -121,8 +124,9 @@ export class ServerLifecycle {
       return;
     }
     const command = [found.command, ...found.args].join(' ');
-    this.host.log(`starting ${command} --stdio (found via ${found.source})`);
+    this.host.log(`${mode === 'background' ? 'connecting to the background' : 'starting'} ${command} --${mode === 'background' ? 'socket' : 'stdio'} (found via ${found.source})`);
     const env = await this.serverEnv();
+    const transport: Transport = mode === 'background' ? backgroundTransport(found, env, (l) => this.host.log(l)) : { kind: 'stdio' };
     const client = createClient(found, {
       output: this.output,
       env,
@@ -130,12 +134,20 @@ export class ServerLifecycle {
       onStateChange: (running, stopped) => {
         if (this.client === client) this.onClientState(client, running, stopped, command, found.source);
       },
-    });
+      isCurrent: () => this.client === client,
+    }, transport);
     this.client = client;
     this.clientDisposables.push(...handleServerMessages(connectionOf(client), this.hooks.handlers));
     try {
       await client.start();
     } catch (err) {
+      if (mode === 'background') {
+        // No background server to be had (another editor is attached to it, no socket
+        // support, …): this window gets its own server over stdio.
+        this.host.log(`the background server is not usable (${err instanceof Error ? err.message : String(err)}); using stdio`);
+        await this.stopClient();
+        return this.doStart('stdio');
+      }
       const message = `pi: the server ${command} failed to start: ${err instanceof Error ? err.message : String(err)}`;
       dispatch({ type: 'server', server: { status: 'error', message, command, source: found.source } });
       this.host.log(message);

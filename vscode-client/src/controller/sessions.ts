@@ -57,8 +57,12 @@ export class Sessions {
       try {
         const current = this.host.state().sessionId;
         const sid = current ?? this.host.context.workspaceState.get<string>(LAST_SESSION_KEY);
+        // A background server may have a run going (this window was reloaded): show that one.
+        const live = reconnect || current ? undefined : await this.streamingSession(sid);
         if (reconnect && current) {
           await this.reattach(current);
+        } else if (live) {
+          await this.load(live);
         } else if (sid && vscode.workspace.getConfiguration('pi').get<boolean>('reopenLastSession', true)) {
           try {
             await this.load(sid);
@@ -77,6 +81,13 @@ export class Sessions {
       }
     })();
     return this.attachingNow;
+  }
+
+  /** The session a run is going in (the last one shown, if it is one of them). */
+  private async streamingSession(last: string | undefined): Promise<string | undefined> {
+    const r = await this.host.rpc().sessions({});
+    const live = (r.sessions ?? []).filter((x) => x.isStreaming).map((x) => x.sessionId);
+    return last && live.includes(last) ? last : live[0];
   }
 
   /** After a server restart: resume the session, then replay what we missed if it is live. */
@@ -120,7 +131,18 @@ export class Sessions {
   async load(sessionId: string): Promise<void> {
     this.host.dispatch({ type: 'beginSession', sessionId });
     const r = await this.host.rpc().resumeSession({ sessionId });
-    this.host.dispatch({ type: 'loadSession', sessionId: r.sessionId, messages: r.messages ?? [], entryIds: r.entryIds ?? undefined });
+    // A run going on (the background server kept it while this window reloaded): show the
+    // transcript before it, then its events from pi/replay — the partial answer included.
+    const live = r.liveRun ?? undefined;
+    const messages = r.messages ?? [];
+    this.host.dispatch({
+      type: 'loadSession',
+      sessionId: r.sessionId,
+      messages: live ? messages.slice(0, live.messageCount) : messages,
+      entryIds: live ? r.entryIds?.slice(0, live.messageCount) : (r.entryIds ?? undefined),
+      afterSeq: live?.afterSeq,
+    });
+    if (live) await this.replay(r.sessionId, live.afterSeq);
     if (r.forkedFrom) {
       // The session is being written by another window or process: we continue in a fork.
       this.host.dispatch({

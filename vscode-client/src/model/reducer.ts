@@ -44,6 +44,7 @@ export function reduce(prev: ViewModel, action: Action): Result {
       break;
     case 'loadSession':
       loadSession(d, action.sessionId, action.messages, action.entryIds ?? []);
+      if (action.afterSeq !== undefined) d.vm.lastSeq = action.afterSeq;
       break;
     case 'state':
       applyState(d, action.state);

@@ -73,6 +73,7 @@ export interface PiProtocol {
   HunkConflict?: HunkConflict;
   ImageAttachment?: ImageAttachment;
   ImageParam?: ImageParam;
+  LiveRun?: LiveRun;
   McpParams?: McpParams;
   McpResult?: McpResult;
   McpServerInfo?: McpServerInfo;
@@ -351,6 +352,22 @@ export interface ImageParam {
    */
   data: string;
   mimeType: string;
+}
+/**
+ * Where the run a session has going began, for a client that attaches mid-run.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "LiveRun".
+ */
+export interface LiveRun {
+  /**
+   * The ``seq`` of this session's last ``pi/event`` before the run's ``agent_start``.
+   */
+  afterSeq: number;
+  /**
+   * How many messages the transcript had when the run began.
+   */
+  messageCount: number;
 }
 /**
  * ``pi/mcp``: the effective MCP servers with their state, or restart one by name.
@@ -733,6 +750,11 @@ export interface ResumeResult {
    * copy of it (the requested id), so the two never write one file.
    */
   forkedFrom?: string | null;
+  /**
+   * Set while a run goes on (an extension): show the first ``messageCount`` messages, then
+   * ``pi/replay {afterSeq}`` gives the run as it streamed — nothing missing, nothing twice.
+   */
+  liveRun?: LiveRun | null;
 }
 /**
  * ``pi/state``'s result: the session's state and the MCP servers (§14).

@@ -8,7 +8,8 @@
 //           extension loaded from vscode-client/ (extensionDevelopmentPath), against the real
 //           `pi-lsp` (the repo's .venv) with scripted providers.
 //   tier 3  UI drive: the packaged .vsix installed into code-server, driven in Chromium with
-//           playwright-core; screenshots land in test-output/.
+//           playwright-core (ui/panel.ui.mjs, ui/reattach.ui.mjs; --specs picks among them
+//           too); screenshots land in test-output/.
 //   --fixture  run both tiers against the throwaway extension in fixture-ext/ (plumbing check).
 //
 // Each tier prints `tier N: P passed, F failed, S skipped`; the exit status is non-zero when
@@ -102,7 +103,9 @@ async function tier2(cs, scratch, ext) {
           .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js').sort()
           .filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
     const modelPort = await freePort();
-    const settings = fixture ? {} : piSettings(piServer(), modelPort);
+    // The host tier tests the extension over stdio (pi.server.mode "stdio"); the UI tier runs
+    // the default, the background server, and reloads the window mid-run (reattach.ui.mjs).
+    const settings = fixture ? {} : { ...piSettings(piServer(), modelPort), 'pi.server.mode': 'stdio' };
     if (real && !fixture) {
       settings['pi.baseUrl'] = real;
       settings['pi.model'] = process.env.PI_E2E_REAL_MODEL || 'default';
@@ -157,8 +160,13 @@ async function tier3(cs, scratch, ext) {
     const ws = createWorkspace(scratch, 'ws3', { settings: fixture ? {} : piSettings(piServer(), modelPort) });
     await installExtension(cs, scratch, 'tier3', ext.vsix);
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
-    const { runUi } = await import(fixture ? './ui/fixture.ui.mjs' : './ui/panel.ui.mjs');
-    await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, piCommand: fixture ? null : piServer() });
+    // panel.ui.mjs, then reattach.ui.mjs (--specs picks some), one browser each, in one code-server
+    const modules = fixture ? ['fixture.ui.mjs']
+      : ['panel.ui.mjs', 'reattach.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
+    for (const m of modules) {
+      const { runUi } = await import(`./ui/${m}`);
+      await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, piCommand: fixture ? null : piServer() });
+    }
   } catch (err) {
     tally.broken('tier 3 harness', err);
   } finally {

@@ -393,6 +393,37 @@ describe('ordering: duplicates, gaps, replay', () => {
     assert.equal(d.vm.held.length, 0);
   });
 
+  test('a session loaded mid-run (liveRun) takes the run from the replay, live events after it, nothing twice', () => {
+    const d = new Driver();
+    const note = (seq: number, event: Record<string, unknown>) => ({ sessionId: 'S', seq, event: event as never });
+    // the transcript before the run (2 messages), the run began after seq 10
+    d.act({ type: 'loadSession', sessionId: 'S', messages: [userMsg('q0'), asstMsg([{ type: 'text', text: 'a0' }])], afterSeq: 10 });
+    // a live delta overtakes the replay: held, and the replay asked for once
+    d.evAt(16, upd('text_delta', 0, { delta: 'C' }));
+    assert.deepEqual(d.effects, [{ type: 'replay', sessionId: 'S', afterSeq: 10 }]);
+    d.act({
+      type: 'replay',
+      sessionId: 'S',
+      complete: true,
+      events: [
+        note(11, { type: 'agent_start' }),
+        note(12, { type: 'message_start', message: userMsg('q1') }),
+        note(13, { type: 'message_end', message: userMsg('q1') }),
+        note(14, { type: 'message_start', message: asstMsg([]) }),
+        note(15, upd('text_delta', 0, { delta: 'AB' })),
+        note(16, upd('text_delta', 0, { delta: 'C' })),
+      ],
+    });
+    d.evAt(16, upd('text_delta', 0, { delta: 'C' }));
+    d.evAt(17, upd('text_delta', 0, { delta: 'D' }));
+    const users = d.vm.items.filter((i) => i.kind === 'user');
+    assert.equal(users.length, 2);
+    assert.equal(assistants(d).length, 2);
+    assert.equal(textOf(assistants(d)[1]), 'ABCD');
+    assert.equal(d.vm.isStreaming, true);
+    assert.equal(d.vm.lastSeq, 17);
+  });
+
   test('out-of-order arrival within a gap is put back in order', () => {
     const d = new Driver().ev({ type: 'agent_start' }, { type: 'message_start', message: asstMsg([]) }, upd('text_start', 0));
     d.evAt(5, upd('text_delta', 0, { delta: '3' }));

@@ -25,7 +25,15 @@ export type Action =
   | { type: 'event'; note: WireNotification }
   | { type: 'replay'; sessionId: string; events: WireNotification[]; complete: boolean }
   | { type: 'beginSession'; sessionId: string }
-  | { type: 'loadSession'; sessionId: string; messages: unknown[]; entryIds?: (string | null)[] }
+  | {
+      type: 'loadSession';
+      sessionId: string;
+      messages: unknown[];
+      entryIds?: (string | null)[];
+      /** A run is going: the messages are those before it, and its events after this seq
+       * (`pi/replay`, then live) rebuild it — earlier ones are dropped as already shown. */
+      afterSeq?: number;
+    }
   | { type: 'state'; state: Record<string, unknown> }
   | { type: 'queue'; queue: Queue }
   | { type: 'localQueue'; text: string; deliverAs: 'steer' | 'followUp' }

@@ -3,7 +3,8 @@
 // it listens on 127.0.0.1 on a port the OS picks, without auth, telemetry, updates,
 // workspace trust or an extension gallery.
 import { spawn, execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync, openSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { promisify } from 'node:util';
@@ -40,7 +41,29 @@ function isolatedEnv(cs, scratch, extra = {}) {
     XDG_CONFIG_HOME: join(scratch, 'xdg-config'),
     XDG_DATA_HOME: join(scratch, 'xdg-data'),
     XDG_CACHE_HOME: join(scratch, 'xdg-cache'),
+    // the extension's background pi-lsp records (stdpath("state")/pi, as Neovim's) land here
+    XDG_STATE_HOME: join(scratch, 'xdg-state'),
   };
+}
+
+/** Where the background pi-lsp of `folder` records itself, its socket and log (the
+ * extension's background.ts / the Neovim plugin's scheme). */
+export function backgroundFiles(scratch, folder) {
+  const key = createHash('sha256').update(folder).digest('hex').slice(0, 16);
+  const base = join(scratch, 'xdg-state', 'nvim', 'pi', key);
+  return { record: `${base}.json`, socket: `${base}.sock`, log: `${base}.log` };
+}
+
+/** SIGTERM every background pi-lsp this scratch started (they outlive code-server by design). */
+export function stopBackgroundServers(scratch) {
+  const dir = join(scratch, 'xdg-state', 'nvim', 'pi');
+  if (!existsSync(dir)) return;
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.json'))) {
+    try {
+      const { pid } = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+      if (typeof pid === 'number') process.kill(pid, 'SIGTERM');
+    } catch { /* gone already */ }
+  }
 }
 
 function dirs(scratch, name) {
@@ -131,6 +154,7 @@ export async function startCodeServer(cs, scratch, { name = 'cs', smoke = false,
     const t = setTimeout(() => { try { process.kill(-proc.pid, 'SIGKILL'); } catch { /* gone */ } }, 3000);
     await gone;
     clearTimeout(t);
+    stopBackgroundServers(scratch);
   };
   return { url, port, proc, stop, logFile };
 }

@@ -70,7 +70,7 @@ class ScriptedOpenAI {
   /** Forget queued replies and recorded requests (between tests). */
   reset() { this.queue = []; this.requests = []; this.waiters = []; }
 
-  /** Queue a reply: {events, gate?, gateAfter?, delayMs?} or {status, body}. */
+  /** Queue a reply: {events, gate?, gateAfter?, gates?, delayMs?} or {status, body}. */
   enqueue(reply) { this.queue.push(reply); return this; }
   text(text, opts = {}) { return this.enqueue({ events: textEvents(text, opts.pieces), ...opts }); }
   tools(calls, opts = {}) { return this.enqueue({ events: toolEvents(calls, opts.text, opts.pieces), ...opts }); }
@@ -111,12 +111,13 @@ class ScriptedOpenAI {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     let closed = false;
     res.on('close', () => { closed = true; });
-    const after = reply.gateAfter ?? 2;
+    // `gate` + `gateAfter`, or several: `gates: [{gate, after}]` (each stops before event `after`)
+    const gates = reply.gates ?? (reply.gate ? [{ gate: reply.gate, after: reply.gateAfter ?? 2 }] : []);
     for (let i = 0; i < reply.events.length; i++) {
       if (closed) return;
-      if (reply.gate && i === after) {
-        reply.gate._reached();
-        await Promise.race([reply.gate.opened, new Promise((r) => res.once('close', r))]);
+      for (const g of gates.filter((x) => x.after === i)) {
+        g.gate._reached();
+        await Promise.race([g.gate.opened, new Promise((r) => res.once('close', r))]);
         if (closed) return;
       }
       res.write(`data: ${JSON.stringify(reply.events[i])}\n\n`);

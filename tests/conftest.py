@@ -16,8 +16,11 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import ipaddress
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,7 +70,32 @@ _GROUPS = {
 }
 """xdist groups: the VS Code modules share ``vscode-client/`` (``npm ci``, its ``dist/`` and
 ``.vsix``, ``test/e2e/test-output``), so they must not run at once; the llama.cpp modules start
-one server per module (a module-scoped fixture), which a split module would start twice."""
+one server per module (a module-scoped fixture), which a split module would start twice.
+
+pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest 9.2 no longer reads
+(a node's id is ``_id``): the marks alone do not keep a group on one worker. So the modules
+that share ``vscode-client/`` also hold a lock (``_shared_checkout_lock``) while they run."""
+
+_EXCLUSIVE = frozenset({"vscode"})
+"""Groups whose modules must never run at the same time, whatever the scheduler does."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _shared_checkout_lock(request: pytest.FixtureRequest) -> Iterator[None]:
+    """An exclusive ``flock`` per group in ``_EXCLUSIVE`` for the module's run: another
+    worker's module of the group waits (blocked on the lock, no polling) until it is done."""
+    group = _module_group(Path(str(request.path)))
+    if group not in _EXCLUSIVE:
+        yield
+        return
+    key = hashlib.sha256(str(_TESTS).encode()).hexdigest()[:12]
+    path = Path(tempfile.gettempdir()) / f"pi-lsp-tests-{key}-{group}.lock"
+    with path.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 def is_e2e(item: pytest.Item) -> bool:
@@ -85,9 +113,12 @@ def is_e2e(item: pytest.Item) -> bool:
 
 
 def _group(item: pytest.Item) -> str | None:
-    path = Path(str(item.path)).resolve()
+    return _module_group(Path(str(item.path)))
+
+
+def _module_group(path: Path) -> str | None:
     try:
-        return _GROUPS.get(path.relative_to(_TESTS).as_posix())
+        return _GROUPS.get(path.resolve().relative_to(_TESTS).as_posix())
     except ValueError:
         return None
 

@@ -238,6 +238,8 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       await card.hover();
       await card.locator(T('revert-tool-call')).click();
       await page.locator('.monaco-editor .view-lines', { hasText: 'a + b' }).waitFor();
+      // the reverted change is no longer under review: its Keep/Undo lens goes
+      await page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Keep/ }).first().waitFor({ state: 'detached', timeout: 15_000 });
       await shot('08-reverted-tool-call');
       await panel.locator(T('undo-restore')).last().click();
       await page.locator('.monaco-editor .view-lines', { hasText: 'a - b' }).waitFor();

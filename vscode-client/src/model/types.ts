@@ -3,6 +3,8 @@
 // the extension host and the webview run the same reducer on the same actions.
 // Field names here are a contract with the extension-host tests (see api.ts).
 
+import type { SessionSummary, TodoEntry } from '../protocol/generated';
+
 /** The language server's life as the extension sees it. */
 export type ServerStatus = 'starting' | 'running' | 'missing' | 'stopped' | 'error';
 
@@ -164,12 +166,9 @@ export interface QuestionItem {
 
 export type Item = UserItem | AssistantItem | ToolItem | NoticeItem | PermissionItem | QuestionItem;
 
-/** One entry of the agent's todo list (`todo_update`, `pi/state.todo`). */
-export interface TodoEntry {
-  id: string;
-  content: string;
-  status: 'pending' | 'in_progress' | 'completed';
-}
+/** One entry of the agent's todo list (`todo_update`, `pi/state.todo`) and one row of
+ * `pi/sessions`: the wire types themselves. */
+export type { SessionSummary, TodoEntry };
 
 export type Mode = 'plan' | 'act';
 
@@ -191,14 +190,6 @@ export interface Checkpoint {
   text: string;
   timestamp?: string | number;
   files: string[];
-}
-
-export interface SessionSummary {
-  sessionId: string;
-  title: string;
-  updatedAt: string;
-  messageCount: number;
-  isStreaming?: boolean;
 }
 
 export interface ModelRef {

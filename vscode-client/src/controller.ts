@@ -202,7 +202,8 @@ export class Controller implements vscode.Disposable, Host {
         const inserts = this.pendingInsert;
         this.pendingInsert = [];
         for (const m of inserts) this.post(m);
-        return undefined;
+        // a panel opened (or reloaded) after the server started missed the model list
+        return this.models.list();
       }
       case 'send':
         return this.run.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images);

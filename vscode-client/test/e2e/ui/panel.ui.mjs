@@ -79,6 +79,8 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
     await check(ctx, 'the pi panel opens from the command palette', async () => {
       await runCommand(page, PANEL_COMMAND);
       panel = await webviewFrame(page, T('prompt'));
+      // opened after the server started: the panel still gets the model list (the picker)
+      await panel.locator(T('model-picker')).waitFor({ timeout: 30_000 });
       await shot('01-panel-open');
     });
     if (!panel) return; // that check failed: the rest needs the panel

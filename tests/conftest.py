@@ -73,8 +73,15 @@ _GROUPS = {
 one server per module (a module-scoped fixture), which a split module would start twice.
 
 pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest 9.2 no longer reads
-(a node's id is ``_id``): the marks alone do not keep a group on one worker. So the modules
-that share ``vscode-client/`` also hold a lock (``_shared_checkout_lock``) while they run."""
+(a node's id is ``_id``): the marks alone do not keep a group on one worker. The suite's own
+scheduler (``pytest_xdist_make_scheduler`` below, ``tests/support/schedule.py``) groups by path
+instead; the modules that share ``vscode-client/`` also hold a lock (``_shared_checkout_lock``)
+while they run, so no scheduler can run two of them at once."""
+
+_FIRST_GROUP = "vscode"
+"""The longest chain of the suite (≈ 4.5 min on 2 cores: the extension's unit/lint/typecheck,
+its host and UI tiers, the real-model tier): handed out first so everything else runs beside
+it on the other worker."""
 
 _EXCLUSIVE = frozenset({"vscode"})
 """Groups whose modules must never run at the same time, whatever the scheduler does."""
@@ -123,6 +130,19 @@ def _module_group(path: Path) -> str | None:
         return None
 
 
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` (``pyproject.toml``) with the groups of ``_GROUPS`` kept on one
+    worker each; any other ``--dist`` is xdist's own."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests.support.schedule import GroupScheduling
+
+    root = Path(str(config.rootpath))
+    groups = {(_TESTS / module).relative_to(root).as_posix(): g for module, g in _GROUPS.items()}
+    return GroupScheduling(config, log, groups)
+
+
 def _distributed(config: pytest.Config) -> bool:
     """The run hands tests out to xdist workers (``-n`` > 0): this process is one of them."""
     return bool(getattr(config, "workerinput", None))
@@ -137,9 +157,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
     if _distributed(config):
-        # the slow tiers (editors, llama.cpp: mostly waiting on their processes) first, so the
-        # other worker runs the rest meanwhile; every worker sorts alike (same collection)
-        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+        # the VS Code chain, then the other slow tiers (editors, llama.cpp: mostly waiting on
+        # their processes) first, so the other worker runs the rest meanwhile; every worker
+        # sorts alike (same collection), and the scheduler keeps this order
+        items.sort(
+            key=lambda item: (
+                _group(item) != _FIRST_GROUP,
+                item.get_closest_marker("slow") is None,
+            )
+        )
     selected = config.getoption("-m") or ""
     if "live" in selected:
         return

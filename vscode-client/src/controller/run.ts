@@ -37,8 +37,13 @@ export class RunControl {
     const sessionId = this.host.state().sessionId ?? (await this.hooks.newSession());
     const vm = this.host.state();
     const params: PromptParams = { text, sessionId };
-    if (vm.isStreaming) params.deliverAs = deliverAs ?? enterAction();
-    else if (deliverAs === 'followUp' || deliverAs === 'steer') params.deliverAs = deliverAs;
+    // An explicit gesture goes as it is: the server knows whether a run is going (an idle
+    // session takes any of them as a prompt), while the view model's isStreaming may lag a
+    // run the server has just started — dropping the gesture then turned an interrupt into a
+    // steer. A server without deliverAs "interrupt" (§7) gets a steer.
+    const gesture = deliverAs ?? (vm.isStreaming ? enterAction() : undefined);
+    if (gesture === 'interrupt' && !this.host.features().has('interrupt')) params.deliverAs = 'steer';
+    else if (gesture) params.deliverAs = gesture;
     // Shapes checked by the webview message schema (messages.ts) or built by attach.ts.
     if (attachments && attachments.length > 0) params.attachments = attachments as PromptParams['attachments'];
     if (context) params.context = context as PromptParams['context'];

@@ -104,9 +104,11 @@ function M.follow_up(o)
     end
   end)
 end
---- :PiInterrupt [text] — stop the running turn and send this instead.
+--- :PiInterrupt [text] — stop the running turn and send this instead. Always sent as an
+--- interrupt: the server knows whether a run goes on (an idle session takes it as a prompt),
+--- while `state.streaming` may not yet know of a run the server has just started.
 ---@param o pi.CommandOpts
-function M.interrupt(o) with_text(o, function(t) M.send(t, state.streaming and "interrupt" or nil) end) end
+function M.interrupt(o) with_text(o, function(t) M.send(t, "interrupt") end) end
 
 function M.abort()
   proto.request(proto.method.abort, { sessionId = state.session })

@@ -68,15 +68,15 @@ _GROUPS = {
     "real_server/test_llama_wire.py": "llama-wire",
     "real_server/test_llama_responses.py": "llama-responses",
 }
-"""xdist groups: the VS Code modules share ``vscode-client/`` (``npm ci``, its ``dist/`` and
-``.vsix``, ``test/e2e/test-output``), so they must not run at once; the llama.cpp modules start
-one server per module (a module-scoped fixture), which a split module would start twice.
+"""Modules that run on one worker: the VS Code modules share ``vscode-client/`` (``npm ci``, its
+``dist/`` and ``.vsix``, ``test/e2e/test-output``), so they must not run at once; the llama.cpp
+modules start one server per module (a module-scoped fixture), which a split module would start
+twice.
 
-pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest 9.2 no longer reads
-(a node's id is ``_id``): the marks alone do not keep a group on one worker. The suite's own
-scheduler (``pytest_xdist_make_scheduler`` below, ``tests/support/schedule.py``) groups by path
-instead; the modules that share ``vscode-client/`` also hold a lock (``_shared_checkout_lock``)
-while they run, so no scheduler can run two of them at once."""
+The suite's own scheduler (``pytest_xdist_make_scheduler`` below, ``tests/support/schedule.py``)
+keeps each group on one worker, by path: xdist's ``xdist_group`` marks do not under pytest 9.2.
+The modules that share ``vscode-client/`` also hold a lock (``_shared_checkout_lock``) while they
+run, so no scheduler can run two of them at once."""
 
 _FIRST_GROUP = "vscode"
 """The longest chain of the suite (≈ 4.5 min on 2 cores: the extension's unit/lint/typecheck,
@@ -153,9 +153,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if is_e2e(item):
             item.add_marker(e2e)
-        group = _group(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
     if _distributed(config):
         # the VS Code chain, then the other slow tiers (editors, llama.cpp: mostly waiting on
         # their processes) first, so the other worker runs the rest meanwhile; every worker

@@ -35,10 +35,5 @@ class GroupScheduling(LoadScopeScheduling):
         config.option.loadscopereorder = False
 
     def _split_scope(self, nodeid: str) -> str:
-        module = nodeid.split("::", 1)[0]
-        group = self._groups.get(module)
-        if group is not None:
-            return f"group:{group}"
-        # a test id xdist did tag (older pytest) keeps its tag out of the unit's name
-        at = nodeid.rfind("@")
-        return nodeid[:at] if at > nodeid.rfind("]") else nodeid
+        group = self._groups.get(nodeid.split("::", 1)[0])
+        return nodeid if group is None else f"group:{group}"

@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { withVscode } from './helpers';
 
 // panel.ts imports vscode; read its CSP builder's output through a tiny shim instead.
 test('the webview CSP allows nothing remote, inline or evaluated', async () => {
-  const Module = (await import('node:module')).default as unknown as { _load: (r: string, ...a: unknown[]) => unknown };
-  const orig = Module._load;
-  Module._load = (request: string, ...rest: unknown[]) => (request === 'vscode' ? {} : orig(request, ...rest));
-  try {
-    const { contentSecurityPolicy } = await import('../../src/panel');
-    const csp = contentSecurityPolicy('https://file+.vscode-resource.vscode-cdn.net', 'N0NCE');
-    assert.match(csp, /default-src 'none'/);
-    assert.match(csp, /script-src 'nonce-N0NCE'(;|$)/);
-    assert.doesNotMatch(csp, /unsafe-(inline|eval)|\*|https?:\/\/(?!file\+)/);
-    assert.match(csp, /connect-src 'none'/);
-  } finally {
-    Module._load = orig;
-  }
+  const { contentSecurityPolicy } = await withVscode({}, () => import('../../src/panel'));
+  const csp = contentSecurityPolicy('https://file+.vscode-resource.vscode-cdn.net', 'N0NCE');
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'nonce-N0NCE'(;|$)/);
+  assert.doesNotMatch(csp, /unsafe-(inline|eval)|\*|https?:\/\/(?!file\+)/);
+  assert.match(csp, /connect-src 'none'/);
 });
 
 test('the bundled webview and extension contain no eval', () => {

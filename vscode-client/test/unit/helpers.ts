@@ -37,3 +37,15 @@ export const asstMsg = (content: unknown[], extra: Record<string, unknown> = {})
   stopReason: 'stop',
   ...extra,
 });
+
+/** Load a module that imports `vscode` (absent outside the editor) with `vscode` as that import. */
+export async function withVscode<T>(vscode: unknown, load: () => Promise<T>): Promise<T> {
+  const Module = (await import('node:module')).default as unknown as { _load: (r: string, ...a: unknown[]) => unknown };
+  const orig = Module._load;
+  Module._load = (request: string, ...rest: unknown[]) => (request === 'vscode' ? vscode : orig(request, ...rest));
+  try {
+    return await load();
+  } finally {
+    Module._load = orig;
+  }
+}

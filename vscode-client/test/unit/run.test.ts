@@ -7,19 +7,12 @@ import { initialState } from '../../src/model/reducer';
 import type { ViewModel } from '../../src/model/types';
 import type { PromptParams } from '../../src/protocol/generated';
 import { ServerFeatures } from '../../src/protocol/features';
+import { withVscode } from './helpers';
 
 // run.ts imports vscode (the enter-action setting): a shim whose setting says "followUp".
-async function loadRunControl(): Promise<typeof RunControl> {
-  const Module = (await import('node:module')).default as unknown as { _load: (r: string, ...a: unknown[]) => unknown };
-  const orig = Module._load;
-  const vscode = { workspace: { getConfiguration: () => ({ get: () => 'followUp' }) } };
-  Module._load = (request: string, ...rest: unknown[]) => (request === 'vscode' ? vscode : orig(request, ...rest));
-  try {
-    return (await import('../../src/controller/run')).RunControl;
-  } finally {
-    Module._load = orig;
-  }
-}
+const vscode = { workspace: { getConfiguration: () => ({ get: () => 'followUp' }) } };
+const loadRunControl = async (): Promise<typeof RunControl> =>
+  (await withVscode(vscode, () => import('../../src/controller/run'))).RunControl;
 
 /** What `prompt()` sends to the server, for a view model and the server's features. */
 async function sent(vm: Partial<ViewModel>, deliverAs: 'steer' | 'followUp' | 'interrupt' | undefined, features: Record<string, number>): Promise<PromptParams> {

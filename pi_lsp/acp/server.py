@@ -61,6 +61,7 @@ from .permissions import BashMode, PermissionBridge, rules_file
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
+from .tool_view import wants_terminal
 
 log = logging.getLogger("pi_lsp.acp")
 
@@ -216,6 +217,7 @@ class PiAcpAgent:
             opened.session, cwd, link.ask, rules, self.prov.config.permissions.mcp
         )
         session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
+        session.live.terminal = wants_terminal(self.client_caps.field_meta)
         bridge.on_cancelled = session.cancel
         self.sessions[link.session_id] = session
         return session
@@ -282,7 +284,8 @@ class PiAcpAgent:
         **kwargs: Any,
     ) -> LoadSessionResponse:
         session = await self._reopen(cwd, session_id, additional_directories, mcp_servers)
-        for update in replay(session_id, session.cwd, session.session.tree.get_branch()):
+        branch = session.session.tree.get_branch()
+        for update in replay(session_id, session.cwd, branch, session.live.terminal):
             await session.send(update)
         await session.announce()
         return LoadSessionResponse(config_options=session.config_options(), modes=session.modes())

@@ -52,6 +52,7 @@ from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
     OpenedSession,
     Provision,
+    SessionBusyError,
     SessionNotFoundError,
     open_session,
     store_for,
@@ -212,6 +213,10 @@ class PiAcpAgent:
             )
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
+        except SessionBusyError:  # refused before anything was written
+            raise RequestError.invalid_params(
+                {"sessionId": resume, "message": "the session is open in another process"}
+            ) from None
         link.session_id = questions.session_id = opened.session.session_id
         opened.mcp = attach_mcp(
             opened.session, cwd, link.ask, rules, self.prov.config.permissions.mcp
@@ -266,14 +271,7 @@ class PiAcpAgent:
         if existing is not None:
             await existing.close()
             self.sessions.pop(session_id, None)
-        session = await self._open(_absolute(cwd), resume=session_id, extra=extra, mcp=mcp)
-        if session.session_id != session_id:  # open elsewhere: we got a copy under a new id
-            await session.close()
-            self.sessions.pop(session.session_id, None)
-            raise RequestError.invalid_params(
-                {"sessionId": session_id, "message": "the session is open in another process"}
-            )
-        return session
+        return await self._open(_absolute(cwd), resume=session_id, extra=extra, mcp=mcp)
 
     async def load_session(
         self,

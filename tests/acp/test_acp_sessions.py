@@ -1,5 +1,6 @@
 """Sessions over ACP (agent served in the test's process): list, resume (no replay), close,
-and ``/compact`` (an advertised command)."""
+a load refused because another process holds the session (the directory untouched), and
+``/compact`` (an advertised command)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from tests.lsp.openai_sse import response, text_events
 from tests.support.http_server import ScriptedHTTPServer
 
-from .harness import in_process
+from .harness import Profile, in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -47,6 +48,39 @@ async def test_list_resume_and_close(tmp_path: Path, monkeypatch: pytest.MonkeyP
                     cwd=str(again.cwd), session_id="0000-not-a-session", mcp_servers=[]
                 )
             assert missing.value.code == -32002
+
+
+def _session_files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.jsonl"))}
+
+
+async def test_a_refused_load_leaves_the_sessions_directory_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile: Profile
+) -> None:
+    data = tmp_path / "data"
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("Hi.")))
+        srv.enqueue(response(text_events("Yes.")))
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as first:
+            await first.init()
+            sid = await first.new()
+            assert await first.prompt(sid, "hello") == "end_turn"
+            before = _session_files(data)
+            assert len(before) == 1
+            # another editor window (its own lock on the file) tries to load it
+            async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as second:
+                await second.init()
+                with pytest.raises(acp.RequestError) as held:
+                    await second.conn.load_session(
+                        cwd=str(second.cwd), session_id=sid, mcp_servers=[]
+                    )
+                assert held.value.code == -32602
+                assert "another process" in str(held.value.data)
+                assert _session_files(data) == before  # no copy left behind
+                listed = await second.conn.list_sessions(cwd=str(second.cwd))
+                assert [s.session_id for s in listed.sessions] == [sid]
+            assert await first.prompt(sid, "still mine?") == "end_turn"
+        assert _session_files(data).keys() == before.keys()
 
 
 async def test_the_compact_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -115,3 +115,27 @@ async def test_an_empty_prompt_asks_nothing(
         assert res.stop_reason == "end_turn"
         assert await agent.prompt(sid, "   ") == "end_turn"
         assert srv.requests == []
+
+
+async def test_loading_a_session_logs_no_wrong_model(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    profile: Profile,
+) -> None:
+    """``session/load`` logged "… used openai-compatible/test-model; continuing with
+    unknown/unknown" though the model was right afterwards."""
+    caplog.set_level("INFO", logger="pi_lsp")
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("Hi.")))
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as agent:
+            await agent.init()
+            sid = await agent.new()
+            assert await agent.prompt(sid, "hello") == "end_turn"
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as again:
+            await again.init()
+            res = await again.conn.load_session(cwd=str(again.cwd), session_id=sid, mcp_servers=[])
+            model = next(o for o in res.config_options if getattr(o, "id", None) == "model")
+            assert model.current_value == "openai-compatible/test-model"
+    assert "continuing with" not in caplog.text
+    assert "unknown/unknown" not in caplog.text

@@ -17,11 +17,13 @@ from .harness import Profile, in_process
 pytestmark = pytest.mark.timeout(90)
 
 
-async def test_list_resume_and_close(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_list_resume_and_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile: Profile
+) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(response(text_events("First answer.")))
         srv.enqueue(response(text_events("Second answer.")))
-        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as agent:
             await agent.init()
             sid = await agent.new()
             assert await agent.prompt(sid, "remember the number 42") == "end_turn"
@@ -32,7 +34,7 @@ async def test_list_resume_and_close(tmp_path: Path, monkeypatch: pytest.MonkeyP
             await agent.conn.close_session(session_id=sid)
             with pytest.raises(acp.RequestError):
                 await agent.prompt(sid, "closed?")
-        async with in_process(tmp_path, srv.url, monkeypatch) as again:
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as again:
             await again.init()
             res = await again.conn.resume_session(
                 cwd=str(again.cwd), session_id=sid, mcp_servers=[]

@@ -14,7 +14,7 @@ import pytest
 from tests.lsp.openai_sse import error, response, text_events, tool_events
 from tests.support.http_server import Pause, ScriptedHTTPServer
 
-from .harness import in_process
+from .harness import Profile, in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -29,13 +29,13 @@ def _tool_result(request_json: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("answer", ["allow_once", "allow_always", "reject_once", "reject_always"])
 async def test_permission_answers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str, profile: Profile
 ) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(_bash("ls -a"))
         srv.enqueue(_bash("ls -l"))
         srv.enqueue(response(text_events("Done.")))
-        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as agent:
             agent.client.answer = lambda req: answer
             await agent.init()
             sid = await agent.new()

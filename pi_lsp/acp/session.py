@@ -275,9 +275,7 @@ class AcpSession:
         if self.running:
             await self._queue(message, deliver)
         else:
-            if carry_out is not None:
-                self._carry_out_text = None
-                await self.send(agent_text(CARRY_OUT_NOTICE))
+            self._carry_out_text = None
             if not self._titled and text:
                 self._titled = True
                 await self.send(
@@ -288,7 +286,8 @@ class AcpSession:
                     )
                 )
             self._cancel_requested = False
-            self._turn = asyncio.get_running_loop().create_task(self._drive(message))
+            notice = agent_text(CARRY_OUT_NOTICE) if carry_out is not None else None
+            self._turn = asyncio.get_running_loop().create_task(self._drive(message, notice))
         turn = self._turn
         assert turn is not None
         await asyncio.shield(turn)
@@ -318,8 +317,10 @@ class AcpSession:
             notice = f"Queued as follow-up {len(follow_ups)}: sent when the current run finishes."
         await self.send(agent_text(f"\n\n_{notice}_\n\n"))
 
-    async def _drive(self, message: Any) -> None:
+    async def _drive(self, message: Any, shown: SessionUpdate | None = None) -> None:
         try:
+            if shown is not None:
+                await self.send(shown)
             self.session.prompt(message)
             while True:
                 await self.session.wait_for_idle()

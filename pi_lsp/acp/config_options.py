@@ -76,7 +76,9 @@ def config_options(
             id=MODE,
             name="Mode",
             category="mode",
-            description="Plan: read-only tools; switching to Act carries out the plan",
+            description=(
+                "Plan: read-only tools; after switching to Act the next prompt carries out the plan"
+            ),
             current_value=mode,
             options=[
                 SessionConfigSelectOption(value=value, name=name, description=description)

@@ -41,6 +41,10 @@ class UsageError(Exception):
     """Bad arguments or configuration: printed as one line on stderr, exit status 2."""
 
 
+class SessionBusyError(Exception):
+    """The session to resume is open in another process (it holds the file's lock)."""
+
+
 def run_config(args: argparse.Namespace) -> RunConfig:
     """The command line's flags as a ``RunConfig`` (this front end's one mapping)."""
     return RunConfig(
@@ -128,15 +132,18 @@ def open_session(
     ask: Any = None,
 ) -> OpenedSession:
     """A new session in ``cwd``, or the saved session ``resume`` (``SessionNotFoundError``;
-    a session open in another process comes back as a copy with another id). ``ask`` puts
+    ``SessionBusyError`` when another process has it open: nothing is written, unlike the
+    other front ends' fork, since an ACP client cannot be told it got a copy). ``ask`` puts
     the ``ask`` tool's questions to the client (``acp/questions.py``)."""
-    workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
     store = store_for(cwd)
     file: SessionFile | None
     if resume is not None:
-        file, _ = store.open_for_writing(resume)
+        file = store.open(resume)
+        if not file.acquire_lock():
+            raise SessionBusyError(resume)
     else:
         file = store.create() if prov.save else None
+    workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
     config = prov.config
     if mcp_servers:  # the client's servers, after the configured ones
         config = config.model_copy(update={"mcp_servers": (*config.mcp_servers, *mcp_servers)})
@@ -154,6 +161,7 @@ def open_session(
 __all__ = [
     "OpenedSession",
     "Provision",
+    "SessionBusyError",
     "SessionNotFoundError",
     "UsageError",
     "open_session",

@@ -32,7 +32,11 @@ OLD_TEXT_ENTRY = "pi-lsp.acp.replaced-text"
 """A custom entry ``{toolCallId, oldText}``: the text a ``write`` call replaced."""
 
 
-def replay(session_id: str, cwd: Path, entries: Iterable[Any]) -> Iterator[SessionUpdate]:
+def replay(
+    session_id: str, cwd: Path, entries: Iterable[Any], terminal: bool = False
+) -> Iterator[SessionUpdate]:
+    """``terminal``: the client renders Zed's display-only terminal (else ``bash`` output
+    is ``content`` text, as live)."""
     entries = list(entries)
     old_texts: dict[str, str] = {}
     for entry in entries:
@@ -53,10 +57,11 @@ def replay(session_id: str, cwd: Path, entries: Iterable[Any]) -> Iterator[Sessi
             if text:
                 yield user_text(text, msg_id)
         elif isinstance(message, AssistantMessage):
-            yield from _assistant(message, msg_id, cwd, open_calls)
+            yield from _assistant(message, msg_id, cwd, open_calls, terminal)
         elif isinstance(message, ToolResultMessage):
             name, args = open_calls.pop(message.tool_call_id, (message.tool_name, {}))
-            yield _result(message, name, args, cwd, old_texts.get(message.tool_call_id))
+            old = old_texts.get(message.tool_call_id)
+            yield _result(message, name, args, cwd, old, terminal)
     for call_id in open_calls:  # a run that stopped before its tools finished
         yield ToolCallProgress(
             session_update="tool_call_update", tool_call_id=call_id, status="failed"
@@ -68,6 +73,7 @@ def _assistant(
     msg_id: str,
     cwd: Path,
     open_calls: dict[str, tuple[str, dict[str, Any]]],
+    terminal: bool,
 ) -> Iterator[SessionUpdate]:
     for block in message.content:
         if isinstance(block, TextContent) and block.text:
@@ -89,20 +95,25 @@ def _assistant(
                 status="in_progress",
                 locations=view.locations_of(block.name, args, cwd),
                 raw_input=args,
-                content=view.start_content(block.name, block.id) or None,
-                field_meta=view.start_meta(block.name, block.id, cwd),
+                content=view.start_content(block.name, block.id, terminal) or None,
+                field_meta=view.start_meta(block.name, block.id, cwd, terminal),
             )
     if message.stop_reason == "error":
         yield agent_text(error_text(message), msg_id)
 
 
 def _result(
-    message: ToolResultMessage, name: str, args: dict[str, Any], cwd: Path, old: str | None
+    message: ToolResultMessage,
+    name: str,
+    args: dict[str, Any],
+    cwd: Path,
+    old: str | None,
+    terminal: bool,
 ) -> ToolCallProgress:
     text = view.result_text(message.content)
     call_id = message.tool_call_id
     meta = None
-    if name == "bash":
+    if name == "bash" and terminal:
         meta = {**view.output_meta(call_id, text), **view.exit_meta(call_id, message.is_error)}
     return ToolCallProgress(
         session_update="tool_call_update",
@@ -110,7 +121,7 @@ def _result(
         status="failed" if message.is_error else "completed",
         locations=view.locations_of(name, args, cwd, message.details),
         content=view.final_content(
-            name, call_id, args, cwd, text, message.details, message.is_error, old
+            name, call_id, args, cwd, text, message.details, message.is_error, old, terminal
         ),
         raw_output={"content": text, "isError": message.is_error},
         field_meta=meta,

@@ -52,6 +52,7 @@ from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
     OpenedSession,
     Provision,
+    SessionBusyError,
     SessionNotFoundError,
     open_session,
     store_for,
@@ -61,6 +62,7 @@ from .permissions import BashMode, PermissionBridge, rules_file
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
+from .tool_view import wants_terminal
 
 log = logging.getLogger("pi_lsp.acp")
 
@@ -211,11 +213,16 @@ class PiAcpAgent:
             )
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
+        except SessionBusyError:  # refused before anything was written
+            raise RequestError.invalid_params(
+                {"sessionId": resume, "message": "the session is open in another process"}
+            ) from None
         link.session_id = questions.session_id = opened.session.session_id
         opened.mcp = attach_mcp(
             opened.session, cwd, link.ask, rules, self.prov.config.permissions.mcp
         )
         session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
+        session.live.terminal = wants_terminal(self.client_caps.field_meta)
         bridge.on_cancelled = session.cancel
         self.sessions[link.session_id] = session
         return session
@@ -264,14 +271,7 @@ class PiAcpAgent:
         if existing is not None:
             await existing.close()
             self.sessions.pop(session_id, None)
-        session = await self._open(_absolute(cwd), resume=session_id, extra=extra, mcp=mcp)
-        if session.session_id != session_id:  # open elsewhere: we got a copy under a new id
-            await session.close()
-            self.sessions.pop(session.session_id, None)
-            raise RequestError.invalid_params(
-                {"sessionId": session_id, "message": "the session is open in another process"}
-            )
-        return session
+        return await self._open(_absolute(cwd), resume=session_id, extra=extra, mcp=mcp)
 
     async def load_session(
         self,
@@ -282,7 +282,8 @@ class PiAcpAgent:
         **kwargs: Any,
     ) -> LoadSessionResponse:
         session = await self._reopen(cwd, session_id, additional_directories, mcp_servers)
-        for update in replay(session_id, session.cwd, session.session.tree.get_branch()):
+        branch = session.session.tree.get_branch()
+        for update in replay(session_id, session.cwd, branch, session.live.terminal):
             await session.send(update)
         await session.announce()
         return LoadSessionResponse(config_options=session.config_options(), modes=session.modes())

@@ -10,7 +10,9 @@
   (after the aborted run has finished writing).
 - The todo list is sent as a ``plan`` update (the whole list each time; also when a session
   with a list is opened); plan/act is the ``mode`` config option: switching to ``act`` after
-  planning delivers the carry-out follow-up as a prompt of its own (a new turn when idle).
+  planning queues the carry-out follow-up during a turn; when idle it is kept and carried
+  out by the next prompt (its text before the prompt's), never as a turn of its own — no
+  ``session/prompt`` would be waiting for it and clients drop updates outside a prompt.
 - Events become updates through ``updates.LiveUpdates``; a ``write`` call's replaced text
   is read before it runs and kept in the session file for ``session/load``.
 Imports the SDK's schema, ``sessions``, the todo items' type and this package.
@@ -54,9 +56,7 @@ from .updates import (
     LiveUpdates,
     SessionUpdate,
     agent_text,
-    message_id,
     message_text,
-    user_text,
 )
 
 log = logging.getLogger("pi_lsp.acp")
@@ -66,6 +66,7 @@ StopReason: TypeAlias = Literal[
 ]
 Send = Callable[[Any], Awaitable[None]]
 OLD_TEXT_LIMIT = 512 * 1024
+CARRY_OUT_NOTICE = "_Act mode: carrying out the plan._\n\n"
 TITLE_MAX = 80
 COMMANDS = [
     AvailableCommand(
@@ -113,6 +114,8 @@ class AcpSession:
         self._turn: asyncio.Task[None] | None = None
         self._cancel_requested = False
         self._compacting = False
+        self._carry_out_text: str | None = None
+        """The carry-out follow-up of a switch to ``act`` made while idle: the next prompt's."""
         self._titled = bool(self.session.agent.state.messages)
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.closed = False
@@ -174,6 +177,8 @@ class AcpSession:
             if value not in options.PLAN_MODES:
                 raise ValueError(f"unknown mode {value!r} (expected 'plan' or 'act')")
             mode: Literal["plan", "act"] = "plan" if value == "plan" else "act"
+            if mode == "plan":
+                self._carry_out_text = None  # back to planning: nothing to carry out yet
             if mode != self.session.mode:  # the mode_update event pushes the options
                 self.session.set_mode(mode, deliver=self._carry_out)
             return
@@ -261,12 +266,16 @@ class AcpSession:
         text = prompt_text(blocks)
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
+        carry_out = None if self.running else self._carry_out_text
+        if carry_out is not None:  # the plan the user approved, then what they typed
+            blocks = [TextContentBlock(type="text", text=carry_out + "\n\n"), *blocks]
         message = to_message(blocks, images_allowed="image" in self.session.agent.state.model.input)
         if len(message.content) == 1 and not message_text(message).strip():
             return "end_turn"  # an empty prompt: nothing to ask the model
         if self.running:
             await self._queue(message, deliver)
         else:
+            self._carry_out_text = None
             if not self._titled and text:
                 self._titled = True
                 await self.send(
@@ -277,22 +286,21 @@ class AcpSession:
                     )
                 )
             self._cancel_requested = False
-            self._turn = asyncio.get_running_loop().create_task(self._drive(message))
+            notice = agent_text(CARRY_OUT_NOTICE) if carry_out is not None else None
+            self._turn = asyncio.get_running_loop().create_task(self._drive(message, notice))
         turn = self._turn
         assert turn is not None
         await asyncio.shield(turn)
         return self.stop_reason()
 
     def _carry_out(self, text: str) -> None:
-        """The follow-up of a switch to ``act``: queued during a turn, else a turn of its
-        own (its updates, the message first, reach the client like a prompt's)."""
-        message = to_message([TextContentBlock(type="text", text=text)], images_allowed=False)
+        """The follow-up of a switch to ``act``: queued during a turn (the waiting prompts
+        see it carried out), else kept for the next prompt."""
         if self.running:
+            message = to_message([TextContentBlock(type="text", text=text)], images_allowed=False)
             self.session.agent.follow_up(message)
             return
-        self._cancel_requested = False
-        shown = user_text(text, message_id(self.session_id, message))  # the client sent none
-        self._turn = asyncio.get_running_loop().create_task(self._drive(message, shown))
+        self._carry_out_text = text
 
     async def _queue(self, message: Any, deliver: str | None) -> None:
         agent = self.session.agent

@@ -6,7 +6,10 @@ shows every tool call exactly as it looked live. Kinds: read→``read``; edit/wr
 bash→``execute``; grep/find/ls→``search``; anything else ``other``. ``edit`` / ``write``
 results are ACP ``diff`` content (``oldText`` null for a file the call created); ``bash``
 output is Zed's display-only terminal (``terminal`` content plus ``_meta.terminal_info`` /
-``terminal_output`` / ``terminal_exit``). Imports only the SDK's schema and ``wire``.
+``terminal_output`` / ``terminal_exit``) for a client that opted in to that extension
+(``terminal``: ``clientCapabilities._meta.terminal_output``), else ``content`` text: the
+output as the tool result cuts it, in a code block. Imports only the SDK's schema and
+``wire``.
 """
 
 from __future__ import annotations
@@ -157,14 +160,31 @@ def diff_content(
     return out
 
 
-def start_content(name: str, call_id: str) -> list[ToolContent]:
-    if name == "bash":
+def wants_terminal(client_meta: Any) -> bool:
+    """Whether a client's ``clientCapabilities._meta`` opts in to Zed's display-only
+    terminal (``terminal_output: true``). The ``terminal`` capability alone does not: it is
+    about ``terminal/*``, which we never call, so its terminal would never exist."""
+    return isinstance(client_meta, dict) and client_meta.get("terminal_output") is True
+
+
+def output_text(text: str) -> ContentToolCallContent:
+    """Command output as ``content`` text: a code block (its fence longer than any run of
+    backticks in the output), so a client rendering Markdown shows it verbatim."""
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    body = text.rstrip("\n")
+    return text_content(f"{fence}\n{body}\n{fence}")
+
+
+def start_content(name: str, call_id: str, terminal: bool = True) -> list[ToolContent]:
+    if name == "bash" and terminal:
         return [TerminalToolCallContent(type="terminal", terminal_id=call_id)]
     return []
 
 
-def start_meta(name: str, call_id: str, cwd: Path) -> dict[str, Any] | None:
-    if name == "bash":
+def start_meta(name: str, call_id: str, cwd: Path, terminal: bool = True) -> dict[str, Any] | None:
+    if name == "bash" and terminal:
         return {"terminal_info": {"terminal_id": call_id, "cwd": str(cwd)}}
     return None
 
@@ -188,10 +208,13 @@ def final_content(
     details: Any,
     is_error: bool,
     old_text: str | None = None,
+    terminal: bool = True,
 ) -> list[ToolContent]:
     """The content of the completing ``tool_call_update``."""
     if name == "bash":
-        return [TerminalToolCallContent(type="terminal", terminal_id=call_id)]
+        if terminal:
+            return [TerminalToolCallContent(type="terminal", terminal_id=call_id)]
+        return [output_text(text)] if text else []
     if name in ("edit", "write") and not is_error:
         diffs = diff_content(name, args, cwd, details, old_text)
         if diffs:

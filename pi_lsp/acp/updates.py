@@ -7,8 +7,9 @@ them before looking at the next event, so a prompt's response always follows its
   a message id that is a function of the message (``message_id``), the same on reload;
 - a tool call → ``tool_call`` ``pending`` while its arguments stream, a ``tool_call_update``
   with title and locations when they are complete, ``in_progress`` when it runs (``bash``:
-  the terminal), output deltas, then ``completed`` / ``failed`` with its content
-  (``tool_view``);
+  the terminal and its output deltas when the client opted in to Zed's terminal extension,
+  else the output so far as ``content`` text), then ``completed`` / ``failed`` with its
+  content (``tool_view``);
 - a failed model request → an agent message saying why (the turn still ends normally);
 - a queued prompt delivered → ``user_message_chunk``; compaction and retries → a short
   agent message, so the user sees why the turn takes longer.
@@ -113,9 +114,11 @@ class _Call:
 class LiveUpdates:
     """The live mapping for one session (it remembers the tool calls in flight)."""
 
-    def __init__(self, session_id: str, cwd: Path) -> None:
+    def __init__(self, session_id: str, cwd: Path, terminal: bool = False) -> None:
         self.session_id = session_id
         self.cwd = cwd
+        self.terminal = terminal
+        """The client renders Zed's display-only terminal (``tool_view.wants_terminal``)."""
         self._calls: dict[str, _Call] = {}
         self.old_texts: dict[str, str | None] = {}
         """``write`` calls' replaced text, by tool call id (set by the workspace)."""
@@ -243,8 +246,8 @@ class LiveUpdates:
             kind=view.kind_of(name),
             locations=view.locations_of(name, args, self.cwd),
             raw_input=args,
-            content=view.start_content(name, call_id) or None,
-            field_meta=view.start_meta(name, call_id, self.cwd),
+            content=view.start_content(name, call_id, self.terminal) or None,
+            field_meta=view.start_meta(name, call_id, self.cwd, self.terminal),
         )
 
     def _tool_update(self, event: ToolExecutionUpdateEvent) -> list[SessionUpdate]:
@@ -256,6 +259,17 @@ class LiveUpdates:
             call.running = True
             out.append(self.running(event.tool_call_id, call.name, call.args))
         now = view.result_text(event.partial_result.content)
+        if not self.terminal:  # the output so far (a tail window) replaces the content
+            if now and now != call.terminal:
+                call.terminal = now
+                out.append(
+                    ToolCallProgress(
+                        session_update="tool_call_update",
+                        tool_call_id=event.tool_call_id,
+                        content=[view.output_text(now)],
+                    )
+                )
+            return out
         delta = view.output_delta(call.terminal, now)
         call.terminal = now
         if delta:
@@ -272,7 +286,7 @@ class LiveUpdates:
         call = self._calls.pop(event.tool_call_id, None) or _Call(event.tool_name)
         text = view.result_text(event.result.content)
         meta: dict[str, Any] | None = None
-        if call.name == "bash":
+        if call.name == "bash" and self.terminal:
             delta = view.output_delta(call.terminal, text)
             meta = {
                 **(view.output_meta(event.tool_call_id, delta) if delta else {}),
@@ -294,6 +308,7 @@ class LiveUpdates:
                     details,
                     event.is_error,
                     self.old_texts.get(event.tool_call_id),
+                    self.terminal,
                 ),
                 raw_output={"content": text, "isError": event.is_error},
                 field_meta=meta,

@@ -11,7 +11,6 @@ passes a new ``RunConfig`` to ``configure`` when its settings change.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -97,8 +96,7 @@ def create_agent_session(
         system_prompt_append=config.system_prompt_append,
         before_tool_call=before_tool_call,
     )
-    if resume and file is not None:
-        AgentSession.restore(agent, file)
+    used = AgentSession.restore(agent, file) if resume and file is not None else None
     session = ConfiguredSession(
         agent,
         file,
@@ -117,8 +115,12 @@ def create_agent_session(
         session.model_choice = saved[0], saved[1]
         if saved[2] in THINKING_LEVELS:
             session.thinking_choice = saved[2]
-    with contextlib.suppress(ConfigError):  # reported by the front end's configure
+    try:
         session.configure()
+    except ConfigError:  # reported by the front end's configure
+        pass
+    else:  # the model is known only now
+        session.log_model_change(used)
     return session
 
 

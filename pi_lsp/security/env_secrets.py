@@ -1,16 +1,22 @@
 """What counts as a secret environment variable, by name or by value, and the scrub.
 
 ``is_secret_name`` matches credential-looking names (``*_KEY``, ``*_TOKEN``, ``*_SECRET``,
-``*PASSWORD*``, ``*_PWD``, ``*_DSN``, ``*_CREDENTIALS*``, ``DATABASE_URL``, webhook URLs …);
-``is_secret_value`` matches credential-looking values (``scheme://user:password@``, PEM private
-keys, well-known token prefixes such as ``sk-``, ``ghp_``, ``github_pat_``, ``xoxb-``,
-``AKIA``, ``glpat-``). ``scrub_env`` drops both, keeping names the user allowed.
+``*PASSWORD*``, ``*_PWD``, ``*_DSN``, ``*_CREDENTIALS*``, ``*_PAT`` (personal access tokens:
+``GH_PAT``), ``*_AUTH_HEADER`` / ``*AUTHORIZATION`` / ``*_AUTH_CONFIG``, ``DATABASE_URL``,
+webhook URLs …); ``is_secret_value`` matches credential-looking values whatever the name
+(``scheme://user:password@``, PEM private keys, well-known token prefixes such as ``sk-``,
+``ghp_``, ``github_pat_``, ``xoxb-``, ``AKIA``, ``glpat-``, an HTTP ``Authorization`` value
+such as ``Bearer …`` / ``Basic …``, a Docker ``"auth"`` entry). ``scrub_env`` drops both, and
+the variables that point a tool at a credential file (``credential_files.FILE_VARIABLES``:
+``KUBECONFIG``, ``NETRC`` …), keeping names the user allowed.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
+
+from .credential_files import FILE_VARIABLES
 
 _NAME_PATTERNS = (
     r"(^|_)(API_?)?KEY(_ID)?$",  # *_KEY, *_API_KEY, *_KEY_ID, KEY
@@ -25,7 +31,8 @@ _NAME_PATTERNS = (
     r"(^|_)COOKIE",
     r"(^|_)SESSION_ID$",
     r"(^|_)OAUTH",
-    r"(^|_)AUTH$",
+    r"(^|_)AUTH(ORIZATION)?(_(HEADERS?|CONFIG|JSON|STRING|VALUE))?$",  # AUTH_HEADER …
+    r"(^|_)PAT$",  # a personal access token: GH_PAT, GITHUB_PAT, PAT
     r"PRIVATE",
     r"WEBHOOK",
     r"(^|_)(DATABASE|DB|REDIS|MONGO(DB)?|POSTGRES(QL)?|MYSQL|AMQP|RABBITMQ|BROKER)_URL$",
@@ -73,7 +80,16 @@ WEBHOOK_URL = re.compile(
     r"https://(?:hooks\.slack\.com/|discord(?:app)?\.com/api/webhooks/"
     r"|[A-Za-z0-9.-]+\.webhook\.office\.com/)\S*"
 )
-_VALUE_PATTERNS = (URL_CREDENTIALS, PRIVATE_KEY_BLOCK, TOKEN, WEBHOOK_URL)
+AUTH_HEADER = re.compile(
+    r"(?i:authorization)\s*:\s*[A-Za-z-]+\s+\S{8,}"  # the whole header
+    r"|(?<![A-Za-z0-9])(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}=*"
+    r"|(?<![A-Za-z0-9])(?:Basic|BASIC)\s+(?=[A-Za-z0-9+/]*[0-9+/=])[A-Za-z0-9+/]{12,}={0,2}"
+    r"(?![A-Za-z0-9])"  # base64 of user:password (plain words are not)
+)
+"""An HTTP ``Authorization`` value (``Bearer <token>``, ``Basic <base64>``) or header."""
+DOCKER_AUTH = re.compile(r'"(?:auth|identitytoken|registrytoken)"\s*:\s*"[^"\s]{8,}"', re.I)
+"""A Docker registry credential in a ``config.json`` / ``DOCKER_AUTH_CONFIG`` value."""
+_VALUE_PATTERNS = (URL_CREDENTIALS, PRIVATE_KEY_BLOCK, TOKEN, WEBHOOK_URL, AUTH_HEADER, DOCKER_AUTH)
 _MAX_VALUE_SCAN = 16_384
 
 
@@ -98,10 +114,12 @@ def scrub_env(
     allow: Collection[str] = frozenset(),
     extra_secrets: Collection[str] = frozenset(),
 ) -> dict[str, str]:
-    """A copy of ``env`` without secrets: credential-looking names or values, and the names in
-    ``extra_secrets`` (e.g. the configured ``apiKeyEnv``). Names in ``allow`` pass through."""
+    """A copy of ``env`` without secrets: credential-looking names or values, the variables
+    naming a credential file, and the names in ``extra_secrets`` (e.g. the configured
+    ``apiKeyEnv``). Names in ``allow`` pass through."""
     return {
         k: v
         for k, v in env.items()
-        if k in allow or (k not in extra_secrets and not is_secret(k, v))
+        if k in allow
+        or (k not in extra_secrets and k not in FILE_VARIABLES and not is_secret(k, v))
     }

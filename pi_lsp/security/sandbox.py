@@ -2,7 +2,8 @@
 
 Inside: the whole file system read-only (``--ro-bind / /``), a fresh ``/dev`` and ``/proc``
 (its own PID namespace, so the server and every other process are invisible), a private
-``/tmp`` (a tmpfs that ends with the command), the workspace roots bound writable, no
+``/tmp`` (a tmpfs that ends with the command), the workspace roots bound writable, the
+credential files of ``credential_files.hidden_files`` covered by an empty file, no
 capabilities (``--cap-drop ALL``: root inside cannot remount), a new session (no terminal
 injection), no network unless allowed (``--unshare-net``), and ``--die-with-parent``: killing
 the command's process group (abort, timeout) kills everything in the sandbox.
@@ -33,6 +34,8 @@ class SandboxPolicy:
     writable: tuple[Path, ...]
     """Directories bound read-write (the workspace roots)."""
     network: bool = False
+    hidden: tuple[Path, ...] = ()
+    """Files covered by ``/dev/null`` (credential files: ``credential_files.hidden_files``)."""
 
 
 def sandbox_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, policy: SandboxPolicy) -> list[str]:
@@ -53,6 +56,8 @@ def sandbox_argv(bwrap: str, argv: Sequence[str], *, cwd: Path, policy: SandboxP
     ]
     for root in policy.writable:
         args += ["--bind", str(root), str(root)]
+    for path in policy.hidden:  # after the roots: a credential file inside one stays hidden
+        args += ["--ro-bind", "/dev/null", str(path)]
     args += [
         "--chdir",
         str(cwd),

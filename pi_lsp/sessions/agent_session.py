@@ -135,17 +135,22 @@ class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMix
     @staticmethod
     def restore(
         agent: Agent, file: SessionFile, *, resolve_model: ModelResolver | None = None
-    ) -> None:
+    ) -> tuple[str, str] | None:
         """Restore ``file``'s messages, model, thinking level and queues into ``agent``
-        (before a session is made over them)."""
+        (before a session is made over them). Returns the ``(provider, model id)`` the
+        session last used (``None``: none recorded); without ``resolve_model`` the caller
+        sets the model (and says so when it differs: ``log_model_change``)."""
         context = file.build_context()
         agent.state.messages = context.messages
         if context.thinking_level in THINKING_LEVELS:
             agent.state.thinking_level = context.thinking_level
-        if context.provider and context.model_id:
+        used = (
+            (context.provider, context.model_id) if context.provider and context.model_id else None
+        )
+        if used is not None and resolve_model is not None:
             current = agent.state.model
-            if (current.provider, current.id) != (context.provider, context.model_id):
-                found = resolve_model(context.provider, context.model_id) if resolve_model else None
+            if (current.provider, current.id) != used:
+                found = resolve_model(*used)
                 if found is not None:
                     agent.state.model = found
                 else:
@@ -159,6 +164,19 @@ class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMix
                     )
         agent.session_id = file.session_id
         agent.restore_queues(*restore_queues(file.get_branch()))
+        return used
+
+    def log_model_change(self, used: tuple[str, str] | None) -> None:
+        """Say so when a resumed session goes on with another model than it ``used``."""
+        model = self.agent.state.model
+        if used is not None and (model.provider, model.id) != used:
+            log.info(
+                "session %s used %s/%s; continuing with %s/%s",
+                self.session_id,
+                *used,
+                model.provider,
+                model.id,
+            )
 
     # ------------------------------------------------------------------ listeners
 

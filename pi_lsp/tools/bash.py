@@ -5,11 +5,12 @@ The command runs as ``[shell, "-c", command]`` in its own process group with std
 stdout and stderr merged, and an environment without secrets (``security``: credential-looking
 names and values, the secrets the process holds, the configured key variable — unless the
 user allowed a name). With ``BashOptions.sandbox`` the shell runs inside bubblewrap
-(``security.sandbox``: read-only system, writable workspace roots and private /tmp, no
-network unless allowed); a sandbox that does not work refuses the command. Output streams
-as throttled updates (at most one per 100 ms, the accumulated tail each time); the result
-keeps the last 2000 lines / 50 KiB with the full output in a temp file. Timeout and abort
-SIGKILL the whole group. Must not import anything above tools/.
+(``security.sandbox``: read-only system, writable workspace roots and private /tmp, the
+credential files of ``security.credential_files`` hidden, no network unless allowed); a
+sandbox that does not work refuses the command. Output streams as throttled updates (at most
+one per 100 ms, the accumulated tail each time); the result keeps the last 2000 lines / 50 KiB
+with the full output in a temp file. Timeout and abort SIGKILL the whole group. Must not
+import anything above tools/.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..agent.types import AgentTool, AgentToolResult, ToolUpdateCallback
 from ..ai import AbortSignal, TextContent
 from ..ai.env_keys import scrub_env
 from ..security import vault
+from ..security.credential_files import hidden_files
 from ..security.sandbox import Bubblewrap, SandboxPolicy
 from .common import ToolError, ToolParams, emit_update, format_number, text_result
 from .output import OutputAccumulator, OutputSnapshot
@@ -112,7 +114,9 @@ class BashTool(AgentTool[BashParams]):
         if problem is not None:
             raise ToolError(f"Not run: the sandbox is unavailable ({problem}).")
         roots = tuple(r for r in self.workspace.roots if r.is_dir())  # bwrap needs them
-        policy = SandboxPolicy(roots, network=sandbox.network)
+        env, allowed = vault.environ(), self.options.env_allow
+        hidden = await asyncio.to_thread(hidden_files, env, None, allowed)
+        policy = SandboxPolicy(roots, network=sandbox.network, hidden=hidden)
         return sandbox.runner.wrap(argv, cwd=cwd, policy=policy)
 
     async def execute(

@@ -10,11 +10,21 @@ and serves ``fs/*`` from the real disk when the test advertises those capabiliti
 raw message the agent sends is also checked by ``Validator`` (an observer on the connection):
 ``jsonrpc: "2.0"``, exactly one of result/error on a response, ids echoed, and the params
 or result validated against the ``acp.schema`` model of its method.
+
+The client behaves as one of two ``Profile``s (the ``profile`` fixture of ``conftest.py``
+runs a scenario under both): ``FULL``, a Zed-like client that advertises ``fs``, ``terminal``
+and Zed's terminal-output extension (``_meta.terminal_output``) and shows every update; and
+``CODECOMPANION``, which behaves as CodeCompanion.nvim does: it advertises only ``fs``,
+renders only ``content`` blocks of tool calls, drops every ``session/update`` that arrives
+while none of its ``session/prompt`` requests is outstanding (they go to ``dropped``), never
+answers a permission question asked outside a prompt, and answers the others by picking the
+offered option of the kind it wants.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -127,10 +137,98 @@ class Validator:
 Answer = Callable[[RequestPermissionRequest], Any]
 
 
+@dataclass(frozen=True)
+class Profile:
+    """How a client behaves: what it advertises and what of the agent's output it shows."""
+
+    name: str
+    caps: ClientCapabilities
+    only_during_prompts: bool = False
+    """Updates arriving while no ``session/prompt`` is outstanding are dropped, permission
+    questions then are never answered (CodeCompanion routes both to its active prompt)."""
+    terminal_output: bool = True
+    """It renders Zed's display-only terminal (``_meta.terminal_output``)."""
+    answers_by_kind: bool = False
+    """It answers a permission question with the offered option of the wanted kind."""
+
+    def __str__(self) -> str:
+        return self.name
+
+
+FULL = Profile(
+    "full",
+    ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+        terminal=True,
+        field_meta={"terminal_output": True},
+    ),
+)
+CODECOMPANION = Profile(
+    "codecompanion",
+    ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True)),
+    only_during_prompts=True,
+    terminal_output=False,
+    answers_by_kind=True,
+)
+PROFILES = [FULL, CODECOMPANION]
+
+
+class PromptTracker:
+    """An observer that knows, for each incoming call, whether a ``session/prompt`` of ours
+    was outstanding when it arrived (in arrival order: the SDK runs the handlers in that
+    order, each up to its first await)."""
+
+    def __init__(self) -> None:
+        self.open_prompts = 0
+        self.stamps: collections.deque[bool] = collections.deque()
+        self._prompt_ids: set[Any] = set()
+
+    def opened(self) -> None:
+        self.open_prompts += 1
+
+    def __call__(self, event: StreamEvent) -> None:
+        msg = event.message
+        if event.direction == StreamDirection.OUTGOING:
+            if msg.get("method") == "session/prompt" and "id" in msg:
+                self._prompt_ids.add(msg["id"])
+            return
+        if msg.get("method") in ("session/update", "session/request_permission"):
+            self.stamps.append(self.open_prompts > 0)
+        elif "method" not in msg and (
+            (isinstance(msg.get("result"), dict) and "stopReason" in msg["result"])
+            or msg.get("id") in self._prompt_ids
+        ):
+            self._prompt_ids.discard(msg.get("id"))
+            self.open_prompts = max(0, self.open_prompts - 1)
+
+    def in_prompt(self) -> bool:
+        return self.stamps.popleft() if self.stamps else self.open_prompts > 0
+
+
+class PromptingConnection:
+    """The SDK's client connection, counting our outstanding prompts before each is sent."""
+
+    def __init__(self, conn: Any, tracker: PromptTracker) -> None:
+        self._conn = conn
+        self._tracker = tracker
+
+    async def prompt(self, **kwargs: Any) -> Any:
+        self._tracker.opened()
+        return await self._conn.prompt(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
 class Recorder:
     """The client side: records updates, answers permission questions, serves ``fs/*``."""
 
-    def __init__(self) -> None:
+    def __init__(self, profile: Profile = FULL) -> None:
+        self.profile = profile
+        self.tracker = PromptTracker()
+        self.dropped: list[SessionNotification] = []
+        """Updates the client did not show (``only_during_prompts``: outside a prompt)."""
+        self.unanswered: list[RequestPermissionRequest] = []
         self.updates: list[SessionNotification] = []
         self.permission_requests: list[RequestPermissionRequest] = []
         self.answer: Answer = lambda req: "allow_once"
@@ -141,7 +239,9 @@ class Recorder:
     # ---------------------------------------------------------------- acp.Client
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        self.updates.append(SessionNotification(session_id=session_id, update=update))
+        note = SessionNotification(session_id=session_id, update=update)
+        shown = self.tracker.in_prompt() or not self.profile.only_during_prompts
+        (self.updates if shown else self.dropped).append(note)
         async with self._changed:
             self._changed.notify_all()
 
@@ -151,6 +251,11 @@ class Recorder:
         request = RequestPermissionRequest(
             session_id=session_id, tool_call=tool_call, options=options
         )
+        if not self.tracker.in_prompt() and self.profile.only_during_prompts:
+            self.unanswered.append(request)
+            async with self._changed:
+                self._changed.notify_all()
+            await asyncio.get_running_loop().create_future()  # never answered
         self.permission_requests.append(request)
         async with self._changed:
             self._changed.notify_all()
@@ -159,6 +264,8 @@ class Recorder:
             choice = await choice
         if choice == "cancelled":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        if self.profile.answers_by_kind:  # the option of that kind, whatever its id
+            choice = next((o.option_id for o in options if o.kind == choice), choice)
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=str(choice))
         )
@@ -205,6 +312,23 @@ class Recorder:
     def text(self, session_id: str | None = None, kind: str = "agent_message_chunk") -> str:
         return "".join(getattr(u.content, "text", "") for u in self.of(kind, session_id))
 
+    def shown_output(self, call_id: str) -> str:
+        """A tool call's output as this client renders it: the text of its ``content``
+        blocks (the last update's content replaces the earlier), plus, for a client that
+        renders Zed's terminal extension, the terminal's data."""
+        content: list[Any] = []
+        terminal = ""
+        for update in self.tool_updates(call_id):
+            if update.content:
+                content = list(update.content)
+            meta = update.field_meta or {}
+            if self.profile.terminal_output:
+                terminal += meta.get("terminal_output", {}).get("data", "")
+        text = "".join(
+            getattr(c.content, "text", "") for c in content if getattr(c, "type", "") == "content"
+        )
+        return text + terminal
+
     def tool_updates(self, call_id: str) -> list[Any]:
         return [
             u.update
@@ -239,6 +363,8 @@ class Agent:
     env: dict[str, str]
 
     async def init(self, caps: ClientCapabilities | None = None, version: int = 1) -> Any:
+        """``initialize`` with ``caps``, by default the client profile's."""
+        caps = caps if caps is not None else self.client.profile.caps
         return await self.conn.initialize(protocol_version=version, client_capabilities=caps)
 
     async def new(self) -> str:
@@ -264,12 +390,13 @@ async def spawn(
     *extra: str,
     client: Recorder | None = None,
     env: dict[str, str] | None = None,
+    profile: Profile = FULL,
 ) -> AsyncIterator[Agent]:
     """``python -m pi_lsp acp`` against the scripted server at ``url``, cwd ``tmp/work``."""
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     env = env or clean_env(tmp_path)
-    client = client or Recorder()
+    client = client or Recorder(profile)
     validator = Validator()
     log = (tmp_path / "agent-stderr.log").open("ab")
     async with acp.spawn_agent_process(
@@ -282,10 +409,10 @@ async def spawn(
         *extra,
         env=env,
         cwd=ROOT,
-        observers=[validator],
+        observers=[validator, client.tracker],
         transport_kwargs={"stderr": log.fileno()},
     ) as (conn, proc):
-        agent = Agent(conn, proc, client, validator, work, env)
+        agent = Agent(PromptingConnection(conn, client.tracker), proc, client, validator, work, env)
         try:
             yield agent
         finally:
@@ -315,6 +442,7 @@ async def in_process(
     *extra: str,
     client: Recorder | None = None,
     unstable: bool = False,
+    profile: Profile = FULL,
 ) -> AsyncIterator[Agent]:
     """``pi-lsp acp`` (its flags ``extra``) served in this process; closing the client's
     end is the disconnect, after which every session is closed. ``unstable``: the client
@@ -337,13 +465,18 @@ async def in_process(
     transport = LineTransport(to_agent_r, to_client_w)
     served = asyncio.ensure_future(serve(transport, agent))
     reader, writer = await _client_streams(to_client_r, to_agent_w)
-    client = client or Recorder()
+    client = client or Recorder(profile)
     validator = Validator()
     conn = acp.connect_to_agent(
-        client, writer, reader, observers=[validator], use_unstable_protocol=unstable
+        client,
+        writer,
+        reader,
+        observers=[validator, client.tracker],
+        use_unstable_protocol=unstable,
     )
+    prompting = PromptingConnection(conn, client.tracker)
     try:
-        yield Agent(conn, None, client, validator, work, env)  # type: ignore[arg-type]
+        yield Agent(prompting, None, client, validator, work, env)  # type: ignore[arg-type]
     finally:
         await conn.close()  # EOF: the agent aborts, closes its sessions and returns
         writer.close()
@@ -351,4 +484,4 @@ async def in_process(
         for fd in (to_agent_r, to_client_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
-    Agent(conn, None, client, validator, work, env).check()  # type: ignore[arg-type]
+    Agent(prompting, None, client, validator, work, env).check()  # type: ignore[arg-type]

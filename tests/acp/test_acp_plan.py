@@ -1,8 +1,9 @@
 """Issue 28 over ACP: the todo list as ``plan`` updates (live and on ``session/load``), plan/act
 as the ``mode`` config option (plan mode's tool list, the carry-out follow-up on switching to
-act), and the ``ask`` tool through ``session/request_permission`` (a client without
-elicitation) and ``elicitation/create`` (a client advertising form elicitation). The agent is
-served in the test's process against the scripted model server."""
+act: inside the next ``session/prompt``, under both client profiles), and the ``ask`` tool
+through ``session/request_permission`` (a client without elicitation) and
+``elicitation/create`` (a client advertising form elicitation). The agent is served in the
+test's process against the scripted model server."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from pi_lsp.tools.plan_mode import ACT_FOLLOW_UP, PLAN_MODE_PROMPT
 from tests.lsp.openai_sse import response, text_events, tool_events
 from tests.support.http_server import ScriptedHTTPServer
 
-from .harness import Recorder, in_process
+from .harness import Profile, Recorder, in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -141,9 +142,9 @@ async def test_plan_mode_option_hides_write_and_act_carries_out_the_plan(
                 config_id="mode", session_id=sid, value="act"
             )
             assert _option(changed.config_options, "mode").current_value == "act"
-            # the carry-out follow-up runs as a turn of its own, shown as the user's message
-            await agent.client.wait_for(lambda: "Carrying it out." in agent.client.text(sid))
-            assert ACT_FOLLOW_UP in agent.client.text(sid, "user_message_chunk")
+            # the carry-out follow-up goes with the next prompt
+            assert await agent.prompt(sid, "go") == "end_turn"
+            assert "Carrying it out." in agent.client.text(sid)
             third = srv.requests[2].json
             assert "write" in [t["function"]["name"] for t in third["tools"]]
             assert ACT_FOLLOW_UP in json.dumps(third["messages"][-1])
@@ -151,6 +152,58 @@ async def test_plan_mode_option_hides_write_and_act_carries_out_the_plan(
             with pytest.raises(RequestError) as bad:
                 await agent.conn.set_config_option(config_id="mode", session_id=sid, value="x")
             assert "unknown mode" in str(bad.value.data)
+
+
+async def test_switching_to_act_carries_out_the_plan_inside_the_next_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile: Profile
+) -> None:
+    """The carry-out ran at once, as a turn no ``session/prompt`` waited for: a client that
+    drops updates outside a prompt (CodeCompanion) saw none of it and never answered its
+    permission question. Now the switch is announced in, and carried out by, the next
+    prompt: the model gets the carry-out instruction and then what the user typed."""
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("Plan: run echo.")))
+        srv.enqueue(response(tool_events([("bash", {"command": "echo carried-out"})])))
+        srv.enqueue(response(text_events("Carried out.")))
+        srv.enqueue(response(text_events("A turn of its own.")))
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as agent:
+            await agent.init()
+            sid = await agent.new()
+            await agent.conn.set_config_option(config_id="mode", session_id=sid, value="plan")
+            assert await agent.prompt(sid, "plan it") == "end_turn"
+            await agent.conn.set_config_option(config_id="mode", session_id=sid, value="act")
+            assert await asyncio.wait_for(agent.prompt(sid, "go ahead"), 30) == "end_turn"
+            sent = json.dumps(srv.requests[1].json["messages"][-1])
+            assert ACT_FOLLOW_UP in sent
+            assert "go ahead" in sent  # one user message: the instruction, then the prompt
+            assert sent.index(ACT_FOLLOW_UP[:40]) < sent.index("go ahead")
+            shown = agent.client.text(sid)
+            assert "carrying out the plan" in shown
+            assert shown.endswith("Carried out.")
+            assert "carried-out" in agent.client.shown_output("call_0_bash")
+            assert len(agent.client.permission_requests) == 1  # asked and answered
+            assert agent.client.unanswered == []
+            turn = {"agent_message_chunk", "user_message_chunk", "tool_call", "usage_update"}
+            assert not {u.update.session_update for u in agent.client.dropped} & turn
+            assert len(srv.requests) == 3
+
+
+async def test_back_to_plan_before_the_next_prompt_carries_nothing_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("Plan: nothing much.")))
+        srv.enqueue(response(text_events("Still planning.")))
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+            await agent.init()
+            sid = await agent.new()
+            await agent.conn.set_config_option(config_id="mode", session_id=sid, value="plan")
+            assert await agent.prompt(sid, "plan it") == "end_turn"
+            for mode in ("act", "plan"):
+                await agent.conn.set_config_option(config_id="mode", session_id=sid, value=mode)
+            assert await agent.prompt(sid, "more detail") == "end_turn"
+            assert ACT_FOLLOW_UP not in json.dumps(srv.requests[1].json["messages"])
+            assert "carrying out" not in agent.client.text(sid)
 
 
 async def test_ask_through_request_permission(

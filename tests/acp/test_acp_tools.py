@@ -1,10 +1,12 @@
 """Tool calls as an ACP client sees them, live and after ``session/load``: statuses, kinds,
-locations, diffs (``oldText`` null for a new file), the bash terminal deltas; edits through
-the client's ``fs/*`` exactly when it advertised them. The agent is served in the test's
-process (``in_process``)."""
+locations, diffs (``oldText`` null for a new file), the bash output (terminal deltas for a
+client that opted in to Zed's terminal extension, ``content`` text for any other); edits
+through the client's ``fs/*`` exactly when it advertised them. The agent is served in the
+test's process (``in_process``), under both client profiles."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 from tests.lsp.openai_sse import response, text_events, tool_events
 from tests.support.http_server import ScriptedHTTPServer
 
-from .harness import fs_caps, in_process
+from .harness import Profile, fs_caps, in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -50,14 +52,14 @@ def _final(updates: list[Any]) -> dict[str, Any]:
 
 
 async def test_tool_calls_live_and_replayed_on_load(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile: Profile
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
     (work / "old.txt").write_text("alpha\nbeta\ngamma\n")
     async with ScriptedHTTPServer() as srv:
         _script(srv)
-        async with in_process(tmp_path, srv.url, monkeypatch, "--yes") as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch, "--yes", profile=profile) as agent:
             await agent.init()
             sid = await agent.new()
             assert await agent.prompt(sid, "do the four things") == "end_turn"
@@ -85,18 +87,24 @@ async def test_tool_calls_live_and_replayed_on_load(
         assert (edit.type, edit.old_text, edit.new_text) == ("diff", "beta", "BETA")
         assert shown["edit"]["locations"][0].line == 2
         assert shown["bash"]["kind"] == "execute"
-        assert shown["bash"]["content"][0].type == "terminal"
-        terminal = "".join(
-            (u.field_meta or {}).get("terminal_output", {}).get("data", "") for u in live["bash"]
-        )
-        assert terminal.count("out-one") == 1
-        assert "out-two" in terminal
-        assert any("terminal_exit" in (u.field_meta or {}) for u in live["bash"])
+        output = agent.client.shown_output("call_2_bash")  # what this client renders
+        assert output.count("out-one") == 1
+        assert "out-two" in output
+        if profile.terminal_output:
+            assert shown["bash"]["content"][0].type == "terminal"
+            assert any("terminal_exit" in (u.field_meta or {}) for u in live["bash"])
+        else:  # no terminal that was never created, no output only in _meta
+            assert [c.type for c in shown["bash"]["content"]] == ["content"]
+            assert shown["bash"]["content"][0].content.text.startswith("```\nout-one\nout-two")
+            assert all(u.field_meta is None for u in live["bash"])
+            assert all(c.type == "content" for u in live["bash"] if u.content for c in u.content)
         assert shown["read"]["kind"] == "read"
         assert shown["read"]["locations"][0].line == 2
 
-        # a new process loads the session: the same tool calls, before the response
-        async with in_process(tmp_path, srv.url, monkeypatch) as again:
+        # a new process loads the session: the same tool calls, before the response (the
+        # client watching everything: CodeCompanion drops a replay, no prompt is outstanding)
+        watching = dataclasses.replace(profile, only_during_prompts=False)
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=watching) as again:
             await again.init()
             await again.conn.load_session(cwd=str(work), session_id=sid, mcp_servers=[])
             order = again.validator.updates_then_response("session/load")

@@ -14,7 +14,7 @@ import pytest
 from tests.lsp.openai_sse import error, response, text_events, tool_events
 from tests.support.http_server import Pause, ScriptedHTTPServer
 
-from .harness import in_process
+from .harness import Profile, in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -29,13 +29,13 @@ def _tool_result(request_json: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("answer", ["allow_once", "allow_always", "reject_once", "reject_always"])
 async def test_permission_answers(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str, profile: Profile
 ) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(_bash("ls -a"))
         srv.enqueue(_bash("ls -l"))
         srv.enqueue(response(text_events("Done.")))
-        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch, profile=profile) as agent:
             agent.client.answer = lambda req: answer
             await agent.init()
             sid = await agent.new()
@@ -105,23 +105,19 @@ async def test_cancel_during_a_permission_question_withdraws_it(
 
 
 async def test_cancel_during_a_running_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, profile: Profile
 ) -> None:
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(_bash("echo started; sleep 60"))
         srv.enqueue(response(text_events("next turn")))
-        async with in_process(tmp_path, srv.url, monkeypatch, "--yes") as agent:
+        async with in_process(tmp_path, srv.url, monkeypatch, "--yes", profile=profile) as agent:
             await agent.init()
             sid = await agent.new()
             pending = asyncio.ensure_future(agent.prompt(sid, "wait"))
-
-            def started() -> bool:
-                return any(
-                    "started" in (u.field_meta or {}).get("terminal_output", {}).get("data", "")
-                    for u in agent.client.tool_updates("call_0_bash")
-                )
-
-            await agent.client.wait_for(started)
+            # the output so far is shown while the command runs, in either client
+            await agent.client.wait_for(
+                lambda: "started" in agent.client.shown_output("call_0_bash")
+            )
             await agent.conn.cancel(session_id=sid)
             assert await asyncio.wait_for(pending, 30) == "cancelled"
             last = [u.status for u in agent.client.tool_updates("call_0_bash") if u.status][-1]

@@ -200,6 +200,7 @@ async def test_a_session_open_in_another_process_is_not_loaded_twice(tmp_path: P
             with pytest.raises(acp.RequestError) as held:
                 await second.conn.load_session(cwd=str(second.cwd), session_id=sid, mcp_servers=[])
             assert "another process" in str(held.value.data)
+            assert len(list((tmp_path / "data").rglob("*.jsonl"))) == 1  # no copy left
 
 
 async def test_a_client_that_disconnects_mid_run_leaves_a_consistent_session(

@@ -103,7 +103,9 @@ async def test_acpx_exec_sees_text_tool_calls_and_the_end(acpx: str, tmp_path: P
     assert [c["toolCallId"] for c in calls] == ["call_0_bash"]
     done = [u for u in updates(messages, "tool_call_update") if u.get("status") == "completed"]
     assert done
-    assert done[-1]["_meta"]["terminal_exit"]["exit_code"] == 0
+    # acpx has no terminal view (no _meta.terminal_output): the output is content text
+    assert [c["type"] for c in done[-1]["content"]] == ["content"]
+    assert "from-bash" in done[-1]["content"][0]["content"]["text"]
     assert stop_reasons(messages) == ["end_turn"]
 
 

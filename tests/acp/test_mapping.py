@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from acp.schema import (
+    ClientCapabilities,
     EmbeddedResourceContentBlock,
     ImageContentBlock,
     ResourceContentBlock,
@@ -97,3 +98,20 @@ def test_the_clients_mcp_servers_join_the_run_config() -> None:
     assert servers[0].args == ("mcp-server-time",)
     assert servers[0].env == {"TZ": "UTC"}
     assert servers[1].headers == {"Authorization": "Bearer x"}
+
+
+def test_only_the_terminal_output_extension_gets_a_terminal() -> None:
+    """Zed's display-only terminal only for a client that opted in to it; the ``terminal``
+    capability is about ``terminal/*`` (never called), so it is not enough."""
+    caps = ClientCapabilities(terminal=True)
+    assert not view.wants_terminal(caps.field_meta)
+    assert not view.wants_terminal({"terminal_output": "yes"})
+    assert view.wants_terminal({"terminal_output": True})
+    assert view.start_content("bash", "c1", terminal=False) == []
+    assert view.start_meta("bash", "c1", Path("/w"), terminal=False) is None
+    (block,) = view.final_content("bash", "c1", {}, Path("/w"), "a ``` b\n", None, False)[:1]
+    assert block.type == "terminal"
+    (text,) = view.final_content(
+        "bash", "c1", {}, Path("/w"), "a ``` b\n", None, False, None, False
+    )
+    assert text.content.text == "````\na ``` b\n````"  # a fence the output cannot close

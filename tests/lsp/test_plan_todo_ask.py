@@ -253,3 +253,47 @@ async def test_abort_while_asking_withdraws_the_question(
     (end,) = h.tool_ends(sid)
     assert end["isError"] is True
     assert (await h.call("pi/state", {"sessionId": sid}))["pendingQuestions"] == []
+
+
+def _inside_runs(events: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """What a client that shows nothing outside a run shows (the events from each
+    ``agent_start`` to its ``agent_end``), and the types of the events it drops."""
+    shown: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    running = False
+    for e in events:
+        event = e["event"]
+        running = running or event["type"] == "agent_start"
+        (shown.append(event) if running else dropped.append(event["type"]))
+        running = running and event["type"] != "agent_end"
+    return shown, dropped
+
+
+async def test_the_carry_out_is_a_run_a_client_sees(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    """LSP: switching to act when idle starts the carry-out as a run of its own, announced
+    like any run (``agent_start``, the carry-out message as the user's, the answer,
+    ``agent_end``), so a client that shows only runs shows all of it."""
+    h = await pi_in_process(
+        pi=faux(tmp_path, text_reply("1. Say done"), text_reply("Done with the plan."))
+    )
+    sid = (await h.call("pi/newSession"))["sessionId"]
+    await h.call("pi/setMode", {"sessionId": sid, "mode": "plan"})
+    await h.run("plan", sessionId=sid)
+    assert (await h.call("pi/setMode", {"sessionId": sid, "mode": "act"}))["followUp"] is True
+    await h.wait_event(sid, "agent_end", 2)
+    shown, dropped = _inside_runs(h.session_events(sid))
+    assert set(dropped) <= {"mode_update", "queue_update", "session_info", "todo_update"}, dropped
+    users = [
+        e["message"]["content"][0]["text"]
+        for e in shown
+        if e["type"] == "message_start" and e["message"]["role"] == "user"
+    ]
+    assert users == ["plan", ACT_FOLLOW_UP]
+    answers = [
+        "".join(b.get("text", "") for b in e["message"]["content"])
+        for e in shown
+        if e["type"] == "message_end" and e["message"]["role"] == "assistant"
+    ]
+    assert answers[-1] == "Done with the plan."

@@ -235,3 +235,36 @@ async def test_a_change_names_its_session_tool_call_and_run_signal(tmp_path: Pat
     assert (context.session_id, context.tool_call_id) == (session.session_id, "call-1")
     assert context.signal is not None
     assert (tmp_path / "a.txt").read_text() == "x"
+
+
+async def test_resuming_logs_the_model_it_continues_with(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Resuming said "used faux/…; continuing with unknown/unknown" every time: it compared
+    the saved model with the agent's placeholder before the config was applied."""
+    path = script(tmp_path / "s.json", "saved answer")
+    store = SessionStore(tmp_path / "sessions", tmp_path)
+    config = RunConfig(provider="faux", faux_script=path)
+    session = create_agent_session(config, DiskWorkspace([tmp_path]), file=store.create())
+    await session.prompt("hi")
+    await session.wait_for_idle()
+    used = f"{session.model.provider}/{session.model.id}"
+    session_id = session.session_id
+    await session.aclose()
+    session.close()
+
+    caplog.set_level("INFO", logger="pi_lsp")
+    again = create_agent_session(
+        config, DiskWorkspace([tmp_path]), file=store.open(session_id), resume=True
+    )
+    again.close()
+    assert "continuing with" not in caplog.text  # the same model: nothing to say
+    assert "unknown" not in caplog.text
+
+    other = RunConfig(provider="openai-compatible", base_url="http://127.0.0.1:9/v1", model="m")
+    moved = create_agent_session(
+        other, DiskWorkspace([tmp_path]), file=store.open(session_id), resume=True
+    )
+    moved.close()
+    assert f"session {session_id} used {used}; continuing with openai-compatible/m" in caplog.text
+    assert "unknown/unknown" not in caplog.text

@@ -42,6 +42,13 @@ SECRET_NAMES = [
     "SSH_AUTH_SOCK",
     "db_password",
     "my_api_key",
+    "GH_PAT",
+    "GITHUB_PAT",
+    "PAT",
+    "AUTH_HEADER",
+    "DOCKER_AUTH_CONFIG",
+    "HTTP_AUTHORIZATION",
+    "AUTHORIZATION",
 ]
 PLAIN_NAMES = [
     "PATH",
@@ -62,6 +69,11 @@ PLAIN_NAMES = [
     "KEY_PATH_HINT",
     "XDG_DATA_HOME",
     "PYTHONPATH",
+    "GIT_AUTHOR_NAME",
+    "COMPAT",
+    "PATCH_LEVEL",
+    "SPATIAL_INDEX",
+    "AUTHOR",
 ]
 
 
@@ -96,6 +108,12 @@ def test_plain_names(name: str) -> None:
         "https://hooks.slack.com/services/T0/B0/xyz",
         "https://discord.com/api/webhooks/1/abc",
         "Bearer-less ghp_" + "h" * 36 + " inside text",
+        "ghs_" + "i" * 36,  # a GitHub App token
+        "Bearer abcdefghij0123456789",
+        "bearer eyJhbGciOiJIUzI1NiJ9abcdef",
+        "Authorization: token 0123456789abcdef",
+        "Basic dXNlcjpwYXNzd29yZA==",
+        '{"auths": {"registry.example.com": {"auth": "dXNlcjpwYXNz"}}}',
     ],
 )
 def test_secret_values(value: str) -> None:
@@ -113,6 +131,10 @@ def test_secret_values(value: str) -> None:
         "task-runner",
         "xterm-256color",
         "desk-" + "a" * 30,  # "sk-" inside a word is not a key prefix
+        "Basic configuration",
+        "the bearer of this",
+        "token based authentication",
+        '{"auths": {}}',
     ],
 )
 def test_plain_values(value: str) -> None:
@@ -130,3 +152,9 @@ def test_scrub_removes_by_name_value_and_extra_and_keeps_allowed() -> None:
     }
     out = scrub_env(env, allow={"GITHUB_TOKEN"}, extra_secrets={"MY_LLM"})
     assert out == {"PATH": "/bin", "GITHUB_TOKEN": env["GITHUB_TOKEN"]}
+
+
+def test_scrub_drops_the_variables_naming_credential_files() -> None:
+    env = {"PATH": "/bin", "KUBECONFIG": "/home/u/.kube/prod", "NETRC": "/home/u/.netrc"}
+    assert scrub_env(env) == {"PATH": "/bin"}
+    assert scrub_env(env, allow={"KUBECONFIG"}) == {"PATH": "/bin", "KUBECONFIG": env["KUBECONFIG"]}

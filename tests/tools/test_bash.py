@@ -106,6 +106,15 @@ async def test_secrets_are_scrubbed_from_the_environment(
         "HF_TOKEN": "hf",
         "MY_PROVIDER_KEY": "configured-api-key-env",
         "ALLOWED_TOKEN": "allowed",
+        "GH_PAT": "pat-one",
+        "GITHUB_PAT": "pat-two",
+        "PAT": "pat-three",
+        "AUTH_HEADER": "X-Custom pat-four",
+        "DOCKER_AUTH_CONFIG": "docker-cfg",
+        "UPLOAD_HEADER": "Bearer abcdefghij0123456789",  # a secret by its value alone
+        "CI_THING": "ghp_" + "k" * 36,
+        "KUBECONFIG": "/home/someone/.kube/prod",  # names a credential file
+        "NETRC": "/home/someone/.netrc",
     }
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
@@ -122,8 +131,10 @@ async def test_secrets_are_scrubbed_from_the_environment(
     assert "ALLOWED_TOKEN=allowed" in env
     leaked = [n for n in secrets if n != "ALLOWED_TOKEN" and n in names]
     assert leaked == []
-    for value in ("sk-openai", "sk-ant", "ghp", "configured-api-key-env"):
+    for value in ("sk-openai", "sk-ant", "ghp", "configured-api-key-env", "pat-", "docker-cfg"):
         assert value not in env
+    assert "abcdefghij0123456789" not in env
+    assert ".kube/prod" not in env
 
 
 async def test_runs_in_the_workspace_with_stdin_closed_and_streams_merged(

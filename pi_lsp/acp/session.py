@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from acp import RequestError
 from acp.schema import (
     AgentPlanUpdate,
     AvailableCommand,
@@ -79,6 +80,13 @@ COMMANDS = [
 def _title(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1].rstrip() + "…"
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    """A turn's failure was logged and answered to its prompts; a turn nobody awaits
+    (the carry-out after a switch to act) must not warn that it was never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def plan_update(items: Sequence[TodoItem]) -> AgentPlanUpdate:
@@ -267,20 +275,27 @@ class AcpSession:
         if self.running:
             await self._queue(message, deliver)
         else:
+            title = None
             if not self._titled and text:
                 self._titled = True
-                await self.send(
-                    SessionInfoUpdate(
-                        session_update="session_info_update",
-                        title=_title(text),
-                        updated_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
-                    )
+                title = SessionInfoUpdate(
+                    session_update="session_info_update",
+                    title=_title(text),
+                    updated_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                 )
+            # the turn exists before anything is awaited (the title is sent by the turn):
+            # a prompt arriving meanwhile is queued behind it instead of racing it
             self._cancel_requested = False
-            self._turn = asyncio.get_running_loop().create_task(self._drive(message))
+            self._turn = asyncio.get_running_loop().create_task(self._drive(message, title))
+            self._turn.add_done_callback(_retrieved)
         turn = self._turn
         assert turn is not None
-        await asyncio.shield(turn)
+        try:
+            await asyncio.shield(turn)
+        except Exception as exc:  # never a silent end_turn for a prompt that did not run
+            raise RequestError.internal_error(
+                {"message": f"the prompt could not run: {exc}"}
+            ) from exc
         return self.stop_reason()
 
     def _carry_out(self, text: str) -> None:
@@ -293,6 +308,7 @@ class AcpSession:
         self._cancel_requested = False
         shown = user_text(text, message_id(self.session_id, message))  # the client sent none
         self._turn = asyncio.get_running_loop().create_task(self._drive(message, shown))
+        self._turn.add_done_callback(_retrieved)
 
     async def _queue(self, message: Any, deliver: str | None) -> None:
         agent = self.session.agent
@@ -313,6 +329,8 @@ class AcpSession:
         try:
             if shown is not None:
                 await self.send(shown)
+                if self._cancel_requested or self.closed:
+                    return  # cancelled while the update was being sent: nothing runs
             self.session.prompt(message)
             while True:
                 await self.session.wait_for_idle()
@@ -324,6 +342,7 @@ class AcpSession:
                 self.session.prompt(queued)  # a message queued just as the run ended
         except Exception:
             log.exception("session %s: the run failed", self.session_id)
+            raise  # the prompts waiting on this turn answer with the error
 
     def _take_queued(self) -> Any:
         agent = self.session.agent

@@ -316,3 +316,36 @@ async def test_a_repository_naming_a_driver_is_refused_with_a_reason(
     plan = PlanModeBashTool(BashTool(ws))
     with pytest.raises(ToolError, match=r"git not run \(plan mode\).*diff\.evil\.textconv"):
         await call(plan, {"command": "cd repo && git show"})
+
+
+@pytest.mark.parametrize("plan", [False, True], ids=["act (the attack is live)", "plan"])
+def test_pi_lsp_run_plan_yes_against_the_reported_workspace(tmp_path: Path, plan: bool) -> None:
+    """The report end to end: `pi-lsp run --yes` (no question), the model running git in a
+    workspace holding `vendor.git/` (and a nested repository) whose config sets
+    core.fsmonitor. In act mode the program runs (control); in plan mode never."""
+    from tests.cli.helpers import clean_env, faux_script, pi_run
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    marker = tmp_path / MARK
+    _bare_fsmonitor(ws, marker)
+    nested = new_repo(ws / "sub")
+    git(nested, "config", "core.fsmonitor", touching(marker))
+    commands = [
+        "git --git-dir=vendor.git --work-tree=. status",
+        "cd vendor.git && git status",
+        "cd sub && git status",
+    ]
+    calls = [{"type": "toolCall", "name": "bash", "arguments": {"command": c}} for c in commands]
+    script = faux_script(
+        tmp_path / "script.json",
+        [{"content": calls}, {"content": [{"type": "text", "text": "Looked."}]}],
+    )
+    args = ["look", "--cwd", str(ws), "--faux-script", str(script), "--yes"]
+    res = pi_run([*args, "--plan"] if plan else args, clean_env(tmp_path))
+    assert res.returncode == 0, res.stderr
+    assert "Looked." in res.stdout
+    assert marker.exists() is not plan, res.stdout
+    if plan:
+        assert "git --git-dir=vendor.git can write or run programs" in res.stdout
+        assert "cannot use bare repository" in res.stdout

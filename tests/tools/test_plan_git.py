@@ -22,6 +22,7 @@ import pytest
 from pi_lsp.tools import DiskWorkspace, ToolError
 from pi_lsp.tools.bash import BashTool
 from pi_lsp.tools.plan_mode import PlanModeBashTool
+from tests.support.http_server import ScriptedHTTPServer, ScriptedResponse
 
 from .conftest import call, text
 
@@ -280,6 +281,26 @@ def _command(case: Case, root: Path) -> str:
 async def _run(tool: BashTool, command: str) -> None:
     with contextlib.suppress(ToolError):  # refused, or git failed: only the marker matters
         await call(tool, {"command": command})
+
+
+@pytest.mark.parametrize("plan", [False, True], ids=["act (the attack is live)", "plan"])
+async def test_credential_helper_on_a_lazy_fetch_over_http(
+    ws: DiskWorkspace, root: Path, tmp_path: Path, plan: bool
+) -> None:
+    """credential.helper runs when a remote asks for credentials: a partial clone's promisor
+    at a local HTTP server answering 401. In plan mode no transport starts at all."""
+    marker = tmp_path / MARK
+    async with ScriptedHTTPServer() as srv:
+        for _ in range(4):  # git may retry once it has credentials
+            srv.enqueue(ScriptedResponse(401, {"WWW-Authenticate": 'Basic realm="x"'}, b"no"))
+        repo = new_repo(root / "repo")
+        git(repo, "config", "credential.helper", f"!touch {marker}; false")
+        git(repo, "config", "protocol.http.allow", "always")
+        lazy_object(repo, f"{srv.url}/repo.git")
+        tool = PlanModeBashTool(BashTool(ws)) if plan else BashTool(ws)
+        await _run(tool, "cd repo && git show lazy:missing.txt")
+        assert marker.exists() is not plan
+        assert bool(srv.requests) is not plan  # plan mode: git never connected
 
 
 async def test_the_original_report_git_dir_and_work_tree_are_refused(

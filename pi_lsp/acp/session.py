@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from acp import RequestError
 from acp.schema import (
     AgentPlanUpdate,
     AvailableCommand,
@@ -80,6 +81,13 @@ COMMANDS = [
 def _title(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1].rstrip() + "…"
+
+
+def _retrieved(task: asyncio.Task[None]) -> None:
+    """A turn's failure was logged and answered to its prompts; a turn nobody awaits
+    (the carry-out after a switch to act) must not warn that it was never retrieved."""
+    if not task.cancelled():
+        task.exception()
 
 
 def plan_update(items: Sequence[TodoItem]) -> AgentPlanUpdate:
@@ -276,21 +284,31 @@ class AcpSession:
             await self._queue(message, deliver)
         else:
             self._carry_out_text = None
+            shown: list[SessionUpdate] = []
             if not self._titled and text:
                 self._titled = True
-                await self.send(
+                shown.append(
                     SessionInfoUpdate(
                         session_update="session_info_update",
                         title=_title(text),
                         updated_at=datetime.now(UTC).isoformat().replace("+00:00", "Z"),
                     )
                 )
+            if carry_out is not None:
+                shown.append(agent_text(CARRY_OUT_NOTICE))
+            # the turn exists before anything is awaited (the title is sent by the turn):
+            # a prompt arriving meanwhile is queued behind it instead of racing it
             self._cancel_requested = False
-            notice = agent_text(CARRY_OUT_NOTICE) if carry_out is not None else None
-            self._turn = asyncio.get_running_loop().create_task(self._drive(message, notice))
+            self._turn = asyncio.get_running_loop().create_task(self._drive(message, shown))
+            self._turn.add_done_callback(_retrieved)
         turn = self._turn
         assert turn is not None
-        await asyncio.shield(turn)
+        try:
+            await asyncio.shield(turn)
+        except Exception as exc:  # never a silent end_turn for a prompt that did not run
+            raise RequestError.internal_error(
+                {"message": f"the prompt could not run: {exc}"}
+            ) from exc
         return self.stop_reason()
 
     def _carry_out(self, text: str) -> None:
@@ -317,10 +335,12 @@ class AcpSession:
             notice = f"Queued as follow-up {len(follow_ups)}: sent when the current run finishes."
         await self.send(agent_text(f"\n\n_{notice}_\n\n"))
 
-    async def _drive(self, message: Any, shown: SessionUpdate | None = None) -> None:
+    async def _drive(self, message: Any, shown: Sequence[SessionUpdate] = ()) -> None:
         try:
-            if shown is not None:
-                await self.send(shown)
+            for update in shown:
+                await self.send(update)
+                if self._cancel_requested or self.closed:
+                    return  # cancelled while the update was being sent: nothing runs
             self.session.prompt(message)
             while True:
                 await self.session.wait_for_idle()
@@ -332,6 +352,7 @@ class AcpSession:
                 self.session.prompt(queued)  # a message queued just as the run ended
         except Exception:
             log.exception("session %s: the run failed", self.session_id)
+            raise  # the prompts waiting on this turn answer with the error
 
     def _take_queued(self) -> Any:
         agent = self.session.agent

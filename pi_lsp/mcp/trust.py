@@ -2,8 +2,10 @@
 
 A project file runs commands from the repository, so the first time they would start the
 user is asked (allow / deny) through the front end's permission prompt; the answer is kept in
-one JSON file in the user's data directory (never in the repository), keyed by the servers'
-command lines: a changed ``.mcp.json`` server is asked about again.
+one JSON file in the user's data directory (never in the repository), keyed by a hash of
+everything in the entry that changes what runs or what runs unasked (``fingerprint``): a
+changed ``.mcp.json`` server — its command line, ``env``, ``headers`` or ``alwaysAllow`` — is
+asked about again.
 """
 
 from __future__ import annotations
@@ -25,11 +27,25 @@ Decision = Literal["allow", "deny"]
 
 
 def fingerprint(server: McpServerConfig) -> str:
-    """What the decision is about: the name, transport and what runs (not env values)."""
-    what = json.dumps(
-        [server.name, server.transport, server.command, list(server.args), server.url, server.cwd]
-    )
-    return hashlib.sha256(what.encode()).hexdigest()[:24]
+    """What the decision is about: everything that changes what runs or what runs unasked —
+    the name, transport, command, args, url, cwd, the ``env`` (``PYTHONPATH``,
+    ``NODE_OPTIONS``, ``LD_PRELOAD``, ``BASH_ENV`` … make the same command run other code),
+    the ``headers`` and ``alwaysAllow`` (the tools called without a question). Values are
+    compared as expanded (a changed ``${VAR}`` asks again too). Not ``timeout``,
+    ``disabled`` or ``eager``: they change neither."""
+    what: list[object] = [
+        *(server.name, server.transport, server.command, list(server.args)),
+        *(server.url, server.cwd),
+    ]
+    if server.env or server.headers or server.always_allow:  # else the key of old decisions
+        what.append(
+            {
+                "env": sorted(server.env.items()),
+                "headers": sorted((k.lower(), v) for k, v in server.headers.items()),
+                "alwaysAllow": sorted(set(server.always_allow)),
+            }
+        )
+    return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:24]
 
 
 class TrustStore:

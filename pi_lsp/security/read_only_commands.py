@@ -9,23 +9,29 @@ without the options that make them write or run other programs:
   ``which`` ``basename`` ``dirname`` ``realpath`` ``readlink`` ``stat`` ``du`` ``df`` ``nl``
   ``cut`` ``tr`` ``diff`` ``cmp`` ``comm`` ``column`` ``md5sum`` ``sha1sum`` ``sha256sum``
   ``test`` ``[`` ``cd`` ``jq`` ``grep`` ``egrep`` ``fgrep``;
-- ``file`` without ``-C``/``--compile``; ``tree`` without ``-o``; ``sort`` without ``-o`` /
-  ``--output`` / ``--compress-program``; ``rg`` without ``--pre``; ``fd`` without ``-x`` /
-  ``-X`` / ``--exec`` / ``--exec-batch``; ``date`` without ``-s`` / ``--set``;
+- ``file`` without ``-C``/``--compile``; ``tree`` without ``-o`` / ``--output`` / ``-R``;
+  ``sort`` without ``-o`` / ``--output`` / ``--compress-program``; ``rg`` without ``--pre`` /
+  ``--hostname-bin``; ``fd`` without ``-x`` / ``-X`` / ``--exec`` / ``--exec-batch``;
+  ``date`` without ``-s`` / ``--set``;
 - ``find`` without ``-exec`` ``-execdir`` ``-ok`` ``-okdir`` ``-delete`` ``-fls``
   ``-fprint`` ``-fprint0`` ``-fprintf``;
 - ``git`` ``status`` ``log`` ``diff`` ``show`` ``blame`` ``rev-parse`` ``ls-files``
   ``describe`` ``shortlog`` ``grep`` (not ``-O``) and ``branch`` / ``tag`` / ``remote`` used
-  only to list; ``--output`` is refused everywhere, and of git's own options only ``-C DIR``,
-  ``--no-pager`` / ``-P`` and ``--git-dir`` / ``--work-tree`` are allowed (``-c`` could set a
-  program to run).
+  only to list; ``--output`` and the submodule options (``--recurse-submodules``,
+  ``--ignore-submodules``, ``--submodule``) are refused everywhere, and of git's own
+  options only ``--no-pager`` / ``-P``, ``--no-optional-locks`` and
+  ``--literal-pathspecs``: ``-C``, ``--git-dir``, ``--work-tree`` and ``-c`` pick another
+  repository or configuration, whose programs plan mode switches off only for the
+  repository git finds itself (``security.plan_git``).
 
-Also refused: a program named by a path or an expansion (``./x``, ``$CMD``), leading
-``NAME=value`` assignments, and redirections other than reading a file (``<``), fd
-duplications (``2>&1``) and ``/dev/null``. Short options are checked inside bundles
-(``sort -ro`` has ``-o``). Known limit: an unquoted glob expands to file names, and a file
-named like an option (``-delete``) becomes one; the tool runs in the user's own workspace,
-where such names would be deliberate. Imports nothing of ours but ``shell_split``.
+A refused long option is refused abbreviated too (``--out``, ``--comp``: GNU tools and git
+accept any unambiguous prefix). Also refused: a program named by a path or an expansion
+(``./x``, ``$CMD``), leading ``NAME=value`` assignments, and redirections other than reading
+a file (``<``), fd duplications (``2>&1``) and ``/dev/null``. Short options are checked
+inside bundles (``sort -ro`` has ``-o``). Known limit: an unquoted glob expands to file
+names, and a file named like an option (``-delete``) becomes one; the tool runs in the
+user's own workspace, where such names would be deliberate. Imports nothing of ours but
+``shell_split``.
 """
 
 from __future__ import annotations
@@ -50,19 +56,24 @@ def _any(_: Sequence[str]) -> str | None:
     return None
 
 
+def _abbreviates(name: str, options: Sequence[str]) -> bool:
+    """Whether ``--name`` is one of ``options`` or a prefix of one (``--out`` for
+    ``--output``: getopt_long and git take any unambiguous prefix)."""
+    return len(name) > 2 and any(opt.startswith(name) for opt in options)
+
+
 def _refuse_options(long: Sequence[str] = (), short: str = "", exact: Sequence[str] = ()) -> Check:
-    """Refuse ``--long`` / ``--long=…`` options, short letters (also inside a bundle such
-    as ``-ro``) and exact words (``find``'s ``-delete``)."""
+    """Refuse ``--long`` / ``--long=…`` options (also abbreviated), short letters (also
+    inside a bundle such as ``-ro``) and exact words (``find``'s ``-delete``)."""
 
     def check(args: Sequence[str]) -> str | None:
         for arg in args:
+            if arg == "--":
+                return None  # operands only from here on
             if arg in exact:
                 return arg
             if arg.startswith("--"):
-                name = arg.split("=", 1)[0]
-                if any(
-                    name == opt or (opt.endswith("*") and name.startswith(opt[:-1])) for opt in long
-                ):
+                if _abbreviates(arg.split("=", 1)[0], long):
                     return arg
             elif arg.startswith("-") and any(letter in short for letter in arg[1:]):
                 return arg
@@ -106,22 +117,23 @@ _GIT_LISTING_FLAGS = {
 }
 
 
+_GIT_GLOBAL_OPTIONS = frozenset({"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs"})
+_GIT_REFUSED = ("--output", "--recurse-submodules", "--ignore-submodules", "--submodule")
+"""Options no git subcommand may have: a write, or a submodule's own (foreign) config."""
+
+
 def _git(args: Sequence[str]) -> str | None:
     i = 0
     while i < len(args) and args[i].startswith("-"):
-        opt = args[i]
-        if opt == "-C":
-            i += 2
-            continue
-        if opt in ("--no-pager", "-P") or opt.startswith(("--git-dir=", "--work-tree=")):
-            i += 1
-            continue
-        return f"git {opt}"
+        if args[i] not in _GIT_GLOBAL_OPTIONS:
+            return f"git {args[i]}"
+        i += 1
     if i >= len(args):
         return "git without a subcommand"
     sub, rest = args[i], args[i + 1 :]
-    if any(a.split("=", 1)[0] == "--output" for a in rest):
-        return f"git {sub} --output"
+    bad = _refuse_options(long=_GIT_REFUSED)(rest)
+    if bad is not None:
+        return f"git {sub} {bad}"
     if sub in _GIT_READS:
         return None
     if sub == "grep":
@@ -144,9 +156,9 @@ _PLAIN_READERS = (
 READ_ONLY_PROGRAMS: dict[str, Check] = {
     **dict.fromkeys(_PLAIN_READERS, _any),
     "file": _refuse_options(long=("--compile",), short="C"),
-    "tree": _refuse_options(short="o"),
+    "tree": _refuse_options(long=("--output",), short="oR"),
     "sort": _refuse_options(long=("--output", "--compress-program"), short="o"),
-    "rg": _refuse_options(long=("--pre",)),
+    "rg": _refuse_options(long=("--pre", "--hostname-bin")),
     "fd": _refuse_options(long=("--exec", "--exec-batch"), short="xX"),
     "date": _refuse_options(long=("--set",), short="s"),
     "find": _find,

@@ -3,7 +3,9 @@
 Resolves and confines the search path, runs a backend from ``grep_search`` (ripgrep when
 installed, else Python; selectable for tests), then formats Pi's output: ``path:LINE: text``
 for matches, ``path-LINE- text`` for context, 500-character line cut, 50 KiB cap and the
-limit notices. Must not import anything above tools/.
+limit notices, plus (not in Pi) the binary files that match, which a directory search skips:
+``N binary files skipped (NUL bytes), with matches: …`` — the same from both backends.
+Must not import anything above tools/.
 """
 
 from __future__ import annotations
@@ -111,9 +113,15 @@ class GrepTool(AgentTool[GrepParams]):
             limit=limit,
         )
         outcome = await search(query, self.backend, signal)
-        if not outcome.matches:
-            return text_result("No matches found")
         formatter = _Formatter(ws, search_path, is_dir, context)
+        skipped = [formatter.rel(path) for path in outcome.binary_files]
+        if not outcome.matches:
+            if not skipped:
+                return text_result("No matches found")
+            return text_result(
+                f"No matches found in text files\n\n[{binary_notice(skipped)}]",
+                {"binaryFilesSkipped": skipped},
+            )
         await formatter.load_context(outcome.matches, signal)
         lines: list[str] = []
         for match in outcome.matches:
@@ -135,10 +143,28 @@ class GrepTool(AgentTool[GrepParams]):
                 "Use read tool to see full lines"
             )
             details["linesTruncated"] = True
+        if skipped:
+            notices.append(binary_notice(skipped))
+            details["binaryFilesSkipped"] = skipped
         text = trunc.content
         if notices:
             text += f"\n\n[{'. '.join(notices)}]"
         return text_result(text, details or None)
+
+
+BINARY_NAMES_SHOWN = 20
+
+
+def binary_notice(names: list[str]) -> str:
+    """The files a directory search skipped as binary although they match (issue 47)."""
+    shown = ", ".join(names[:BINARY_NAMES_SHOWN])
+    if len(names) > BINARY_NAMES_SHOWN:
+        shown += f", … ({len(names) - BINARY_NAMES_SHOWN} more)"
+    files = "file" if len(names) == 1 else "files"
+    return (
+        f"{len(names)} binary {files} skipped (NUL bytes), with matches: {shown}; search one "
+        "as text by giving its path as path, or read it with read"
+    )
 
 
 class _Formatter:

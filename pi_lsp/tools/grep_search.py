@@ -2,9 +2,14 @@
 
 Owns ``GrepQuery`` and both backends, which return the same ``GrepOutcome`` (matches in path
 order, stopped at the limit). Both respect ``.gitignore`` (nested too) and ``.ignore``, search
-hidden files, skip ``.git``, do not follow symlinks and skip binary files and anything that is
-not a regular file (a FIFO would block the read forever). The ripgrep backend runs
-``rg --json`` (killed once the limit is reached, or on abort); the Python one uses ``walk`` and
+hidden files, skip ``.git``, do not follow symlinks and skip anything that is not a regular
+file (a FIFO would block the read forever). Both define a binary file the same way, whatever
+its size or where the byte sits: one holding a NUL byte (ripgrep's rule). In a directory
+search a binary file's matches are dropped and the file is named in ``binary_files`` when it
+matches (never a silent skip: issue 47); a file given as the search path is searched as text.
+The ripgrep backend runs ``rg --json --binary`` (each file's ``end`` event tells whether it
+held a NUL; rg is killed at the end of the file that reaches the limit, or on abort); the
+Python one uses ``walk`` and
 RE2 (``linear_regex``: a pathological pattern cannot freeze the server), streaming each file
 in chunks (memory stays flat on a 400 MB log) and checking for abort between chunks.
 Must not import anything above tools/.
@@ -29,7 +34,6 @@ import anyio.to_thread
 from ..ai import AbortSignal
 from .common import ABORTED_MESSAGE, ToolError
 from .globs import PathGlob
-from .images import looks_binary
 from .linear_regex import LinearPattern, PatternError, compile_linear, escape
 from .regular_files import open_regular
 from .walk import walk
@@ -64,6 +68,8 @@ class GrepMatch:
 class GrepOutcome:
     matches: list[GrepMatch] = field(default_factory=list)
     limit_reached: bool = False
+    binary_files: list[str] = field(default_factory=list)
+    """Binary files (a NUL byte) that match, skipped, in path order."""
 
 
 def ripgrep_path() -> str | None:
@@ -85,6 +91,9 @@ async def search(query: GrepQuery, backend: Backend, signal: AbortSignal | None)
 def _rg_args(query: GrepQuery) -> list[str]:
     args = ["--json", "--line-number", "--color=never", "--hidden", "--no-require-git"]
     args.append("--sort=path")  # deterministic order, the same as the Python walk
+    # a directory: binary files searched too, so that their ``end`` event says so (rg skips
+    # them silently otherwise); one file: searched as text, NUL an ordinary byte
+    args.append("--binary" if query.is_dir else "--text")
     if query.ignore_case:
         args.append("--ignore-case")
     if query.literal:
@@ -115,7 +124,8 @@ async def search_ripgrep(rg: str, query: GrepQuery, signal: AbortSignal | None) 
     )
     assert proc.stdout is not None
     assert proc.stderr is not None
-    outcome = GrepOutcome()
+    events = _RgEvents(query.limit)
+    outcome = events.outcome
     aborted = False
 
     def on_abort() -> None:
@@ -135,7 +145,7 @@ async def search_ripgrep(rg: str, query: GrepQuery, signal: AbortSignal | None) 
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for raw in lines:
-                if _take_rg_event(raw, outcome, query.limit):
+                if events.take(raw):
                     with contextlib.suppress(ProcessLookupError):
                         proc.kill()
                     break
@@ -157,26 +167,46 @@ async def search_ripgrep(rg: str, query: GrepQuery, signal: AbortSignal | None) 
     return outcome
 
 
-def _take_rg_event(raw: bytes, outcome: GrepOutcome, limit: int) -> bool:
-    """Record one ``rg --json`` line; True once the match limit is reached."""
-    if len(outcome.matches) >= limit or not raw.strip():
-        return len(outcome.matches) >= limit
-    try:
-        event = json.loads(raw)
-    except ValueError:
+class _RgEvents:
+    """``rg --json`` events into an outcome: a file's matches are kept once its ``end``
+    event says it held no NUL byte (``binary_offset``), else the file is a binary one."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.outcome = GrepOutcome()
+        self._pending: list[GrepMatch] = []
+
+    def take(self, raw: bytes) -> bool:
+        """Record one event; True once the match limit is reached."""
+        outcome = self.outcome
+        if not raw.strip():
+            return False
+        try:
+            event = json.loads(raw)
+        except ValueError:
+            return False
+        kind = event.get("type")
+        data = event.get("data") or {}
+        if kind == "begin":
+            self._pending = []
+        elif kind == "match":
+            path = _text_field(data.get("path"))
+            number = data.get("line_number")
+            room = self.limit - len(outcome.matches)
+            if path is not None and isinstance(number, int) and len(self._pending) < room:
+                self._pending.append(GrepMatch(path, number, _text_field(data.get("lines"))))
+        elif kind == "end":
+            pending, self._pending = self._pending, []
+            if data.get("binary_offset") is not None:
+                path = _text_field(data.get("path"))
+                if pending and path is not None:
+                    outcome.binary_files.append(path)
+                return False
+            outcome.matches.extend(pending)
+            if len(outcome.matches) >= self.limit:
+                outcome.limit_reached = True
+                return True
         return False
-    if event.get("type") != "match":
-        return False
-    data = event.get("data") or {}
-    path = _text_field(data.get("path"))
-    number = data.get("line_number")
-    if path is None or not isinstance(number, int):
-        return False
-    outcome.matches.append(GrepMatch(path, number, _text_field(data.get("lines"))))
-    if len(outcome.matches) >= limit:
-        outcome.limit_reached = True
-        return True
-    return False
 
 
 # ------------------------------------------------------------------------------- python
@@ -259,21 +289,29 @@ def _file_matches(
     chunk_regex: LinearPattern | None,
     limit: int,
     stop: threading.Event,
-) -> list[GrepMatch]:
-    """The first ``limit`` matching lines of one file (binary, unreadable and non-regular
-    files: none)."""
+    as_text: bool,
+) -> tuple[list[GrepMatch], bool]:
+    """The first ``limit`` matching lines of one file (unreadable and non-regular files:
+    none), and whether it is binary: a NUL byte anywhere, unless ``as_text``. A binary
+    file's matches only say that it matches (a NUL ends a line there, as in ``rg --binary``):
+    the caller drops them. Reads on after the limit only to look for a NUL."""
     try:
         fh = open_regular(path)
     except OSError:
-        return []
+        return [], False
     found: list[GrepMatch] = []
     number = 0
+    binary = full = False
     with fh:
-        first = True
         for raw in iter_line_chunks(fh, stop):
-            if first and looks_binary(raw[:8192]):
-                return []
-            first = False
+            if not as_text and not binary and b"\x00" in raw:
+                binary = True
+            if binary:
+                if found:
+                    return found, True  # a binary file that matches: all there is to know
+                raw = raw.replace(b"\x00", b"\n")
+            elif full:
+                continue
             text = raw.decode("utf-8", "replace")
             if chunk_regex is not None and chunk_regex.search(text) is None:
                 number += text.count("\n")  # quick reject of the whole chunk
@@ -285,11 +323,14 @@ def _file_matches(
                 number += 1
                 if regex.search(line) is not None:
                     found.append(GrepMatch(path, number, line + "\n"))
-                    if len(found) >= limit:
-                        return found
+                    if len(found) >= limit or binary:
+                        full = True
+                        break
+            if binary and found:
+                return found, True
             if not text.endswith("\n"):
                 number -= 1  # the chunk ended inside a line cut at MAX_LINE_BYTES
-    return found
+    return found, binary
 
 
 def _search_sync(
@@ -303,7 +344,14 @@ def _search_sync(
         if stop.is_set():
             break
         remaining = query.limit - len(outcome.matches)
-        outcome.matches.extend(_file_matches(path, regex, chunk_regex, remaining, stop))
+        found, binary = _file_matches(
+            path, regex, chunk_regex, remaining, stop, as_text=not query.is_dir
+        )
+        if binary:
+            if found:
+                outcome.binary_files.append(path)
+            continue
+        outcome.matches.extend(found)
         if len(outcome.matches) >= query.limit:
             outcome.limit_reached = True
             break

@@ -10,9 +10,11 @@ restriction does not depend on the model obeying the prompt. Must not import abo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from ..agent.types import AgentTool
+from ..security.plan_git import GIT_GUARD, git_environment
 from ..security.read_only_commands import check_read_only
 from .bash import BashOptions, BashTool
 from .common import ToolError
@@ -59,7 +61,8 @@ class PlanModeBashTool(BashTool):
     """``bash`` in plan mode: the same tool (options, process registry) with a check first.
 
     The check runs in ``prepare_arguments``, before validation and before the front end's
-    permission prompt, so the user is never asked about a command that will not run."""
+    permission prompt, so the user is never asked about a command that will not run. The
+    command runs with git's configured programs switched off (``security.plan_git``)."""
 
     description: ClassVar[str] = (
         BashTool.description + " PLAN MODE: only read-only commands run (ls, cat, head, tail, "
@@ -85,6 +88,12 @@ class PlanModeBashTool(BashTool):
     @options.setter
     def options(self, value: BashOptions) -> None:
         self.inner.options = value
+
+    def environment(self) -> dict[str, str]:
+        return git_environment(self.inner.environment())
+
+    async def argv(self, command: str, cwd: Path) -> list[str]:
+        return await self.inner.argv(GIT_GUARD + command, cwd)
 
     def prepare_arguments(self, args: Any) -> Any:
         args = self.inner.prepare_arguments(args)

@@ -205,3 +205,84 @@ async def test_config_options_model_and_thinking(
         await agent.client.wait_for(
             lambda: any(u.current_mode_id == "low" for u in agent.client.of("current_mode_update"))
         )
+
+
+async def test_two_first_prompts_in_one_write_both_reach_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A double Enter on a new session: both prompts are written before the agent answers
+    either. The first starts the turn (its title is sent meanwhile); the second is queued
+    with a notice; both reach the model and the session file; neither vanishes."""
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("first answer")))
+        srv.enqueue(response(text_events("second answer")))
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+            await agent.init()
+            sid = await agent.new()
+            both = asyncio.gather(agent.prompt(sid, "one"), agent.prompt(sid, "two"))
+            assert await asyncio.wait_for(both, 30) == ["end_turn", "end_turn"]
+            assert "Queued as follow-up 1" in agent.client.text(sid)
+            assert agent.client.text(sid).endswith("second answer")
+            users = [
+                [m["content"] for m in r.json["messages"] if m["role"] == "user"]
+                for r in srv.requests
+            ]
+            assert "one" in json.dumps(users[0])
+            assert "two" not in json.dumps(users[0])
+            assert "two" in json.dumps(users[1])
+            titles = [u.title for u in agent.client.of("session_info_update", sid)]
+            assert titles == ["one"]
+        stored = "".join(p.read_text() for p in (tmp_path / "data").rglob("*.jsonl"))
+        assert '"one"' in stored
+        assert '"two"' in stored
+
+
+async def test_a_prompt_that_cannot_run_answers_an_error_not_end_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guarantee behind the race above: when a prompt's run cannot start (here the
+    session is kept busy by a run ACP did not start), the client gets an error response."""
+    from acp import RequestError
+
+    from pi_lsp.acp.server import PiAcpAgent
+
+    servers: list[PiAcpAgent] = []
+    init = PiAcpAgent.__init__
+
+    def keep(self: PiAcpAgent, prov: Any) -> None:
+        init(self, prov)
+        servers.append(self)
+
+    monkeypatch.setattr(PiAcpAgent, "__init__", keep)
+    gate = Pause(asyncio.Event())
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("elsewhere", pieces=4), gate=gate, gate_after=1))
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+            await agent.init()
+            sid = await agent.new()
+            other = servers[0].sessions[sid].session.prompt("started elsewhere")
+            with pytest.raises(RequestError) as raised:
+                await agent.prompt(sid, "lost?")
+            assert "could not run" in json.dumps(raised.value.data)
+            gate.event.set()
+            await asyncio.wait_for(other, 30)
+
+
+async def test_a_cancel_written_with_the_first_prompt_stops_it_before_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``session/prompt`` and ``session/cancel`` in one write on a new session: the cancel
+    lands while the turn sends the title; the prompt answers ``cancelled`` and the model
+    is never asked (the turn checks the cancel after its await)."""
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("should not be asked")))
+        srv.enqueue(response(text_events("later")))
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+            await agent.init()
+            sid = await agent.new()
+            both = asyncio.gather(agent.prompt(sid, "one"), agent.conn.cancel(session_id=sid))
+            stop, _ = await asyncio.wait_for(both, 30)
+            assert stop == "cancelled"
+            assert await agent.prompt(sid, "two") == "end_turn"
+            assert agent.client.text(sid) == "should not be asked"  # the first reply, to "two"
+            assert len(srv.requests) == 1

@@ -103,3 +103,22 @@ async def test_abort_mid_stream_ends_the_run_as_aborted_and_the_session_stays_us
     await h.run("again", sessionId=sid)
     second = await h.wait_event(sid, "agent_end", 2)
     assert second["messages"][-1]["content"][0]["text"] == "Fresh answer."
+
+
+async def test_two_prompts_at_once_on_a_fresh_server_both_reach_the_model(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    """A double Enter before any session exists (issue 46's race, LSP side): both requests
+    are written before either is answered; one starts the run, the other steers it, in one
+    session; nothing is lost."""
+    srv.enqueue(response(text_events("One.")))
+    srv.enqueue(response(text_events("Two.")))
+    h = await pi_in_process(pi=http_settings(srv))
+    first, second = await asyncio.gather(
+        h.call("pi/prompt", {"text": "first"}), h.call("pi/prompt", {"text": "second"})
+    )
+    assert first["sessionId"] == second["sessionId"]
+    assert sorted([first["delivered"], second["delivered"]]) == ["prompt", "steer"]
+    end = await h.wait_event(first["sessionId"], "agent_end")
+    assert sorted(_user_texts(end["messages"])) == ["first", "second"]
+    assert h.types_of(first["sessionId"]).count("agent_start") == 1

@@ -16,7 +16,11 @@ from pi_lsp.security.read_only_commands import check_read_only
         "rg -n TODO src | sort | head",
         "find . -name '*.py' -type f",
         "git status; git log --oneline -5; git diff HEAD~1 -- src",
-        "git -C sub --no-pager show HEAD:README.md",
+        "git --no-pager show HEAD:README.md",
+        "git -P log --literal-pathspecs -- '*.py'",
+        "git status --ignored",
+        "git diff --output-indicator-new=+ --text",
+        "sort -- -o",
         "git blame -L 1,20 src/main.py",
         "git branch -a",
         "git remote -v",
@@ -47,6 +51,15 @@ def test_read_only_commands_pass(command: str) -> None:
         ("find . -fprint out", "find -fprint can write"),
         ("git commit -m x", "git commit"),
         ("git -c core.pager=sh log", "git -c"),
+        ("git -C sub --no-pager show HEAD:README.md", "git -C"),
+        ("git --git-dir=vendor.git --work-tree=. status", "git --git-dir=vendor.git"),
+        ("git --work-tree=. status", "git --work-tree=."),
+        ("git --config-env=core.pager=X log", "git --config-env"),
+        ("git -p log", "git -p"),
+        ("git --exec-path=. status", "git --exec-path"),
+        ("git status --ignore-submodules=none", "git status --ignore-submodules"),
+        ("git grep --recurse-submodules x", "git grep --recurse-submodules"),
+        ("git diff --submodule=diff", "git diff --submodule"),
         ("git diff --output=patch.diff", "git diff --output"),
         ("git branch new-feature", "only listing"),
         ("git grep -O foo", "git grep -O"),
@@ -76,3 +89,48 @@ def test_writing_or_unprovable_commands_are_refused(command: str, why: str) -> N
     verdict = check_read_only(command)
     assert not verdict.allowed
     assert why in verdict.reason
+
+
+DANGEROUS_OPTIONS = {
+    "file": ["-C", "--compile"],
+    "tree": ["-o", "--output", "-R"],
+    "sort": ["-o", "--output", "--compress-program"],
+    "rg": ["--pre", "--hostname-bin"],
+    "fd": ["-x", "-X", "--exec", "--exec-batch"],
+    "date": ["-s", "--set"],
+    "git grep": ["-O", "--open-files-in-pager", "--output", "--recurse-submodules"],
+    "git log": ["--output", "--submodule"],
+    "git diff": ["--output", "--ignore-submodules", "--submodule"],
+    "git ls-files": ["--recurse-submodules"],
+}
+"""Every allowed program's options that write or run a program, short and long."""
+
+
+def _spellings(option: str) -> list[str]:
+    """Every way a command line can give ``option``: alone, with its value attached or
+    after it, bundled (short), and abbreviated to an unambiguous prefix (long)."""
+    if not option.startswith("--"):
+        letter = option[1]
+        return [f"{option} x", f"-a{letter} x", f"-{letter}x"]
+    return [
+        f"{option} x",
+        f"{option}=x",
+        f"{option[:-1]} x",
+        f"{option[: max(4, len(option) // 2 + 1)]}=x",
+    ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"{program} {spelling}"
+        for program, options in DANGEROUS_OPTIONS.items()
+        for option in options
+        for spelling in _spellings(option)
+    ],
+)
+def test_every_spelling_of_a_dangerous_option_is_refused(command: str) -> None:
+    """``tree -o f`` was refused but ``tree --output f`` allowed (issue 46): each option of
+    each allowed program, in every spelling its parser accepts."""
+    verdict = check_read_only(command)
+    assert not verdict.allowed, command

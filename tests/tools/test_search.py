@@ -44,6 +44,12 @@ def tree(root: Path) -> Path:
     return root
 
 
+BLOB_SKIPPED = (
+    "1 binary file skipped (NUL bytes), with matches: blob.bin; search one as text by giving "
+    "its path as path, or read it with read"
+)
+
+
 def _grep(ws: DiskWorkspace, backend: str) -> GrepTool:
     return GrepTool(ws, backend=backend)  # type: ignore[arg-type]
 
@@ -59,6 +65,8 @@ async def test_grep_respects_nested_gitignore(
         "pkg/mod.py:2:     return 'needle'",
         "pkg/sub/deep.ts:1: const needle = 2",
         "pkg/sub/secret.txt:1: needle nested secret",
+        "",
+        f"[{BLOB_SKIPPED}]",  # blob.bin matches but holds a NUL byte: named, never silent
     ]
 
 
@@ -87,7 +95,8 @@ async def test_grep_glob_case_literal_and_context(
         "pkg/mod.py",
     ]  # as with rg, a matching --glob brings back ignored files (not ignored directories)
     no_py = text(await call(tool, {"pattern": "needle", "glob": "!*.py"}))
-    assert [line.split(":")[0] for line in no_py.split("\n")] == [
+    assert no_py.endswith(f"\n\n[{BLOB_SKIPPED}]")
+    assert [line.split(":")[0] for line in no_py.split("\n\n")[0].split("\n")] == [
         "pkg/keep.log",
         "pkg/sub/deep.ts",
         "pkg/sub/secret.txt",
@@ -245,3 +254,66 @@ async def test_aborted_before_start(ws: DiskWorkspace, root: Path, grep_backend:
     ]:
         with pytest.raises(ToolError, match=r"^Operation aborted$"):
             await call(tool, args, signal=signal)
+
+
+@pytest.fixture
+def logs(root: Path) -> Path:
+    """Issue 47: a log whose first line matches and which holds NUL bytes past the first
+    8 KiB (a preallocated log), one with a NUL past ripgrep's first buffer, one with a NUL at
+    once, a binary file that does not match, and a plain log."""
+    d = root / "logs"
+    d.mkdir()
+    (d / "app.log").write_bytes(b"NEEDLE start\n" + b"x" * 9020 + b"\n\0\0\0 tail\n")
+    (d / "late.log").write_bytes(b"NEEDLE early\n" + b"y" * 300_000 + b"\n\0 end NEEDLE\n")
+    (d / "head.db").write_bytes(b"\0\0SQLite NEEDLE\n")
+    (d / "other.bin").write_bytes(b"\0\0 nothing here\n")
+    (d / "plain.log").write_text("a NEEDLE in text\n")
+    return d
+
+
+SKIPPED_LOGS = (
+    "3 binary files skipped (NUL bytes), with matches: app.log, head.db, late.log; search one "
+    "as text by giving its path as path, or read it with read"
+)
+
+
+async def test_files_with_nul_bytes_get_one_answer_with_and_without_ripgrep(
+    ws: DiskWorkspace, logs: Path, grep_backend: str
+) -> None:
+    """The same text from ripgrep and from the Python fallback (ripgrep skipped app.log
+    silently, the fallback searched it): binary files that match are named, never dropped."""
+    tool = _grep(ws, grep_backend)
+    out = await call(tool, {"pattern": "NEEDLE", "path": "logs"})
+    assert text(out) == f"plain.log:1: a NEEDLE in text\n\n[{SKIPPED_LOGS}]"
+    assert out.details == {"binaryFilesSkipped": ["app.log", "head.db", "late.log"]}
+    (logs / "plain.log").unlink()
+    none = text(await call(tool, {"pattern": "NEEDLE", "path": "logs"}))
+    assert none == f"No matches found in text files\n\n[{SKIPPED_LOGS}]"
+    assert text(await call(tool, {"pattern": "absent", "path": "logs"})) == "No matches found"
+    # the narrower path the notice suggests: the file itself, searched as text
+    one = text(await call(tool, {"pattern": "NEEDLE", "path": "logs/late.log"}))
+    assert one == "late.log:1: NEEDLE early\nlate.log:3: \x00 end NEEDLE"
+
+
+async def test_the_limit_counts_text_matches_only(
+    ws: DiskWorkspace, root: Path, grep_backend: str
+) -> None:
+    (root / "a.bin").write_bytes(b"hit\n" * 5 + b"\0")
+    (root / "b.txt").write_text("hit\n" * 3)
+    out = text(await call(_grep(ws, grep_backend), {"pattern": "hit", "limit": 2}))
+    assert out.startswith("b.txt:1: hit\nb.txt:2: hit\n\n[2 matches limit reached.")
+    assert "1 binary file skipped (NUL bytes), with matches: a.bin;" in out
+
+
+async def test_find_and_ls_give_one_answer_with_and_without_ripgrep(
+    ws: DiskWorkspace, logs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """find and ls have a single implementation (the Python walk): no rg on PATH changes
+    nothing, binary files included."""
+    find, ls = FindTool(ws), LsTool(ws)
+    with_rg = [text(await call(find, {"pattern": "*"})), text(await call(ls, {"path": "logs"}))]
+    monkeypatch.setenv("PATH", "/nonexistent")
+    without = [text(await call(find, {"pattern": "*"})), text(await call(ls, {"path": "logs"}))]
+    assert with_rg == without
+    assert "logs/app.log" in with_rg[0]
+    assert "head.db" in with_rg[1]

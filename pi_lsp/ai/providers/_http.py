@@ -26,8 +26,8 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from ..endpoints import connect_timeout_for_host, is_loopback_host
 from ..events import RetryInfo
-from ..options import StreamOptions
 from ..google_rpc import rpc_details
+from ..options import StreamOptions
 from ..retry import (
     RATE_LIMIT_NOTE,
     is_quota_error,

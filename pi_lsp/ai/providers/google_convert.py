@@ -2,11 +2,12 @@
 
 Turns a ``Context`` into the JSON body (docs/reference/pi.md#google-gemini): ``contents``
 with ``user`` / ``model`` turns, text, images as ``inlineData``, ``functionCall`` /
-``functionResponse`` parts (a call id the API gave is echoed on both); ``systemInstruction``; ``tools`` as ``functionDeclarations`` with
-``parametersJsonSchema``; ``generationConfig`` with ``thinkingConfig`` (a thinking level for
-Gemini 3 and Gemma 4, a token budget for 2.x). Every ``thoughtSignature`` stored with a block
-is sent back on the same part, but only to the model that made it and only when it is valid
-base64 (Gemini 3 rejects a replayed function call without its signature).
+``functionResponse`` parts (a call id the API gave is echoed on both); ``systemInstruction``;
+``tools`` as ``functionDeclarations`` with ``parametersJsonSchema``; ``generationConfig``
+with ``thinkingConfig`` (a thinking level for Gemini 3 and Gemma 4, a token budget for 2.x).
+Every ``thoughtSignature`` stored with a block is sent back on the same part, but only to the
+model that made it and only when it is valid base64 (Gemini 3 rejects a replayed function
+call without its signature).
 Pure functions, no I/O. Must not import anything of ours above ``ai/``.
 """
 
@@ -90,7 +91,9 @@ def _api_call_ids(message: AssistantMessage, model: Model) -> set[str]:
     return {
         block.id
         for block in message.content
-        if isinstance(block, ToolCall) and block.id and not is_generated_call_id(block.id, block.name)
+        if isinstance(block, ToolCall)
+        and block.id
+        and not is_generated_call_id(block.id, block.name)
     }
 
 
@@ -115,9 +118,7 @@ def _user(message: UserMessage) -> dict[str, Any] | None:
     return {"role": "user", "parts": parts} if parts else None
 
 
-def _assistant(
-    message: AssistantMessage, model: Model, api_ids: set[str]
-) -> dict[str, Any] | None:
+def _assistant(message: AssistantMessage, model: Model, api_ids: set[str]) -> dict[str, Any] | None:
     same = message.provider == model.provider and message.model == model.id
     parts: list[dict[str, Any]] = []
     for block in message.content:

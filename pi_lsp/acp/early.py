@@ -94,6 +94,9 @@ def answer_initialize(data: bytes, protocol_fd: int) -> Any:
     response = {"jsonrpc": "2.0", "id": msg_id, "result": initialize_result()}
     payload = json.dumps(response, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
     view = memoryview(payload)
-    while view:
-        view = view[os.write(protocol_fd, view) :]
+    try:
+        while view:
+            view = view[os.write(protocol_fd, view) :]
+    except OSError:  # the client went away: the transport finds out and ends the serving
+        return None
     return msg_id

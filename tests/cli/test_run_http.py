@@ -227,3 +227,21 @@ async def test_a_reasoning_model_reads_a_file_and_reports_its_reasoning_tokens(
     ]
     assert [a["stopReason"] for a in answers] == ["toolUse", "stop"]
     assert all(a["usage"]["reasoning"] == REASONING_TOKENS for a in answers)
+
+
+async def test_the_closing_usage_line_counts_reasoning_tokens(tmp_path: Path) -> None:
+    from tests.support.fake_openai_responses import REASONING_TOKENS, FakeResponsesAPI
+
+    work = tmp_path / "work"
+    work.mkdir()
+    async with ScriptedHTTPServer() as srv:
+        srv.handler = FakeResponsesAPI(FAKE_KEY)
+        args = ["hi", "--cwd", str(work), "--provider", "openai", "--base-url", srv.url + "/v1"]
+        proc = await start(
+            [*args, "--model", "o4-mini"], clean_env(tmp_path, OPENAI_API_KEY=FAKE_KEY)
+        )
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    assert len(srv.requests) == 2  # the fake service calls a tool first
+    out, reasoning = 2 * (20 + REASONING_TOKENS), 2 * REASONING_TOKENS
+    assert f"tokens: 200 in · {out} out ({reasoning} reasoning)" in err.decode()

@@ -21,7 +21,16 @@ Prints one JSON line (schema ``pi-startup-bench/1``) with the median and minimum
 - ``lsp_prompt_after_start_ms`` / ``lsp_model_request_after_start_ms``: the same server, but
   the ``pi/prompt`` is written 2 s after ``initialize`` was answered (an editor starts the
   server with the workspace; the user types later): from writing it → its answer, → its
-  request reaching the model server.
+  request reaching the model server;
+- ``acp_initialize_ms`` / ``acp_session_new_ms`` / ``acp_first_model_request_ms``:
+  ``pi-lsp acp`` over stdio (newline-delimited JSON-RPC, a raw client here), as an editor
+  drives it for each chat: ``initialize`` written at spawn, ``session/new`` when it is
+  answered, a ``session/prompt`` when that is; spawn → the ``initialize`` answer (target
+  ≤ 300 ms), → the ``session/new`` answer, → the prompt's request at the model server.
+
+Every figure measured in the same run as ``python_bare_ms`` also gets ``ratio_to_python``:
+its median over ``python_bare_ms``'s, which carries over between machines better than the
+milliseconds do.
 
 Bytecode is cached: one unmeasured warm-up process of each kind runs first (with
 ``PYTHONDONTWRITEBYTECODE`` removed from the children's environment), so every measured
@@ -54,9 +63,10 @@ sys.path.insert(0, str(ROOT))
 from bench.lsp_bench import Client, chunk, is_event  # noqa: E402
 
 SCHEMA = "pi-startup-bench/1"
+BASELINE = "python_bare_ms"
 IDLE_S = 2.0
 """How long after ``initialize`` the ``lsp_idle`` kind writes its prompt."""
-TARGETS_MS = {"cli_first_request_ms": 150, "lsp_first_prompt_ms": 300}
+TARGETS_MS = {"cli_first_request_ms": 150, "lsp_first_prompt_ms": 300, "acp_initialize_ms": 300}
 
 
 # ------------------------------------------------------------------- scripted model server
@@ -247,6 +257,97 @@ async def lsp_first_prompt(
         await client.close()
 
 
+class AcpClient:
+    """Newline-delimited JSON-RPC over a ``pi-lsp acp`` child's stdio; notes when each
+    response arrives."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.answered: dict[int, tuple[float, dict[str, Any]]] = {}
+        self._waiters: dict[int, asyncio.Future[float]] = {}
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        out = self.proc.stdout
+        assert out is not None
+        while line := await out.readline():
+            arrived = time.perf_counter()
+            message = json.loads(line)
+            msg_id = message.get("id")
+            if "method" in message or not isinstance(msg_id, int):
+                continue  # session updates, the agent's own requests
+            self.answered[msg_id] = (arrived, message)
+            waiter = self._waiters.pop(msg_id, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(arrived)
+
+    async def call(self, msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Write the request; its result once answered (``answered`` has the time)."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters[msg_id] = waiter
+        assert self.proc.stdin is not None
+        request = {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+        self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+        await asyncio.wait_for(waiter, 60)
+        message = self.answered[msg_id][1]
+        if "result" not in message:
+            raise RuntimeError(f"{method} failed: {message}")
+        return message["result"]  # type: ignore[no-any-return]
+
+    async def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            await asyncio.wait_for(self.proc.wait(), 30)
+        finally:
+            if self.proc.returncode is None:
+                self.proc.kill()
+                await self.proc.wait()
+            self.reader.cancel()
+
+
+async def acp_first_prompt(server: ModelServer, ws: Path, data_dir: Path) -> dict[str, float]:
+    """Spawn of ``pi-lsp acp`` → ``initialize`` answered, → ``session/new`` answered, → the
+    first prompt's model request arriving (ms); each request written when the one before it
+    was answered, as an editor's ACP client does."""
+    before = len(server.arrivals)
+    argv = [
+        *pi_lsp_command(),
+        "acp",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.url,
+        "--model",
+        "m",
+    ]
+    started = time.perf_counter()
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+        cwd=ws,
+        env=child_env(data_dir),
+        limit=1 << 24,
+    )
+    client = AcpClient(proc)
+    try:
+        caps = {"fs": {"readTextFile": True, "writeTextFile": True}}
+        await client.call(0, "initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+        new = await client.call(1, "session/new", {"cwd": str(ws), "mcpServers": []})
+        prompt = [{"type": "text", "text": "hi"}]
+        await client.call(2, "session/prompt", {"sessionId": new["sessionId"], "prompt": prompt})
+        model = await asyncio.to_thread(server.wait_for, before + 1, 60)
+        return {
+            "acp_initialize_ms": (client.answered[0][0] - started) * 1000,
+            "acp_session_new_ms": (client.answered[1][0] - started) * 1000,
+            "acp_first_model_request_ms": (model - started) * 1000,
+        }
+    finally:
+        await client.close()
+
+
 def arrival(client: Client, msg_id: int) -> float:
     return next(t for t, _, m in client.messages if m.get("id") == msg_id and "method" not in m)
 
@@ -256,17 +357,18 @@ def arrival(client: Client, msg_id: int) -> float:
 
 def summarise(samples: dict[str, list[float]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
+    base = statistics.median(samples[BASELINE]) if BASELINE in samples else None
     for name, values in samples.items():
-        out[name] = {
-            "median": round(statistics.median(values), 1),
-            "min": round(min(values), 1),
-        }
+        median = statistics.median(values)
+        out[name] = {"median": round(median, 1), "min": round(min(values), 1)}
         if name in TARGETS_MS:
             out[name]["target"] = TARGETS_MS[name]
+        if base and name != BASELINE:
+            out[name]["ratio_to_python"] = round(median / base, 2)
     return out
 
 
-KINDS = ("python", "cli_import", "cli", "cli_cold", "lsp", "lsp_idle")
+KINDS = ("python", "cli_import", "cli", "cli_cold", "lsp", "lsp_idle", "acp")
 
 
 def run(runs: int, only: str | None) -> dict[str, Any]:
@@ -292,6 +394,7 @@ def run(runs: int, only: str | None) -> dict[str, Any]:
             "lsp_idle": lambda: asyncio.run(
                 lsp_first_prompt(server, ws, tmp / "data", idle_s=IDLE_S)
             ),
+            "acp": lambda: asyncio.run(acp_first_prompt(server, ws, tmp / "data")),
         }
         if only:
             kinds = {kind: kinds[kind] for kind in only.split(",")}

@@ -1,14 +1,22 @@
-"""``pi-lsp acp``: parse the flags, keep stdout for the protocol, serve until the client
-leaves; then abort what still runs and let the session files finish."""
+"""``pi-lsp acp``: parse the flags, keep stdout for the protocol, answer ``initialize``
+before the heavy imports (``early``), serve until the client leaves; then abort what still
+runs and let the session files finish.
+
+Start-up order: the flags, the protocol's fd, the client's first line (answered at once when
+it is ``initialize``), then the provider check and the imports. A terminal on stdin (someone
+trying the command by hand) gets the check first, so a missing key is said without waiting
+for input; an editor's pipe gets the answer first and, on a bad flag or a missing key, the
+same line on stderr and exit status 2 right after it.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ..runtime.event_loop import run as run_event_loop
 from .args import build_parser
 
 if TYPE_CHECKING:
@@ -48,15 +56,25 @@ async def serve(transport: LineTransport, agent: PiAcpAgent) -> None:
         await conn.close()
 
 
-async def _serve_stdio(protocol_fd: int, agent: PiAcpAgent) -> None:
+async def _serve_stdio(
+    protocol_fd: int, agent: PiAcpAgent, read_ahead: bytes, answered: Any
+) -> None:
     from .stdio import open_stdio
 
-    await serve(await open_stdio(protocol_fd), agent)
+    await serve(await open_stdio(protocol_fd, read_ahead, answered), agent)
 
 
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     _logging(args.log_file, args.log_level)
+    from .early import answer_initialize, protect_stdout, read_first_line
+
+    read_ahead, answered = b"", None
+    early = not os.isatty(0)
+    if early:
+        protocol_fd = protect_stdout()
+        read_ahead = read_first_line(0)
+        answered = answer_initialize(read_ahead, protocol_fd)
     from .factory import UsageError, provision
 
     try:
@@ -64,10 +82,11 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as exc:
         print(f"pi-lsp acp: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from ..runtime.event_loop import run as run_event_loop
     from .server import PiAcpAgent
-    from .stdio import protect_stdout
 
-    protocol_fd = protect_stdout()
+    if not early:
+        protocol_fd = protect_stdout()
     agent = PiAcpAgent(prov)
-    run_event_loop(_serve_stdio(protocol_fd, agent))
+    run_event_loop(_serve_stdio(protocol_fd, agent, read_ahead, answered))
     return EXIT_OK

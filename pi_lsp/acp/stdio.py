@@ -6,8 +6,9 @@ inherited stdout) can ever write into the protocol stream. ``LineTransport`` is 
 message-level ``Transport`` over those streams; unlike the SDK's own stdio transport it answers
 what it cannot use instead of only logging it: a line that is not JSON gets a ``-32700`` Parse
 error, a JSON value that is not a request, notification or response a ``-32600`` Invalid
-Request (both with ``id: null``, JSON-RPC 2.0 §5.1), and the connection keeps going.
-Imports nothing of ours.
+Request (both with ``id: null``, JSON-RPC 2.0 §5.1), and the connection keeps going. At
+start-up it takes over what ``early`` read, and drops the SDK's answer to the ``initialize``
+``early`` already answered. Imports nothing of ours.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import contextlib
 import json
 import logging
 import os
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -28,15 +28,6 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 LINE_LIMIT = 64 * 1024 * 1024
 """The longest line read (an embedded image or file in a prompt can be large)."""
-
-
-def protect_stdout() -> int:
-    """A private duplicate of fd 1 for the protocol; fd 1 then writes to stderr."""
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    os.dup2(2, 1)
-    os.set_inheritable(protocol_fd, False)
-    return protocol_fd
 
 
 def error_message(code: int, message: str, request_id: Any = None) -> dict[str, Any]:
@@ -62,11 +53,18 @@ class LineTransport:
     blocks only the sessions waiting to send, never the event loop.
     """
 
-    def __init__(self, in_fd: int, out_fd: int) -> None:
+    def __init__(
+        self, in_fd: int, out_fd: int, *, read_ahead: bytes = b"", answered: Any = None
+    ) -> None:
+        """``read_ahead``: bytes already read from ``in_fd`` (they come first); ``answered``:
+        the id of an ``initialize`` already answered (the SDK's answer to it is dropped)."""
         self._in_fd = in_fd
         self._out_fd = out_fd
+        self._answered = answered
         self._loop = asyncio.get_running_loop()
         self._reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        if read_ahead:
+            self._reader.feed_data(read_ahead)
         self._writer = ThreadPoolExecutor(1, thread_name_prefix="pi-lsp-acp-out")
         self._lock = asyncio.Lock()
         self._closed = False
@@ -94,6 +92,9 @@ class LineTransport:
     async def send(self, message: dict[str, Any]) -> None:
         if self._closed:
             raise ConnectionError("the connection is closed")
+        if self._answered is not None and _answers(message, self._answered):
+            self._answered = None  # early.answer_initialize sent this answer already
+            return
         data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
         async with self._lock:
             try:
@@ -140,6 +141,12 @@ class LineTransport:
         self._writer.shutdown(wait=False)
 
 
-async def open_stdio(protocol_fd: int) -> LineTransport:
+def _answers(message: dict[str, Any], request_id: Any) -> bool:
+    return "method" not in message and message.get("id") == request_id
+
+
+async def open_stdio(
+    protocol_fd: int, read_ahead: bytes = b"", answered: Any = None
+) -> LineTransport:
     """The transport over stdin and the protocol's copy of stdout."""
-    return LineTransport(0, protocol_fd)
+    return LineTransport(0, protocol_fd, read_ahead=read_ahead, answered=answered)

@@ -6,6 +6,8 @@ Must not import anything of ours above ``ai/``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .types import Model, Usage
 
 
@@ -27,3 +29,10 @@ def calculate_cost(model: Model, usage: Usage) -> Usage:
 def estimate_tokens(chars: int) -> int:
     """Pi's rough token estimate: ceil(chars / 4)."""
     return -(-chars // 4)
+
+
+def reasoning_tokens(details: Any) -> int | None:
+    """``reasoning_tokens`` of OpenAI's ``output_tokens_details`` / ``completion_tokens_details``
+    (a part of the output tokens), or ``None`` when the server does not report it."""
+    value = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    return value if isinstance(value, int) and value >= 0 else None

@@ -3,7 +3,9 @@
 Two levels (docs/reference/pi.md#retries). The provider level (used by ``providers/_http``) retries
 a request that failed *before any output was streamed*: connection errors, timeouts, HTTP
 408/409/429/5xx/529 and ``overloaded`` errors, with ``base × 2^(attempt-1)`` backoff that honours
-``Retry-After`` / ``retry-after-ms``; never 400/401/403/404 or quota/billing errors.
+``Retry-After`` / ``retry-after-ms`` (and Google's ``RetryInfo.retryDelay``: ``google_rpc``);
+never 400/401/403/404 or quota/billing errors (a 429 whose details show a per-minute limit is
+not one, though Gemini's text says "billing").
 ``is_retryable_error_message`` is the session-level rule (coding-agent ``_isRetryableError``)
 for higher layers. Must not import anything of ours above ``ai/``.
 """
@@ -30,6 +32,11 @@ QUOTA_PATTERN = re.compile(
 )
 """Quota / billing failures: retrying cannot help (docs/reference/pi.md#retries)."""
 
+RATE_LIMIT_NOTE = "per-minute rate limit"
+"""Said in a 429's message when the server's details show a limit that waiting lifts (Gemini's
+per-minute quota, whose text also says "check your plan and billing": ``google_rpc``)."""
+_RATE_LIMIT = re.compile(re.escape(RATE_LIMIT_NOTE), re.IGNORECASE)
+
 SESSION_RETRYABLE_PATTERN = re.compile(
     r"overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|"
     r"service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|"
@@ -42,8 +49,11 @@ SESSION_RETRYABLE_PATTERN = re.compile(
 
 
 def is_quota_error(text: str | None) -> bool:
-    """True for quota / billing / usage-limit failures (never retried)."""
-    return bool(text) and QUOTA_PATTERN.search(text or "") is not None
+    """True for quota / billing / usage-limit failures (never retried); not for a per-minute
+    rate limit, whatever else its text says."""
+    if not text or QUOTA_PATTERN.search(text) is None:
+        return False
+    return _RATE_LIMIT.search(text) is None
 
 
 def is_retryable_status(status: int, body_text: str = "") -> bool:

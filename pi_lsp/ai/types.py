@@ -89,6 +89,9 @@ class Usage(WireModel):
     cache_read: int = 0
     cache_write: int = 0
     cache_write_1h: int | None = Field(default=None, alias="cacheWrite1h")
+    reasoning: int | None = None
+    """Reasoning (thinking) tokens: a part of ``output``, not added to it. Set (0 included)
+    by the providers whose API reports them, ``None`` for the others (Pi's ``reasoning``)."""
     total_tokens: int = 0
     cost: UsageCost = Field(default_factory=UsageCost)
 

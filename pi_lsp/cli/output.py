@@ -188,6 +188,8 @@ class TerminalPrinter:
         total.output += u.output
         total.cache_read += u.cache_read
         total.cache_write += u.cache_write
+        if u.reasoning is not None:
+            total.reasoning = (total.reasoning or 0) + u.reasoning
         total.cost.total += u.cost.total
         if not self._at_line_start:
             self._write("\n")
@@ -199,7 +201,10 @@ class TerminalPrinter:
 
     def summary(self) -> str:
         u = self.usage
-        parts = [f"tokens: {u.input:,} in · {u.output:,} out"]
+        out = f"{u.output:,} out"
+        if u.reasoning:
+            out += f" ({u.reasoning:,} reasoning)"
+        parts = [f"tokens: {u.input:,} in · {out}"]
         if u.cache_read or u.cache_write:
             parts.append(f"cache {u.cache_read:,} read · {u.cache_write:,} write")
         parts.append(f"cost ${u.cost.total:.4f}")

@@ -29,10 +29,12 @@ class UsageTotals:
     cache_write: int = 0
     cost: float = 0.0
     """In dollars, from the catalog's (or the custom model's) prices."""
+    reasoning: int = 0
+    """The part of ``output`` the providers reported as reasoning (thinking) tokens."""
 
 
 def usage_totals(entries: Sequence[SessionEntry]) -> UsageTotals:
-    inp = out = read = write = 0
+    inp = out = read = write = reasoning = 0
     cost = 0.0
     for entry in entries:
         if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
@@ -42,7 +44,8 @@ def usage_totals(entries: Sequence[SessionEntry]) -> UsageTotals:
             read += usage.cache_read
             write += usage.cache_write
             cost += usage.cost.total
-    return UsageTotals(inp, out, read, write, cost)
+            reasoning += usage.reasoning or 0
+    return UsageTotals(inp, out, read, write, cost, reasoning)
 
 
 def context_tokens(

@@ -206,7 +206,8 @@ async def test_text_usage_and_request_shape(srv: ScriptedHTTPServer, split: int 
         {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
     ]
     assert body["reasoning"] == {"effort": "none"}  # thinking off, no map: Pi's default
-    assert "include" not in body
+    # a reasoning model may still send a reasoning item: store is false, so ask for it whole
+    assert body["include"] == ["reasoning.encrypted_content"]
 
 
 async def test_reasoning_summary_then_replay_verbatim(srv: ScriptedHTTPServer):

@@ -184,3 +184,64 @@ async def test_context_overflow_on_the_first_turn_fails_clearly(tmp_path: Path) 
     assert "1024" in text
     assert "contextWindow" in text
     assert len(srv.requests) == 1
+
+
+async def test_a_reasoning_model_reads_a_file_and_reports_its_reasoning_tokens(
+    tmp_path: Path,
+) -> None:
+    """o4-mini at the default thinking level, against a Responses service written from the
+    API reference: the tool round trip completes, and ``--json`` carries ``usage.reasoning``
+    (issue 38)."""
+    from tests.support.fake_openai_responses import REASONING_TOKENS, FakeResponsesAPI
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "README.md").write_text("# the readme\n", encoding="utf-8")
+    fake = FakeResponsesAPI(FAKE_KEY)
+    async with ScriptedHTTPServer() as srv:
+        srv.handler = fake
+        proc = await start(
+            [
+                "read the readme",
+                "--cwd",
+                str(work),
+                "--provider",
+                "openai",
+                "--base-url",
+                srv.url + "/v1",
+                "--model",
+                "o4-mini",
+                "--json",
+            ],
+            clean_env(tmp_path, OPENAI_API_KEY=FAKE_KEY),
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    assert fake.rejected == []
+    assert len(srv.requests) == 2  # the call, then the answer after the file was read
+    events = [json.loads(line)["event"] for line in out.decode().splitlines()]
+    answers = [
+        e["message"]
+        for e in events
+        if e["type"] == "message_end" and e["message"]["role"] == "assistant"
+    ]
+    assert [a["stopReason"] for a in answers] == ["toolUse", "stop"]
+    assert all(a["usage"]["reasoning"] == REASONING_TOKENS for a in answers)
+
+
+async def test_the_closing_usage_line_counts_reasoning_tokens(tmp_path: Path) -> None:
+    from tests.support.fake_openai_responses import REASONING_TOKENS, FakeResponsesAPI
+
+    work = tmp_path / "work"
+    work.mkdir()
+    async with ScriptedHTTPServer() as srv:
+        srv.handler = FakeResponsesAPI(FAKE_KEY)
+        args = ["hi", "--cwd", str(work), "--provider", "openai", "--base-url", srv.url + "/v1"]
+        proc = await start(
+            [*args, "--model", "o4-mini"], clean_env(tmp_path, OPENAI_API_KEY=FAKE_KEY)
+        )
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    assert len(srv.requests) == 2  # the fake service calls a tool first
+    out, reasoning = 2 * (20 + REASONING_TOKENS), 2 * REASONING_TOKENS
+    assert f"tokens: 200 in · {out} out ({reasoning} reasoning)" in err.decode()

@@ -29,6 +29,17 @@ def test_startup_bench_measures_the_cli_and_the_server() -> None:
         assert figure["median"] > 0
 
 
+def test_startup_bench_measures_the_acp_agent_against_bare_python() -> None:
+    report = _run("bench/startup_bench.py", "--runs", "1", "--only", "python,acp")
+    assert report["schema"] == "pi-startup-bench/1"
+    for name in ("acp_initialize_ms", "acp_session_new_ms", "acp_first_model_request_ms"):
+        figure = report[name]
+        assert isinstance(figure, dict)
+        assert figure["median"] > 0
+        assert figure["ratio_to_python"] > 0  # measured in the same run as python -c pass
+    assert report["acp_initialize_ms"]["target"] == 300  # type: ignore[index]
+
+
 def test_handoff_bench_measures_each_loop() -> None:
     report = _run("bench/handoff_bench.py", "--runs", "1")
     assert report["schema"] == "pi-handoff-bench/1"

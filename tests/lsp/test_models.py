@@ -21,13 +21,18 @@ from .harness import NVIM_07, stop
 from .openai_sse import response, text_events, tool_events
 
 
-def with_usage(events: list[dict[str, Any]], prompt: int, completion: int) -> list[dict[str, Any]]:
+def with_usage(
+    events: list[dict[str, Any]], prompt: int, completion: int, reasoning: int | None = None
+) -> list[dict[str, Any]]:
+    counts: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion}
+    if reasoning is not None:  # a part of completion_tokens (OpenAI's usage object)
+        counts["completion_tokens_details"] = {"reasoning_tokens": reasoning}
     usage = {
         "id": "chatcmpl-test",
         "object": "chat.completion.chunk",
         "model": "m",
         "choices": [],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion},
+        "usage": counts,
     }
     return [*events, usage]
 
@@ -163,16 +168,24 @@ async def test_state_reports_usage_totals_and_the_context_meter(
     h = await pi_in_process(pi=http_settings(srv, model="priced", models=[custom]))
     sid = (await h.call("pi/newSession"))["sessionId"]
     fresh = await h.call("pi/state", {"sessionId": sid})
-    assert fresh["usage"] == {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "cost": 0.0}
+    assert fresh["usage"] == {
+        "input": 0,
+        "output": 0,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "cost": 0.0,
+        "reasoning": 0,
+    }
     assert fresh["contextTokens"] > 500  # the system prompt and the tools, estimated
     assert fresh["contextWindow"] == 32_000
-    srv.enqueue(response(with_usage(text_events("one"), 1000, 100)))
-    srv.enqueue(response(with_usage(text_events("two"), 1500, 200)))
+    srv.enqueue(response(with_usage(text_events("one"), 1000, 100, reasoning=40)))
+    srv.enqueue(response(with_usage(text_events("two"), 1500, 200, reasoning=70)))
     await h.run("first", sessionId=sid)
     await h.run("second", sessionId=sid)
     state = await h.call("pi/state", {"sessionId": sid})
     assert state["usage"]["input"] == 2500
     assert state["usage"]["output"] == 300
+    assert state["usage"]["reasoning"] == 110  # of the output, as the server reported
     assert state["usage"]["cost"] == pytest.approx((2500 * 2.0 + 300 * 10.0) / 1e6)
     assert state["contextTokens"] == 1700  # the last request's usage, nothing after it
 

@@ -6,6 +6,8 @@ Tests queue ``ScriptedResponse``s (FIFO, optionally per path); every request is 
 socket write, so SSE events and even UTF-8 characters can be split anywhere), ``Pause`` (wait
 for the test to set an event), ``Delay`` (slow model) and ``Cut`` (drop the connection
 mid-body). Nothing assumes the client lives in this process: a subprocess can connect too.
+A ``handler`` (a function of the recorded request) answers what the queues do not: a fake
+API that checks each request body as the real one would (``tests/support/fake_*.py``).
 Test support only; imports nothing of ``pi_lsp``.
 """
 
@@ -17,7 +19,7 @@ import json
 import socket
 import ssl
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
@@ -192,6 +194,8 @@ class ScriptedHTTPServer:
         self.unmatched: list[RecordedRequest] = []
         """Requests that found no queued response (answered 418 with an error body)."""
         self.connections = 0
+        self.handler: Callable[[RecordedRequest], ScriptedResponse] | None = None
+        """Answers a request no queued response is waiting for (before the 418 fallback)."""
         self._queue: deque[ScriptedResponse] = deque()
         self._routes: dict[str, deque[ScriptedResponse]] = {}
         self._server: asyncio.Server | None = None
@@ -296,6 +300,8 @@ class ScriptedHTTPServer:
             return routed.popleft()
         if self._queue:
             return self._queue.popleft()
+        if self.handler is not None:
+            return self.handler(request)
         self.unmatched.append(request)
         message = f"ScriptedHTTPServer: no response queued for {request.method} {request.path}"
         return json_response(418, {"error": {"type": "test_error", "message": message}})

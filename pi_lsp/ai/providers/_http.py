@@ -26,8 +26,15 @@ from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from ..endpoints import connect_timeout_for_host, is_loopback_host
 from ..events import RetryInfo
+from ..google_rpc import rpc_details
 from ..options import StreamOptions
-from ..retry import is_quota_error, is_retryable_status, parse_retry_after_ms, retry_delay_ms
+from ..retry import (
+    RATE_LIMIT_NOTE,
+    is_quota_error,
+    is_retryable_status,
+    parse_retry_after_ms,
+    retry_delay_ms,
+)
 from ..tls import ssl_context
 
 DEFAULT_READ_TIMEOUT_S = 600.0
@@ -38,6 +45,7 @@ _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL
 _HTML_TAG = re.compile(r"<[^>]{0,2000}>")
 _HTML_SKIP = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _SURROGATES = re.compile("[\ud800-\udfff]")
+_ITEM_NOT_FOUND = re.compile(r"\bitem with id\b.{0,200}?\bnot found\b", re.IGNORECASE | re.DOTALL)
 _KEY_LIKE = re.compile(r"\b(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,})")
 
 
@@ -216,9 +224,11 @@ def error_from_response(status: int, headers: Mapping[str, str], body: bytes) ->
     """An HTTP error status turned into ``"<status> <provider's error text>"``."""
     text = body.decode("utf-8", errors="replace").strip()
     detail: str | None = None
+    payload: Any = None
     if text:
         try:
-            detail = describe_error_payload(json.loads(text))
+            payload = json.loads(text)
+            detail = describe_error_payload(payload)
         except ValueError:
             detail = None
         if detail is None:
@@ -230,12 +240,23 @@ def error_from_response(status: int, headers: Mapping[str, str], body: bytes) ->
         and "overloaded" in text.lower()
         and not is_quota_error(text)
     )
-    return ProviderError(
-        message,
-        status=status,
-        retryable=retryable,
-        retry_after_ms=parse_retry_after_ms(headers),
-    )
+    retry_after = parse_retry_after_ms(headers)
+    google = rpc_details(payload) if status == 429 else None
+    if google is not None:
+        if google.rate_limited:
+            retryable = True
+            if retry_after is None:
+                retry_after = google.retry_delay_ms
+            wait = f"{(retry_after or 0) / 1000:g} s"
+            message += f" ({RATE_LIMIT_NOTE} {google.quota_names}: the server asks to wait {wait})"
+        else:
+            retryable = False
+            named = f" ({google.quota_names})" if google.quota_ids else ""
+            message = (
+                f"{status} quota exhausted{named}: waiting a minute will not lift it; it resets "
+                f"later or needs another plan or key. {detail}"
+            )
+    return ProviderError(message, status=status, retryable=retryable, retry_after_ms=retry_after)
 
 
 def error_from_stream_payload(payload: Any) -> ProviderError:
@@ -315,12 +336,18 @@ def error_from_exception(exc: Exception, options: StreamOptions, url: str = "") 
     return ProviderError(f"{type(exc).__name__} talking to {where}: {text}")
 
 
+def is_item_not_found(message: str) -> bool:
+    """A 404 about something the request names (the Responses API's "Item with id 'rs_…' not
+    found"), not about the URL: the path was right, so the ``baseUrl`` hint would mislead."""
+    return _ITEM_NOT_FOUND.search(message) is not None
+
+
 def _located(error: ProviderError, request: HttpRequest) -> ProviderError:
     """An HTTP status error with the request's URL (and the 404 hint) appended."""
     if error.status is None:
         return error
     message = f"{error.message} (POST {request.url})"
-    if error.status == 404 and request.not_found_hint:
+    if error.status == 404 and request.not_found_hint and not is_item_not_found(error.message):
         message += f": {request.not_found_hint}"
     return ProviderError(
         message,

@@ -2,11 +2,12 @@
 
 Turns a ``Context`` into the JSON body (docs/reference/pi.md#google-gemini): ``contents``
 with ``user`` / ``model`` turns, text, images as ``inlineData``, ``functionCall`` /
-``functionResponse`` parts; ``systemInstruction``; ``tools`` as ``functionDeclarations`` with
-``parametersJsonSchema``; ``generationConfig`` with ``thinkingConfig`` (a thinking level for
-Gemini 3 and Gemma 4, a token budget for 2.x). Every ``thoughtSignature`` stored with a block
-is sent back on the same part, but only to the model that made it and only when it is valid
-base64 (Gemini 3 rejects a replayed function call without its signature).
+``functionResponse`` parts (a call id the API gave is echoed on both); ``systemInstruction``;
+``tools`` as ``functionDeclarations`` with ``parametersJsonSchema``; ``generationConfig``
+with ``thinkingConfig`` (a thinking level for Gemini 3 and Gemma 4, a token budget for 2.x).
+Every ``thoughtSignature`` stored with a block is sent back on the same part, but only to the
+model that made it and only when it is valid base64 (Gemini 3 rejects a replayed function
+call without its signature).
 Pure functions, no I/O. Must not import anything of ours above ``ai/``.
 """
 
@@ -71,6 +72,31 @@ def requires_tool_call_id(model_id: str) -> bool:
     return model_id.startswith(("claude-", "gpt-oss-"))
 
 
+def is_generated_call_id(call_id: str, name: str) -> bool:
+    """An id we made for a call that came without one (``<name>_<ms>_<counter>``, as the
+    stream makes them): never the API's, so never sent back as if it were."""
+    prefix = f"{name}_"
+    if not call_id.startswith(prefix):
+        return False
+    ms, sep, counter = call_id[len(prefix) :].partition("_")
+    return bool(sep) and ms.isdigit() and counter.isdigit()
+
+
+def _api_call_ids(message: AssistantMessage, model: Model) -> set[str]:
+    """The ids of ``message``'s calls that the Gemini API itself gave to this model (the
+    reference asks for them back on the call and on its ``functionResponse``); like the
+    signatures, not sent to another model."""
+    if (message.provider, message.api, message.model) != (model.provider, model.api, model.id):
+        return set()
+    return {
+        block.id
+        for block in message.content
+        if isinstance(block, ToolCall)
+        and block.id
+        and not is_generated_call_id(block.id, block.name)
+    }
+
+
 def _multimodal_function_response(model_id: str) -> bool:
     match = _GEMINI_MAJOR.match(model_id.lower())
     return int(match.group(1)) >= 3 if match else True
@@ -92,7 +118,7 @@ def _user(message: UserMessage) -> dict[str, Any] | None:
     return {"role": "user", "parts": parts} if parts else None
 
 
-def _assistant(message: AssistantMessage, model: Model) -> dict[str, Any] | None:
+def _assistant(message: AssistantMessage, model: Model, api_ids: set[str]) -> dict[str, Any] | None:
     same = message.provider == model.provider and message.model == model.id
     parts: list[dict[str, Any]] = []
     for block in message.content:
@@ -109,13 +135,15 @@ def _assistant(message: AssistantMessage, model: Model) -> dict[str, Any] | None
                 parts.append({"text": block.thinking})
         elif isinstance(block, ToolCall):
             call: dict[str, Any] = {"name": block.name, "args": block.arguments}
-            if requires_tool_call_id(model.id):
+            if requires_tool_call_id(model.id) or block.id in api_ids:
                 call["id"] = block.id
             parts.append({"functionCall": call, **_signature(same, block.thought_signature)})
     return {"role": "model", "parts": parts} if parts else None
 
 
-def _tool_result(message: ToolResultMessage, model: Model, contents: list[dict[str, Any]]) -> None:
+def _tool_result(
+    message: ToolResultMessage, model: Model, contents: list[dict[str, Any]], api_ids: set[str]
+) -> None:
     text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
     images = (
         [b for b in message.content if isinstance(b, ImageContent)]
@@ -130,7 +158,7 @@ def _tool_result(message: ToolResultMessage, model: Model, contents: list[dict[s
     }
     if nested_images:
         response["parts"] = [_inline(b) for b in images]
-    if requires_tool_call_id(model.id):
+    if requires_tool_call_id(model.id) or message.tool_call_id in api_ids:
         response["id"] = message.tool_call_id
     part = {"functionResponse": response}
     last = contents[-1] if contents else None
@@ -155,13 +183,15 @@ def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
         return sanitize_id(call_id) if requires_tool_call_id(model.id) else call_id
 
     contents: list[dict[str, Any]] = []
+    api_ids: set[str] = set()  # call ids the API gave, echoed on the call and its response
     for message in transform_messages(context.messages, model, normalize):
         if isinstance(message, UserMessage):
             item = _user(message)
         elif isinstance(message, AssistantMessage):
-            item = _assistant(message, model)
+            api_ids |= _api_call_ids(message, model)
+            item = _assistant(message, model, api_ids)
         else:
-            _tool_result(message, model, contents)
+            _tool_result(message, model, contents, api_ids)
             continue
         if item is not None:
             contents.append(item)

@@ -183,11 +183,12 @@ class GoogleGenerativeAIRun(SSEProviderRun):
 
     def _apply_usage(self, raw: dict[str, Any]) -> None:
         cached = int(raw.get("cachedContentTokenCount") or 0)
+        thoughts = raw.get("thoughtsTokenCount")
         usage = Usage(
             input=max(0, int(raw.get("promptTokenCount") or 0) - cached),
-            output=int(raw.get("candidatesTokenCount") or 0)
-            + int(raw.get("thoughtsTokenCount") or 0),
+            output=int(raw.get("candidatesTokenCount") or 0) + int(thoughts or 0),
             cache_read=cached,
+            reasoning=thoughts if isinstance(thoughts, int) and thoughts >= 0 else None,
         )
         self.output.usage = calculate_cost(self.model, usage)
         total = raw.get("totalTokenCount")

@@ -16,7 +16,7 @@ from typing import Any
 
 from httpx_sse import ServerSentEvent
 
-from ..cost import calculate_cost
+from ..cost import calculate_cost, reasoning_tokens
 from ..env_keys import missing_key_message, requires_api_key
 from ..event_stream import AssistantMessageEventStream
 from ..options import StreamOptions
@@ -199,6 +199,7 @@ class OpenAICompletionsRun(SSEProviderRun):
             input=max(0, prompt - cached_tokens),
             output=int(raw.get("completion_tokens") or 0),
             cache_read=cached_tokens,
+            reasoning=reasoning_tokens(raw.get("completion_tokens_details")),
         )
         self.output.usage = calculate_cost(self.model, usage)
 

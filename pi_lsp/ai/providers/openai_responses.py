@@ -20,7 +20,7 @@ from typing import Any
 
 from httpx_sse import ServerSentEvent
 
-from ..cost import calculate_cost
+from ..cost import calculate_cost, reasoning_tokens
 from ..env_keys import missing_key_message, requires_api_key
 from ..event_stream import AssistantMessageEventStream
 from ..events import ToolCallDeltaEvent
@@ -309,6 +309,7 @@ class OpenAIResponsesRun(SSEProviderRun):
             input=max(0, int(raw.get("input_tokens") or 0) - cached),
             output=int(raw.get("output_tokens") or 0),
             cache_read=cached,
+            reasoning=reasoning_tokens(raw.get("output_tokens_details")),
         )
         self.output.usage = calculate_cost(self.model, usage)
         total = raw.get("total_tokens")

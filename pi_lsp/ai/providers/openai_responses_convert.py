@@ -3,9 +3,11 @@
 Turns a ``Context`` into the JSON body (docs/reference/pi.md#openai-responses): ``input``
 items (user text and images; assistant ``message`` items with their ids; ``function_call`` /
 ``function_call_output``; replayed ``reasoning`` items verbatim, ``encrypted_content``
-included), the system prompt as a ``developer`` (reasoning models) or ``system`` message,
-flat function tools, ``max_output_tokens``, ``reasoning {effort, summary}``, ``store: false``
-and ``prompt_cache_key`` from the session id. Tool-call ids are ``call_id|item_id`` pairs;
+included; an item without it is never replayed), the system prompt as a ``developer``
+(reasoning models) or ``system`` message, flat function tools, ``max_output_tokens``,
+``reasoning {effort, summary}``, ``store: false`` with ``include:
+["reasoning.encrypted_content"]`` for every reasoning model (thinking off too), and
+``prompt_cache_key`` from the session id. Tool-call ids are ``call_id|item_id`` pairs;
 calls made through another provider or API are replayed with a hashed item id or none
 (Pi's rules). Pure functions, no I/O. Must not import anything of ours above ``ai/``.
 """
@@ -112,12 +114,16 @@ def _user(message: UserMessage) -> dict[str, Any] | None:
 
 def _reasoning_item(block: ThinkingContent) -> dict[str, Any] | None:
     """The stored reasoning item, exactly as the server sent it (``encrypted_content`` and
-    all); a signature that is not one (another API's) is not replayed."""
+    all); a signature that is not one (another API's) is not replayed, nor an item without
+    its encrypted content: with ``store: false`` the server kept nothing, so it could only
+    answer 404 "Item with id … not found"."""
     try:
         item = json.loads(block.thinking_signature or "")
     except ValueError:
         return None
-    return item if isinstance(item, dict) and item.get("type") == "reasoning" else None
+    if not isinstance(item, dict) or item.get("type") != "reasoning":
+        return None
+    return item if item.get("encrypted_content") else None
 
 
 def _assistant(message: AssistantMessage, model: Model, index: int) -> list[dict[str, Any]]:
@@ -127,6 +133,9 @@ def _assistant(message: AssistantMessage, model: Model, index: int) -> list[dict
         and message.provider == model.provider
         and message.api == model.api
     )
+    # A call's fc_ item id is paired with the reasoning item the server sent before it; when
+    # that item cannot be replayed (no encrypted content), the id is left out as well.
+    dropped_reasoning = False
     text_index = 0
     for block in message.content:
         if isinstance(block, ThinkingContent):
@@ -134,6 +143,8 @@ def _assistant(message: AssistantMessage, model: Model, index: int) -> list[dict
                 item = _reasoning_item(block)
                 if item is not None:
                     items.append(item)
+                else:
+                    dropped_reasoning = True
         elif isinstance(block, TextContent):
             parsed = parse_text_signature(block.text_signature)
             fallback = f"msg_pi_{index}" if text_index == 0 else f"msg_pi_{index}_{text_index}"
@@ -156,7 +167,8 @@ def _assistant(message: AssistantMessage, model: Model, index: int) -> list[dict
             call: dict[str, Any] = {"type": "function_call"}
             # Another model of the same provider: the server pairs fc_ ids with the reasoning
             # items it saw, so the id is left out (as for calls from another provider).
-            if item_id and not (different_model and item_id.startswith("fc_")):
+            unpaired = different_model or dropped_reasoning
+            if item_id and not (unpaired and item_id.startswith("fc_")):
                 call["id"] = item_id
             call.update(
                 call_id=call_id,
@@ -266,6 +278,8 @@ def build_params(model: Model, context: Context, options: StreamOptions) -> dict
     reasoning = _reasoning(model, options)
     if reasoning is not None:
         params["reasoning"] = reasoning
-        if "summary" in reasoning:
-            params["include"] = ["reasoning.encrypted_content"]
+    if model.reasoning:
+        # A reasoning model returns a reasoning item even with thinking off; with
+        # store: false it can be replayed next turn only with its encrypted content.
+        params["include"] = ["reasoning.encrypted_content"]
     return params

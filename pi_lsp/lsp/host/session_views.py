@@ -37,6 +37,7 @@ def state_result(
             cache_read=usage.cache_read,
             cache_write=usage.cache_write,
             cost=usage.cost,
+            reasoning=usage.reasoning,
         ),
         context_tokens=session.context_tokens(),
         context_window=model.context_window if model is not None else None,

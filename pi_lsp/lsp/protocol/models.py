@@ -331,6 +331,8 @@ class UsageTotals(WireParams):
     cache_read: int = 0
     cache_write: int = 0
     cost: float = 0.0
+    reasoning: int = 0
+    """Of ``output``: the reasoning tokens the providers reported."""
 
 
 class StateResult(WireParams):

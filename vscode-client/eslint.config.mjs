@@ -32,10 +32,11 @@ export default tseslint.config(
   },
   {
     // No import circle (eslint-plugin-import's no-cycle, through any number of modules): a
-    // module imported by one of its own imports runs half-initialised. The rule does not
-    // follow `import type` (erased at build time), so a circle of types alone is kept out by
-    // putting shared types in a module of their own (webview/ctx.ts). The .ts sources are
+    // module imported by one of its own imports runs half-initialised. The .ts sources are
     // resolved with the node resolver; tests/editors/test_vscode_unit.py checks the rule fires.
+    // The rule does not follow `import type` (erased at build time): a circle of types alone is
+    // caught by test/unit/imports.test.ts (shared types go in a module of their own, e.g.
+    // webview/ctx.ts).
     files: ['src/**/*.ts'],
     plugins: { import: importPlugin },
     settings: {

@@ -31,6 +31,8 @@ TODOS = [
     {"id": "2", "content": "Change f", "status": "in_progress"},
 ]
 EDIT = {"path": "a.py", "edits": [{"oldText": "return 1", "newText": "return 2"}]}
+WAIT_FOR_RELEASE = "echo started; until [ -e release ]; do sleep 0.02; done; echo more; exit 3"
+"""A bash call that streams output, then runs until the test has steered (and fails)."""
 
 
 def model_of(event: dict[str, Any]) -> type[BaseModel]:
@@ -116,7 +118,7 @@ async def faux_run(
             thinking,
             tool_reply("todo", {"todos": TODOS}),
             tool_reply("edit", EDIT),
-            tool_reply("bash", {"command": "echo started; sleep 0.3; echo more; exit 3"}),
+            tool_reply("bash", {"command": WAIT_FOR_RELEASE}),
             text_reply("Noted."),  # the turn after the steer
             {"errorMessage": "500 upstream exploded", "beforeStart": True},  # the second run
             *[text_reply(big) for _ in range(4)],
@@ -140,6 +142,7 @@ async def faux_run(
     await h.wait_event(sid, "tool_execution_update")
     steered = await h.call("pi/steer", {"text": "also this", "sessionId": sid})
     assert steered["delivered"] == "steer"
+    (workspace / "release").write_text("")
     await prompt
     await h.run("again", sessionId=sid)  # ends in the model's error
     for i in range(4):

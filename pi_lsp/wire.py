@@ -7,6 +7,8 @@ Below both front ends: the language server's ``pi/event``
 ``toolCall``) — never the partial message; every other event carries whole messages in their
 wire (camelCase) form. Pure functions over the agent's event types; compaction and retry
 events are matched by their ``type``. Must not import pygls, lsprotocol or ``pi_lsp.lsp``.
+What each event's JSON is, is declared in ``wire_events.py`` (exported with the protocol
+schema); a field added here must be declared there (tests/lsp/test_event_models.py).
 """
 
 from __future__ import annotations

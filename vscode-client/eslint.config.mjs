@@ -3,6 +3,7 @@
 // rules that need types (floating promises, unsafe `any` flows, misused promises) see the same
 // program tsc does. Run with `npm run lint`; tests/editors/test_vscode_unit.py runs it in CI.
 import js from '@eslint/js';
+import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -27,6 +28,24 @@ export default tseslint.config(
       // its own constructor's callbacks need is wired (server.ts: the language client's
       // middleware reads the client). The default flags it although it cannot be a const.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // No import circle (eslint-plugin-import's no-cycle, through any number of modules): a
+    // module imported by one of its own imports runs half-initialised. The .ts sources are
+    // resolved with the node resolver; tests/editors/test_vscode_unit.py checks the rule fires.
+    // The rule does not follow `import type` (erased at build time): a circle of types alone is
+    // caught by test/unit/imports.test.ts (shared types go in a module of their own, e.g.
+    // webview/ctx.ts).
+    files: ['src/**/*.ts'],
+    plugins: { import: importPlugin },
+    settings: {
+      'import/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } },
+      'import/extensions': ['.ts', '.js'],
+    },
+    rules: {
+      'import/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

@@ -109,3 +109,27 @@ def test_lint_refuses_a_pi_method_name_outside_src_protocol(npm: str) -> None:
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out[-4000:]
     assert out.count("A pi/* method name outside src/protocol/") == 2, out[-4000:]
+
+
+@pytest.mark.timeout(300)
+def test_lint_refuses_an_import_circle(npm: str) -> None:
+    """Issue 36: ``import/no-cycle`` (eslint-plugin-import) in ``npm run lint`` keeps import
+    circles out of the client (``model/reduce/events.ts`` ↔ ``state.ts`` was one). Checked by
+    linting three probe modules that import each other in a ring (removed afterwards)."""
+    ring = ("a", "b", "c")
+    probes = {
+        f"zz_cycle_{x}.ts": f"import {{ {y} }} from './zz_cycle_{y}';\n"
+        f"export const {x} = (): number => {y}() + 1;\n"
+        for x, y in zip(ring, ring[1:] + ring[:1], strict=True)
+    }
+    paths = [CLIENT / "src" / name for name in probes]
+    for path, text in zip(paths, probes.values(), strict=True):
+        path.write_text(text, encoding="utf-8")
+    try:
+        proc = _run(npm, "exec", "--", "eslint", "--max-warnings", "0", *map(str, paths))
+    finally:
+        for path in paths:
+            path.unlink()
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out[-4000:]
+    assert out.count("Dependency cycle") == 3, out[-4000:]

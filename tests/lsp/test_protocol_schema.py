@@ -66,3 +66,26 @@ def test_method_tables_name_every_method_with_its_models() -> None:
         for entry in defs[name]["properties"].values():
             for ref in entry["properties"].values():
                 assert ref["$ref"].removeprefix("#/$defs/") in defs
+
+
+def test_pi_event_is_a_union_of_the_declared_events() -> None:
+    """``pi/event``'s ``event`` is exported as ``PiEvent``: one declared model per kind, each
+    naming its ``type`` as a constant (a discriminated union in the generated types), with no
+    field beyond its declaration."""
+    defs = json.loads(schema.render())["$defs"]
+    assert defs["EventNotification"]["properties"]["event"] == {"$ref": "#/$defs/PiEvent"}
+    members = [ref["$ref"].removeprefix("#/$defs/") for ref in defs["PiEvent"]["anyOf"]]
+    kinds = set()
+    for name in members:
+        event = defs[name]
+        assert event["additionalProperties"] is False
+        assert "type" in event["required"]
+        kinds.add(event["properties"]["type"]["const"])
+    assert {"agent_start", "message_update", "tool_execution_end", "queue_update"} <= kinds
+    assert {"review_update", "todo_update", "mode_update", "retry", "compaction_end"} <= kinds
+    update = defs["MessageUpdateEvent"]["properties"]["assistantMessageEvent"]
+    assert {ref["$ref"] for ref in update["anyOf"]} == {
+        "#/$defs/ContentBoundary",
+        "#/$defs/ContentDelta",
+        "#/$defs/ToolCallDone",
+    }

@@ -21,7 +21,7 @@ await esbuild
   target: 'node20',
   sourcemap: 'inline',
   logLevel: 'warning',
-  external: ['vscode'],
+  external: ['vscode', 'typescript'],
   })
   .catch((err) => {
     console.error(err.message);

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, RootModel
 
+from ...wire_events import EventModel, WireEvent
 from . import methods as m
 from .features import FEATURES, PROTOCOL_VERSION
 from .models import (
@@ -204,13 +205,24 @@ class StateReply(StateResult):
 # ------------------------------------------------------------------ notifications
 
 
+class ReviewUpdateEvent(EventModel):
+    """The session's pending hunks changed (§9.1): the ``pi/review`` snapshot."""
+
+    type: Literal["review_update"]
+    files: list[ReviewFile]
+
+
+class PiEvent(RootModel[WireEvent | ReviewUpdateEvent]):
+    """A ``pi/event``'s ``event``: its ``type`` names it (``wire_events`` declares each; a
+    client ignores a kind it does not know, which a newer server may send)."""
+
+
 class EventNotification(WireParams):
-    """Server → client ``pi/event`` (docs/protocol.md §3): ``event`` is loosely typed on
-    purpose (its ``type`` names it; new kinds may come)."""
+    """Server → client ``pi/event`` (docs/protocol.md §3)."""
 
     session_id: str
     seq: int
-    event: dict[str, Any]
+    event: PiEvent
 
 
 class DiagnosticsNotification(WireParams):

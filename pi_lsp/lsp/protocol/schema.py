@@ -5,6 +5,9 @@ this module's output (checked in; ``tests/lsp/test_protocol_schema.py`` fails wh
 and the VS Code client's ``src/protocol/generated.ts`` is generated from that file with
 ``json-schema-to-typescript`` (``cd vscode-client && npm run gen:protocol`` runs both steps).
 
+``pi/event``'s ``event`` is ``contract.PiEvent``: the union of the event declarations
+(``pi_lsp/wire_events.py``, plus ``review_update``), exported with the models it refers to.
+
 Beside the models, three method tables (``PiRequests``, ``PiServerRequests``,
 ``PiNotifications``: method → ``{params, result}``, from ``contract``) let a client type one
 function per method without spelling a model name twice.

@@ -4,7 +4,8 @@
 
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import type { EventNotification, SaveDocumentsParams, SaveDocumentsResult } from '../protocol/generated';
+import type { WireNotification } from '../model/reducer';
+import type { SaveDocumentsParams, SaveDocumentsResult } from '../protocol/generated';
 import type { Host } from './host';
 
 export type Decision = { hunkId: string; decision: 'keep' | 'undo'; reason?: string };
@@ -49,7 +50,7 @@ export class ReviewControl {
   }
 
   /** An edit or write starts: its file's diagnostics are forwarded from now on (§9.4). */
-  noteEvent(note: EventNotification): void {
+  noteEvent(note: WireNotification): void {
     const ev = note.event;
     if (ev.type !== 'tool_execution_start' || (ev.toolName !== 'edit' && ev.toolName !== 'write')) return;
     const args = (ev.args ?? {}) as Record<string, unknown>;

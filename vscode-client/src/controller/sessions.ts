@@ -13,10 +13,11 @@ import type { ReviewControl } from './review';
 
 const LAST_SESSION_KEY = 'pi.lastSessionId';
 
-/** A `pi/event` as the view model keeps it: the bulky parts nobody renders dropped. */
+/** A `pi/event` as the view model keeps it: the bulky parts nobody renders dropped. A
+ * `pi/replay` result's events are such notifications (its schema leaves them untyped). */
 export function slimNote(n: EventNotification | Record<string, unknown>): WireNotification {
   const raw = n as EventNotification;
-  return { sessionId: raw.sessionId, seq: raw.seq, event: slimEvent(raw.event as { type: string }) };
+  return { sessionId: raw.sessionId, seq: raw.seq, event: slimEvent(raw.event) };
 }
 
 export class Sessions {

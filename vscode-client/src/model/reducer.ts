@@ -4,14 +4,15 @@
 // ids come from a counter inside the model, never from clocks or randomness.
 //
 // This module composes the per-domain reducers under reduce/: ordering.ts (pi/event order and
-// replay), events.ts (the run's lifecycle and session updates), messages.ts (the streaming
-// transcript), transcript.ts (whole sessions, entry ids), state.ts (pi/state), requests.ts
-// (permission and question cards); parse.ts reads wire values, draft.ts holds one reduction.
+// replay), events.ts (the run's lifecycle and session updates), run_end.ts (the run is over),
+// messages.ts (the streaming transcript), transcript.ts (whole sessions, entry ids), state.ts
+// (pi/state), requests.ts (permission and question cards); parse.ts reads wire values,
+// draft.ts holds one reduction.
 
 import type { ViewModel } from './types';
 import type { Action, Effect, Result } from './reduce/actions';
 import { Draft } from './reduce/draft';
-import { endRunLocally } from './reduce/events';
+import { endRunLocally } from './reduce/run_end';
 import { acceptEvent, applyReplay } from './reduce/ordering';
 import { normQueue, notice } from './reduce/parse';
 import { askPermission, askQuestion, settlePermission, settleQuestion } from './reduce/requests';

@@ -1,6 +1,7 @@
 // What a tool card shows: its title, one-line summary, clipped output and inline diff. Pure.
 
-import type { DiffLine } from './types';
+import type { PiEvent } from '../protocol/generated';
+import type { DiffLine, WireEvent } from './types';
 
 /** A tool argument that should be text; anything else (a malformed call) shows as nothing. */
 const argText = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -180,7 +181,9 @@ function clipText(text: string): string {
   return c.outputCut > 0 ? c.output : `${text.slice(0, BIG / 2)}\n… ${text.length - BIG} characters not shown …\n${text.slice(-BIG / 2)}`;
 }
 
-function clipContent(result: unknown): unknown {
+/** The result (or message) with long text cut and image data dropped; the same object when
+ * nothing needed cutting. */
+function clipContent<T>(result: T): T {
   if (!result || typeof result !== 'object') return result;
   const r = result as Record<string, unknown>;
   if (!Array.isArray(r.content)) return result;
@@ -196,7 +199,7 @@ function clipContent(result: unknown): unknown {
     }
     return b;
   });
-  return changed ? { ...r, content } : result;
+  return changed ? ({ ...r, content } as T) : result;
 }
 
 /**
@@ -205,27 +208,26 @@ function clipContent(result: unknown): unknown {
  * tool output is cut to its head and tail — before the event reaches the reducer, so the host
  * and the webview see the same, small event.
  */
-export function slimEvent<T extends { type: string }>(ev: T): T {
-  const e = ev as unknown as Record<string, unknown>;
+export function slimEvent(ev: PiEvent): WireEvent {
   switch (ev.type) {
     case 'agent_end':
-      return Array.isArray(e.messages) ? ({ ...e, messages: [] } as unknown as T) : ev;
+      return 'messages' in ev && Array.isArray(ev.messages) ? { ...ev, messages: [] } : ev;
     case 'turn_end':
-      return { type: 'turn_end' } as unknown as T;
+      return { type: 'turn_end' };
     case 'tool_execution_update': {
-      const r = clipContent(e.partialResult);
-      return r === e.partialResult ? ev : ({ ...e, partialResult: r } as unknown as T);
+      const r = clipContent(ev.partialResult);
+      return r === ev.partialResult ? ev : { ...ev, partialResult: r };
     }
     case 'tool_execution_end': {
-      const r = clipContent(e.result);
-      return r === e.result ? ev : ({ ...e, result: r } as unknown as T);
+      const r = clipContent(ev.result);
+      return r === ev.result ? ev : { ...ev, result: r };
     }
     case 'message_start':
     case 'message_end': {
-      const m = e.message as Record<string, unknown> | undefined;
+      const m = ev.message;
       if (!m || (m.role !== 'toolResult' && m.role !== 'user')) return ev;
       const r = clipContent(m);
-      return r === m ? ev : ({ ...e, message: r } as unknown as T);
+      return r === m ? ev : { ...ev, message: r };
     }
     default:
       return ev;

@@ -3,7 +3,7 @@
 // the extension host and the webview run the same reducer on the same actions.
 // Field names here are a contract with the extension-host tests (see api.ts).
 
-import type { SessionSummary, TodoEntry } from '../protocol/generated';
+import type { PiEvent, SessionSummary, TodoEntry, TurnEndEvent, TurnEndRefsEvent } from '../protocol/generated';
 
 /** The language server's life as the extension sees it. */
 export type ServerStatus = 'starting' | 'running' | 'missing' | 'stopped' | 'error';
@@ -252,8 +252,10 @@ export interface ViewModel {
   rev: number;
 }
 
-/** A `pi/event` notification's `event` (docs/protocol.md §3, §7, §9): loosely typed on purpose. */
-export interface WireEvent {
-  type: string;
-  [key: string]: unknown;
-}
+/**
+ * A `pi/event`'s `event` as the reducer takes it: the wire's discriminated union `PiEvent`
+ * (generated from the server's declarations, pi_lsp/wire_events.py), with `turn_end` slimmed
+ * to its type (`slimEvent`: nothing reads its messages). A kind a newer server adds reaches
+ * the reducer too and is ignored there.
+ */
+export type WireEvent = Exclude<PiEvent, TurnEndEvent | TurnEndRefsEvent> | { type: 'turn_end' };

@@ -10,6 +10,34 @@
  */
 export type ClientNotificationMethod = 'pi/diagnostics';
 /**
+ * A ``pi/event``'s ``event``: its ``type`` names it (``wire_events`` declares each; a
+ * client ignores a kind it does not know, which a newer server may send).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "PiEvent".
+ */
+export type PiEvent =
+  | AgentStartEvent
+  | TurnStartEvent
+  | MessageStartEvent
+  | MessageUpdateEvent
+  | MessageEndEvent
+  | ToolExecutionStartEvent
+  | ToolExecutionUpdateEvent
+  | ToolExecutionEndEvent
+  | TurnEndEvent
+  | TurnEndRefsEvent
+  | AgentEndEvent
+  | AgentEndRefsEvent
+  | RetryEvent
+  | CompactionStartEvent
+  | CompactionEndEvent
+  | SessionSaveEvent
+  | QueueUpdateEvent
+  | TodoUpdateEvent
+  | ModeUpdateEvent
+  | ReviewUpdateEvent;
+/**
  * Client → server pi/* requests.
  *
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -52,6 +80,9 @@ export type ServerMethod = 'pi/event' | 'pi/saveDocuments' | 'pi/requestPermissi
  */
 export interface PiProtocol {
   AbortResult?: AbortResult;
+  AgentEndEvent?: AgentEndEvent;
+  AgentEndRefsEvent?: AgentEndRefsEvent;
+  AgentStartEvent?: AgentStartEvent;
   AskOptionWire?: AskOptionWire;
   AskRequestParams?: AskRequestParams;
   AskResult?: AskResult;
@@ -59,6 +90,10 @@ export interface PiProtocol {
   CheckpointsResult?: CheckpointsResult;
   ClientNotificationMethod?: ClientNotificationMethod;
   CompactResult?: CompactResult;
+  CompactionEndEvent?: CompactionEndEvent;
+  CompactionStartEvent?: CompactionStartEvent;
+  ContentBoundary?: ContentBoundary;
+  ContentDelta?: ContentDelta;
   Decision?: Decision;
   DecisionParams?: DecisionParams;
   DecisionResult?: DecisionResult;
@@ -77,6 +112,10 @@ export interface PiProtocol {
   McpParams?: McpParams;
   McpResult?: McpResult;
   McpServerInfo?: McpServerInfo;
+  MessageEndEvent?: MessageEndEvent;
+  MessageStartEvent?: MessageStartEvent;
+  MessageUpdateEvent?: MessageUpdateEvent;
+  ModeUpdateEvent?: ModeUpdateEvent;
   ModelInfo?: ModelInfo;
   ModelRef?: ModelRef;
   ModelsParams?: ModelsParams;
@@ -88,6 +127,7 @@ export interface PiProtocol {
   PermissionRule?: PermissionRule;
   PermissionsParams?: PermissionsParams;
   PermissionsResult?: PermissionsResult;
+  PiEvent?: PiEvent;
   PiFeatures?: PiFeatures;
   PiNotifications?: PiNotifications;
   PiRequests?: PiRequests;
@@ -100,7 +140,9 @@ export interface PiProtocol {
   QueueOpParams?: QueueOpParams;
   QueueParams?: QueueParams;
   QueueResult?: QueueResult;
+  QueueUpdateEvent?: QueueUpdateEvent;
   QueuedItem?: QueuedItem;
+  QueuedText?: QueuedText;
   Range?: Range;
   ReplayParams?: ReplayParams;
   ReplayResult?: ReplayResult;
@@ -111,16 +153,19 @@ export interface PiProtocol {
   RestoreParams?: RestoreParams;
   RestoreResult?: RestoreResult;
   ResumeResult?: ResumeResult;
+  RetryEvent?: RetryEvent;
   RevertToolCallParams?: RevertToolCallParams;
   RevertToolCallResult?: RevertToolCallResult;
   ReviewFile?: ReviewFile;
   ReviewHunk?: ReviewHunk;
   ReviewResult?: ReviewResult;
+  ReviewUpdateEvent?: ReviewUpdateEvent;
   SaveDocumentsParams?: SaveDocumentsParams;
   SaveDocumentsResult?: SaveDocumentsResult;
   ServerMethod?: ServerMethod;
   SessionIdResult?: SessionIdResult;
   SessionParams?: SessionParams;
+  SessionSaveEvent?: SessionSaveEvent;
   SessionSummary?: SessionSummary;
   SessionsResult?: SessionsResult;
   SetModeParams?: SetModeParams;
@@ -129,6 +174,16 @@ export interface PiProtocol {
   StateReply?: StateReply;
   StateResult?: StateResult;
   TodoEntry?: TodoEntry;
+  TodoItemWire?: TodoItemWire;
+  TodoUpdateEvent?: TodoUpdateEvent;
+  ToolCallDone?: ToolCallDone;
+  ToolExecutionEndEvent?: ToolExecutionEndEvent;
+  ToolExecutionStartEvent?: ToolExecutionStartEvent;
+  ToolExecutionUpdateEvent?: ToolExecutionUpdateEvent;
+  ToolResultWire?: ToolResultWire;
+  TurnEndEvent?: TurnEndEvent;
+  TurnEndRefsEvent?: TurnEndRefsEvent;
+  TurnStartEvent?: TurnStartEvent;
   UndoRestoreParams?: UndoRestoreParams;
   UndoRestoreResult?: UndoRestoreResult;
   UsageTotals?: UsageTotals;
@@ -139,6 +194,36 @@ export interface PiProtocol {
  */
 export interface AbortResult {
   aborted: boolean;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "AgentEndEvent".
+ */
+export interface AgentEndEvent {
+  type: 'agent_end';
+  /**
+   * Every message this run added.
+   */
+  messages: {
+    [k: string]: unknown | undefined;
+  }[];
+}
+/**
+ * ``agent_end`` in compact form (``compactEvents``).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "AgentEndRefsEvent".
+ */
+export interface AgentEndRefsEvent {
+  type: 'agent_end';
+  messageRefs: number[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "AgentStartEvent".
+ */
+export interface AgentStartEvent {
+  type: 'agent_start';
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -199,6 +284,49 @@ export interface CompactResult {
   compacted: boolean;
   tokensBefore: number;
   tokensAfter: number;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CompactionEndEvent".
+ */
+export interface CompactionEndEvent {
+  type: 'compaction_end';
+  reason: 'manual' | 'threshold' | 'overflow';
+  /**
+   * Absent when the compaction failed early.
+   */
+  tokensBefore?: number | null;
+  tokensAfter?: number | null;
+  errorMessage?: string | null;
+  willRetry: boolean;
+  aborted: boolean;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CompactionStartEvent".
+ */
+export interface CompactionStartEvent {
+  type: 'compaction_start';
+  reason: 'manual' | 'threshold' | 'overflow';
+}
+/**
+ * A content block begins or ends (``toolcall_end`` is ``ToolCallDone``).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ContentBoundary".
+ */
+export interface ContentBoundary {
+  type: 'text_start' | 'text_end' | 'thinking_start' | 'thinking_end' | 'toolcall_start';
+  contentIndex: number;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ContentDelta".
+ */
+export interface ContentDelta {
+  type: 'text_delta' | 'thinking_delta' | 'toolcall_delta';
+  contentIndex: number;
+  delta: string;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -296,8 +424,7 @@ export interface DiagnosticsNotification {
   }[];
 }
 /**
- * Server → client ``pi/event`` (docs/protocol.md §3): ``event`` is loosely typed on
- * purpose (its ``type`` names it; new kinds may come).
+ * Server → client ``pi/event`` (docs/protocol.md §3).
  *
  * This interface was referenced by `PiProtocol`'s JSON-Schema
  * via the `definition` "EventNotification".
@@ -305,9 +432,229 @@ export interface DiagnosticsNotification {
 export interface EventNotification {
   sessionId: string;
   seq: number;
-  event: {
+  event: PiEvent;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "TurnStartEvent".
+ */
+export interface TurnStartEvent {
+  type: 'turn_start';
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "MessageStartEvent".
+ */
+export interface MessageStartEvent {
+  type: 'message_start';
+  message: {
     [k: string]: unknown | undefined;
   };
+  /**
+   * The queue entry this user message came out of (with ``deliveredAs``).
+   */
+  queuedId?: string | null;
+  deliveredAs?: ('steer' | 'followUp') | null;
+}
+/**
+ * A streamed change of the assistant message: never the partial message itself.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "MessageUpdateEvent".
+ */
+export interface MessageUpdateEvent {
+  type: 'message_update';
+  assistantMessageEvent: ContentBoundary | ContentDelta | ToolCallDone;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ToolCallDone".
+ */
+export interface ToolCallDone {
+  type: 'toolcall_end';
+  contentIndex: number;
+  /**
+   * The parsed call: ``{type: "toolCall", id, name, arguments}``.
+   */
+  toolCall: {
+    [k: string]: unknown | undefined;
+  };
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "MessageEndEvent".
+ */
+export interface MessageEndEvent {
+  type: 'message_end';
+  message: {
+    [k: string]: unknown | undefined;
+  };
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ToolExecutionStartEvent".
+ */
+export interface ToolExecutionStartEvent {
+  type: 'tool_execution_start';
+  toolCallId: string;
+  toolName: string;
+  args: unknown;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ToolExecutionUpdateEvent".
+ */
+export interface ToolExecutionUpdateEvent {
+  type: 'tool_execution_update';
+  toolCallId: string;
+  toolName: string;
+  partialResult: ToolResultWire;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ToolResultWire".
+ */
+export interface ToolResultWire {
+  content: unknown[];
+  details?: unknown;
+  terminate?: boolean | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ToolExecutionEndEvent".
+ */
+export interface ToolExecutionEndEvent {
+  type: 'tool_execution_end';
+  toolCallId: string;
+  toolName: string;
+  result: ToolResultWire;
+  isError: boolean;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "TurnEndEvent".
+ */
+export interface TurnEndEvent {
+  type: 'turn_end';
+  /**
+   * The turn's assistant message.
+   */
+  message: {
+    [k: string]: unknown | undefined;
+  };
+  toolResults: {
+    [k: string]: unknown | undefined;
+  }[];
+}
+/**
+ * ``turn_end`` in compact form (``compactEvents``): the ``seq`` of each message's
+ * ``message_end``.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "TurnEndRefsEvent".
+ */
+export interface TurnEndRefsEvent {
+  type: 'turn_end';
+  messageRef: number;
+  toolResultRefs: number[];
+}
+/**
+ * A transient provider error retried before any output of the reply.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "RetryEvent".
+ */
+export interface RetryEvent {
+  type: 'retry';
+  attempt: number;
+  delayMs: number;
+  errorMessage: string;
+}
+/**
+ * Saving the session file started failing (``ok: false``) or works again.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "SessionSaveEvent".
+ */
+export interface SessionSaveEvent {
+  type: 'session_save';
+  ok: boolean;
+  errorMessage?: string | null;
+}
+/**
+ * Both queues as they are now, oldest first.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "QueueUpdateEvent".
+ */
+export interface QueueUpdateEvent {
+  type: 'queue_update';
+  steering: QueuedText[];
+  followUp: QueuedText[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "QueuedText".
+ */
+export interface QueuedText {
+  id: string;
+  text: string;
+}
+/**
+ * The agent's todo list, whole.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "TodoUpdateEvent".
+ */
+export interface TodoUpdateEvent {
+  type: 'todo_update';
+  items: TodoItemWire[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "TodoItemWire".
+ */
+export interface TodoItemWire {
+  id: string;
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ModeUpdateEvent".
+ */
+export interface ModeUpdateEvent {
+  type: 'mode_update';
+  mode: 'plan' | 'act';
+}
+/**
+ * The session's pending hunks changed (§9.1): the ``pi/review`` snapshot.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ReviewUpdateEvent".
+ */
+export interface ReviewUpdateEvent {
+  type: 'review_update';
+  files: ReviewFile[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ReviewFile".
+ */
+export interface ReviewFile {
+  uri: string;
+  hunks: ReviewHunk[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ReviewHunk".
+ */
+export interface ReviewHunk {
+  id: string;
+  toolCallId: string;
+  range: Range;
+  oldText: string;
+  newText: string;
 }
 /**
  * A file, or a selection of it.
@@ -893,25 +1240,6 @@ export interface SetModeResult {
 export interface ReviewResult {
   sessionId: string;
   files: ReviewFile[];
-}
-/**
- * This interface was referenced by `PiProtocol`'s JSON-Schema
- * via the `definition` "ReviewFile".
- */
-export interface ReviewFile {
-  uri: string;
-  hunks: ReviewHunk[];
-}
-/**
- * This interface was referenced by `PiProtocol`'s JSON-Schema
- * via the `definition` "ReviewHunk".
- */
-export interface ReviewHunk {
-  id: string;
-  toolCallId: string;
-  range: Range;
-  oldText: string;
-  newText: string;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema

@@ -3,7 +3,7 @@
 
 import type { AssistantItem } from '../model/types';
 import { clear, fmtCost, fmtTokens, h } from './dom';
-import type { Ctx, Rendered } from './items';
+import type { Ctx, Rendered } from './ctx';
 import { renderMarkdown, segments } from './markdown';
 
 export function assistant(a: AssistantItem, ctx: Ctx, prev?: Rendered): Rendered {

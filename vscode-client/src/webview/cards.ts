@@ -2,8 +2,9 @@
 // notices (incl. the muted "pi was told" marker), permission prompts and the agent's questions.
 
 import type { NoticeItem, PermissionItem, QuestionItem, ToolItem } from '../model/types';
+import type { WebviewMessage } from '../protocol/messages';
 import { h } from './dom';
-import type { Ctx } from './items';
+import type { Ctx } from './ctx';
 
 const STATUS_ICON: Record<string, string> = { pending: '○', running: '◌', done: '✓', error: '✗' };
 
@@ -87,15 +88,16 @@ export function noticeEl(n: NoticeItem, ctx: Ctx): HTMLElement {
       h('details', {}, h('summary', { text: n.text }), h('pre.told-text', { text: n.detail ?? '' })),
     );
   }
+  const restoreId = n.restoreId;
   return h(
     `div.item.notice.${n.level}` as 'div',
     { 'data-testid': `notice-${n.topic}` },
     h('span', { text: n.text }),
-    n.restoreId
+    restoreId
       ? h('button.link', {
           'data-testid': 'undo-restore',
           text: 'Undo restore',
-          onclick: () => ctx.post({ type: 'undoRestore', restoreId: n.restoreId }),
+          onclick: () => ctx.post({ type: 'undoRestore', restoreId }),
         })
       : null,
   );
@@ -127,7 +129,7 @@ export function permissionEl(p: PermissionItem, ctx: Ctx): HTMLElement {
         'data-testid': OPTION_TESTID[o.kind] ?? `permission-${o.id}`,
         text: o.label,
         onclick: () => {
-          const msg: Record<string, unknown> = { type: 'permission', requestKey: p.requestKey, optionId: o.id };
+          const msg: Extract<WebviewMessage, { type: 'permission' }> = { type: 'permission', requestKey: p.requestKey, optionId: o.id };
           if (isDeny && reason.value.trim()) msg.reason = reason.value.trim();
           ctx.post(msg);
         },
@@ -156,7 +158,7 @@ export function questionEl(q: QuestionItem, ctx: Ctx): HTMLElement {
     return card;
   }
   const answer = (answers: string[], text?: string) => {
-    const msg: Record<string, unknown> = { type: 'answer', requestKey: q.requestKey, answers };
+    const msg: Extract<WebviewMessage, { type: 'answer' }> = { type: 'answer', requestKey: q.requestKey, answers };
     if (text) msg.text = text;
     ctx.post(msg);
   };

@@ -2,6 +2,7 @@
 // steers, Alt+Enter queues a follow-up, Ctrl+Enter interrupts while a run streams), pasted
 // images, slash commands and the completion list.
 
+import type { WebviewMessage } from '../protocol/messages';
 import { Completion } from './completion';
 import { clear, h } from './dom';
 import { modeBtn, planEl } from './plan';
@@ -83,7 +84,7 @@ function send(gesture: Gesture): void {
     completion.hide();
     return;
   }
-  const msg: Record<string, unknown> = { type: 'send', text };
+  const msg: Extract<WebviewMessage, { type: 'send' }> = { type: 'send', text };
   if (app.vm.isStreaming) msg.deliverAs = gesture;
   if (images.length > 0) msg.images = images.map((i) => ({ data: i.data, mimeType: i.mimeType }));
   post(msg);

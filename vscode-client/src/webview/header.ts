@@ -50,7 +50,7 @@ export function paintHeader(): void {
     h('option', { value: 'apply', text: 'edits: apply', selected: app.settings.edits === 'apply' }),
     h('option', { value: 'confirm', text: 'edits: confirm', selected: app.settings.edits === 'confirm' }),
   );
-  edits.addEventListener('change', () => post({ type: 'setEdits', mode: edits.value }));
+  edits.addEventListener('change', () => post({ type: 'setEdits', mode: edits.value === 'confirm' ? 'confirm' : 'apply' }));
   bottom.append(edits);
   // Context meter and session cost.
   const used = app.vm.contextTokens;

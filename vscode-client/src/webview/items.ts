@@ -2,26 +2,12 @@
 // the item's rev changed. Assistant messages are patched in place (assistant.ts); tool,
 // notice, permission and question cards are rebuilt (cards.ts).
 
-import type { Features, Item, UserItem } from '../model/types';
+import type { Item, UserItem } from '../model/types';
 import { splitAttached } from '../mention';
 import { assistant } from './assistant';
 import { noticeEl, permissionEl, questionEl, toolEl } from './cards';
+import type { Ctx, Rendered } from './ctx';
 import { h } from './dom';
-
-export interface Ctx {
-  post(msg: Record<string, unknown>): void;
-  features: Features;
-  expanded: Set<string>;
-  toggle(id: string): void;
-}
-
-export interface Rendered {
-  el: HTMLElement;
-  rev: number;
-  /** Per text block: rendered segment sources. */
-  segs?: Map<number, { srcs: string[]; els: HTMLElement[] }>;
-  key?: string;
-}
 
 export function renderItem(item: Item, ctx: Ctx, prev?: Rendered): Rendered {
   switch (item.kind) {
@@ -56,7 +42,8 @@ function userEl(u: UserItem, ctx: Ctx): HTMLElement {
   }
   if (u.images) meta.push(h('span.muted', { text: ` · ${u.images} image${u.images === 1 ? '' : 's'}` }));
   const actions = h('div.msg-actions');
-  if (u.entryId) {
+  const entryId = u.entryId;
+  if (entryId) {
     if (ctx.features.checkpoints) {
       for (const [mode, label] of [
         ['code', 'Restore code'],
@@ -73,7 +60,7 @@ function userEl(u: UserItem, ctx: Ctx): HTMLElement {
                   ? 'Go back to before this message (a new branch of the session); its text returns to the input'
                   : 'Both: revert the code and go back in the conversation',
             text: label,
-            onclick: () => ctx.post({ type: 'restore', entryId: u.entryId, mode }),
+            onclick: () => ctx.post({ type: 'restore', entryId, mode }),
           }),
         );
       }
@@ -83,7 +70,7 @@ function userEl(u: UserItem, ctx: Ctx): HTMLElement {
         'data-testid': 'fork',
         title: 'Start a new session branched at this message',
         text: 'Fork',
-        onclick: () => ctx.post({ type: 'fork', entryId: u.entryId }),
+        onclick: () => ctx.post({ type: 'fork', entryId }),
       }),
     );
   }

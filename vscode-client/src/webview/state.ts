@@ -4,7 +4,7 @@
 
 import { initialState } from '../model/reducer';
 import type { ViewModel } from '../model/types';
-import type { ModelRow, PanelSettings } from '../protocol/messages';
+import type { ModelRow, PanelSettings, WebviewMessage } from '../protocol/messages';
 
 declare function acquireVsCodeApi(): {
   postMessage(m: unknown): void;
@@ -33,7 +33,8 @@ export const app: {
   persisted: (vscode.getState() as Persisted | undefined) ?? {},
 };
 
-export function post(msg: Record<string, unknown>): void {
+/** A message to the extension host (which validates it again: parseWebviewMessage). */
+export function post(msg: WebviewMessage): void {
   vscode.postMessage(msg);
 }
 

@@ -4,7 +4,8 @@
 
 import type { Item } from '../model/types';
 import { clear, h } from './dom';
-import { type Ctx, type Rendered, renderItem } from './items';
+import type { Ctx, Rendered } from './ctx';
+import { renderItem } from './items';
 import { app, invalidate, post } from './state';
 
 const WINDOW_STEP = 150;

@@ -2,11 +2,12 @@
 // retry, saving) and the session-level updates (todo, mode, queue, review). Message and tool
 // events are delegated to messages.ts.
 
-import type { AssistantItem, NoticeItem, PermissionItem, QuestionItem, Queue, ReviewFile, ToolItem, WireEvent } from '../types';
+import type { NoticeItem, ToolItem, WireEvent } from '../types';
 import { clipOutput, summariseTool, toolDiff, toolOutputText, toolTitle } from '../tools';
 import type { Draft } from './draft';
 import { ensureTool, messageEnd, messageStart, messageUpdate } from './messages';
 import { fmtTokens, normQueue, normTodo, notice, num, obj, str } from './parse';
+import { endRunLocally } from './run_end';
 import { setMode } from './state';
 
 export function applyEvent(d: Draft, ev: WireEvent): void {
@@ -118,54 +119,14 @@ export function applyEvent(d: Draft, ev: WireEvent): void {
       if (ev.mode === 'plan' || ev.mode === 'act') setMode(vm, ev.mode);
       break;
     case 'queue_update':
-      vm.queue = normQueue(ev as unknown as Queue);
+      vm.queue = normQueue(ev);
       vm.features = vm.features.queue ? vm.features : { ...vm.features, queue: true };
       break;
     case 'review_update':
-      vm.review = Array.isArray(ev.files) ? (ev.files as ReviewFile[]).filter((f) => f.hunks?.length) : [];
+      vm.review = Array.isArray(ev.files) ? ev.files.filter((f) => f.hunks?.length) : [];
       vm.features = vm.features.review ? vm.features : { ...vm.features, review: true };
       break;
     default:
       break; // unknown events are ignored (newer server)
-  }
-}
-
-/** The run is over (agent_end, or the server went away): nothing stays "running". */
-export function endRunLocally(d: Draft, reason: string | null): void {
-  const vm = d.vm;
-  vm.isStreaming = false;
-  vm.compacting = false;
-  const items = vm.items;
-  for (let i = Math.max(0, items.length - 400); i < items.length; i++) {
-    const it = items[i];
-    if (it.kind === 'assistant' && it.streaming) {
-      d.update<AssistantItem>(it.id, (x) => {
-        x.streaming = false;
-        if (reason && !x.stopReason) {
-          x.stopReason = 'error';
-          x.errorMessage = reason;
-        }
-      });
-    } else if (it.kind === 'tool' && (it.status === 'running' || it.status === 'pending')) {
-      d.update<ToolItem>(it.id, (x) => {
-        x.status = 'error';
-        x.summary = reason ?? 'not run';
-      });
-    } else if (it.kind === 'permission' && it.status === 'pending' && reason) {
-      d.update<PermissionItem>(it.id, (x) => {
-        x.status = 'withdrawn';
-      });
-    }
-  }
-  for (const q of vm.questions) {
-    d.update<QuestionItem>(q.id, (x) => {
-      x.status = 'withdrawn';
-    });
-  }
-  vm.questions = [];
-  if (vm.mode === 'plan' && !reason) vm.planReady = true;
-  if (reason) {
-    vm.permissions = [];
-    d.push(notice(d, 'warning', 'reconnect', reason));
   }
 }

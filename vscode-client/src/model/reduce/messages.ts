@@ -1,12 +1,13 @@
 // The transcript as it streams: message_start / message_update / message_end build user and
 // assistant items; tool calls get their card as soon as the model names them.
 
-import type { AssistantItem, ToolItem, UserItem, WireEvent } from '../types';
+import type { MessageEndEvent, MessageStartEvent, MessageUpdateEvent } from '../../protocol/generated';
+import type { AssistantItem, ToolItem, UserItem } from '../types';
 import { toolTitle } from '../tools';
 import type { Draft } from './draft';
 import { addUsage, contentBlocks, countImages, gluedNote, normUsage, notice, num, obj, str, told, userText } from './parse';
 
-export function messageStart(d: Draft, ev: WireEvent): void {
+export function messageStart(d: Draft, ev: MessageStartEvent): void {
   const m = obj(ev.message);
   const role = m.role;
   if (role === 'user') {
@@ -56,12 +57,12 @@ export function messageStart(d: Draft, ev: WireEvent): void {
   }
 }
 
-export function messageUpdate(d: Draft, ev: WireEvent): void {
+export function messageUpdate(d: Draft, ev: MessageUpdateEvent): void {
   const a = d.lastStreamingAssistant();
   if (!a) return;
-  const u = obj(ev.assistantMessageEvent);
+  const u = ev.assistantMessageEvent;
   const ci = num(u.contentIndex) ?? 0;
-  const delta = typeof u.delta === 'string' ? u.delta : '';
+  const delta = 'delta' in u && typeof u.delta === 'string' ? u.delta : '';
   let toolCall: Record<string, unknown> | null = null;
   d.update<AssistantItem>(a.id, (x) => {
     const blocks = x.blocks.slice();
@@ -100,7 +101,7 @@ export function messageUpdate(d: Draft, ev: WireEvent): void {
   }
 }
 
-export function messageEnd(d: Draft, ev: WireEvent): void {
+export function messageEnd(d: Draft, ev: MessageEndEvent): void {
   const m = obj(ev.message);
   if (m.role !== 'assistant') return;
   let a = d.lastStreamingAssistant();

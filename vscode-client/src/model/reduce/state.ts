@@ -3,7 +3,7 @@
 
 import type { ViewModel } from '../types';
 import type { Draft } from './draft';
-import { endRunLocally } from './events';
+import { endRunLocally } from './run_end';
 import { normMcp, normTodo, normUsage, num, str } from './parse';
 
 export function applyState(d: Draft, s: Record<string, unknown>): void {

@@ -1143,6 +1143,10 @@ export interface UsageTotals {
   cacheRead?: number;
   cacheWrite?: number;
   cost?: number;
+  /**
+   * Of ``output``: the reasoning tokens the providers reported.
+   */
+  reasoning?: number;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema

@@ -102,39 +102,39 @@ def test_the_skill_wrapper_is_pis() -> None:
     assert skill_block(skill, "Body.", "v1.2").endswith("</skill>\n\nv1.2")
 
 
-@pytest.mark.parametrize(
-    ("template", "args", "expected"),
-    [
-        ("$1 and $2", ["a", "b"], "a and b"),
-        ("$1 $3", ["a"], "a "),
-        ("$10 vs $1", ["1", "2", "3", "4", "5", "6", "7", "8", "9", "ten"], "ten vs 1"),
-        ("${@:2}", ["a", "b", "c"], "b c"),
-        ("${@:2:1}", ["a", "b", "c"], "b"),
-        ("${@:0}", ["a", "b"], "a b"),
-        ("$ARGUMENTS|$@", ["x y", "z"], "x y z|x y z"),
-        ("${1:-none} ${2:-none}", ["a"], "a none"),
-        ("${@:-nothing}", [], "nothing"),
-        ("$1", ["$2 and $ARGUMENTS"], "$2 and $ARGUMENTS"),  # never recursive
-        ("$9 of two", ["a", "b"], " of two"),
-        ("cost: $5.00", [], "cost: .00"),
-    ],
-)
+SUBSTITUTION_CASES: list[tuple[str, list[str], str]] = [
+    ("$1 and $2", ["a", "b"], "a and b"),
+    ("$1 $3", ["a"], "a "),
+    ("$10 vs $1", ["1", "2", "3", "4", "5", "6", "7", "8", "9", "ten"], "ten vs 1"),
+    ("${@:2}", ["a", "b", "c"], "b c"),
+    ("${@:2:1}", ["a", "b", "c"], "b"),
+    ("${@:0}", ["a", "b"], "a b"),
+    ("$ARGUMENTS|$@", ["x y", "z"], "x y z|x y z"),
+    ("${1:-none} ${2:-none}", ["a"], "a none"),
+    ("${@:-nothing}", [], "nothing"),
+    ("$1", ["$2 and $ARGUMENTS"], "$2 and $ARGUMENTS"),  # never recursive
+    ("$9 of two", ["a", "b"], " of two"),
+    ("cost: $5.00", [], "cost: .00"),
+]
+
+
+@pytest.mark.parametrize(("template", "args", "expected"), SUBSTITUTION_CASES)
 def test_substitution_cases(template: str, args: list[str], expected: str) -> None:
     assert substitute_args(template, args) == expected
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ('a "b c" d', ["a", "b c", "d"]),
-        ("'one two' three", ["one two", "three"]),
-        ('say "x \\"y\\""', ["say", 'x "y"']),
-        ('"" x', ["", "x"]),
-        ("don't stop", ["don't", "stop"]),
-        ('"unclosed rest', ['"unclosed', "rest"]),
-        ("  spaced   out ", ["spaced", "out"]),
-    ],
-)
+ARGUMENT_CASES: list[tuple[str, list[str]]] = [
+    ('a "b c" d', ["a", "b c", "d"]),
+    ("'one two' three", ["one two", "three"]),
+    ('say "x \\"y\\""', ["say", 'x "y"']),
+    ('"" x', ["", "x"]),
+    ("don't stop", ["don't", "stop"]),
+    ('"unclosed rest', ['"unclosed', "rest"]),
+    ("  spaced   out ", ["spaced", "out"]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ARGUMENT_CASES)
 def test_argument_splitting_cases(text: str, expected: list[str]) -> None:
     assert parse_command_args(text) == expected
 

@@ -54,10 +54,10 @@ def build(tmp: Path) -> Tree:
     (repo / ".git").mkdir(parents=True)
     skill(agent / "skills", "user-skill", "A user's own skill & <tricks>.")
     skill(home / ".agents" / "skills", "agents-user", "From ~/.agents/skills.")
-    skill(cwd / ".pi" / "skills", "release", "Cut a release: bump, tag, push.")
+    skill(cwd / ".pi" / "skills", "release", "Cut a release - bump, tag, push.")
     skill(cwd / ".pi" / "skills", "hidden", "Only by hand.", **{"disable-model-invocation": "true"})
     skill(repo / ".agents" / "skills", "repo-agents", "From the repo's .agents/skills.")
-    skill(repo / ".agents" / "skills", "release", "A second release skill: loses.")
+    skill(repo / ".agents" / "skills", "release", "A second release skill, which loses.")
     shutil.copytree(REAL_SKILL, cwd / ".pi" / "skills" / "changelog-entry")
     write(
         cwd / ".pi" / "prompts" / "review.md",

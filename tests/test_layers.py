@@ -177,6 +177,7 @@ ACP_MAY_IMPORT = (
     "pi_lsp.tools.ask",
     "pi_lsp.tools.todo",
     "pi_lsp.mcp",  # the MCP client: the servers a client passes in session/new become tools
+    "pi_lsp.resources",  # the project's commands and context (Command, ResourcesPayload)
 )
 ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)
 """acp/factory.py makes the sessions (runtime.create_agent_session) over a disk workspace."""

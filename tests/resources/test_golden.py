@@ -199,3 +199,13 @@ def test_an_expansion_is_never_expanded_again(tmp_path: Path) -> None:
     resources = _resources(tmp_path)
     out = expand_input("/review /review /skill:release", resources)
     assert out.text == "Review /review focusing on /skill:release"
+
+
+def test_a_template_referencing_9_with_two_arguments_warns_and_leaves_it_empty() -> None:
+    template = PromptTemplate(
+        name="t", description="", content="a=$1 b=$2 i=$9.", path="/t.md", scope="project"
+    )
+    resources = Resources(cwd="/r", agent_dir="/g", templates=(template,))
+    out = expand_input("/t one two", resources)
+    assert out.text == "a=one b=two i=."
+    assert out.warning == "/t uses $9 but was given 2 arguments: left empty"

@@ -221,13 +221,15 @@ class ConfiguredSession(AgentSession):
         config = config or self.config
         choice = self.resolve(config)
         model = choice.model
-        project = self.project_resources
-        if project is not None and config.resources != self.config.resources:
-            project.options = config.resources  # loaded again from the next run on
-            self.reload_resources()
         stream_fn = self._stream_fn(config) if model.api == "faux" else None
         protect_key(config, model)
-        self.config = config
+        previous, self.config = self.config, config
+        project = self.project_resources
+        if project is not None and config.resources != previous.resources:
+            project.options = config.resources  # loaded again, used from the next run on
+            self.reload_resources()
+        elif project is not None and config.system_prompt_append != previous.system_prompt_append:
+            self.reload_resources()  # the system prompt is made again with the new text
         base = self.agent.stream_options or StreamOptions(on_retry=self.notify_retry)
         options = replace(
             base,

@@ -270,3 +270,18 @@ async def test_a_broken_loader_does_not_stop_the_session(
     finally:
         await session.aclose()
         session.close()
+
+
+async def test_a_changed_config_reloads_with_the_new_options(tree: Tree, tmp_path: Path) -> None:
+    config = _config(tree, tmp_path)
+    session = create_agent_session(config, DiskWorkspace([tree.cwd]))
+    try:
+        assert "make check" in session.agent.state.system_prompt
+        off = config.resources.model_copy(update={"context_files": False})
+        session.configure(config.model_copy(update={"resources": off}))
+        assert "make check" not in session.agent.state.system_prompt
+        session.configure(session.config.model_copy(update={"system_prompt_append": "BE TERSE"}))
+        assert "\n\nBE TERSE\n" in session.agent.state.system_prompt
+    finally:
+        await session.aclose()
+        session.close()

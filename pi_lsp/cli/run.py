@@ -112,7 +112,8 @@ def show_resources(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         print(f"pi-lsp run: --cwd {args.cwd}: not a directory", file=sys.stderr)
         return EXIT_USAGE
     options = resource_options(args)
-    project = load_project_resources(cwd, options, trusted=saved_trust(cwd, options).trusted)
+    trusted = saved_trust(cwd, options).load_project
+    project = load_project_resources(cwd, options, trusted=trusted)
     if args.list_commands:
         data: object = {
             "commands": [c.model_dump(by_alias=True, exclude_none=True) for c in project.commands()]
@@ -310,7 +311,7 @@ async def _project_resources(
             "pi-lsp run: not a terminal: the project's own files were not loaded (pass "
             "--approve to trust them): " + ", ".join(outcome.needs_trust)
         )
-    return load_project_resources(cwd, options, trusted=outcome.trusted)
+    return load_project_resources(cwd, options, trusted=outcome.load_project)
 
 
 def main(argv: Sequence[str], prefetch: Prefetch | None = None) -> int:

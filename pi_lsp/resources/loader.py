@@ -34,7 +34,7 @@ from .roots import (
 )
 from .skills import SkillRoot, load_skills
 from .templates import TemplateRoot, load_templates, uses_arguments
-from .trust import protected_paths
+from .trust import protected_candidates, protected_paths
 
 log = logging.getLogger(__name__)
 AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
@@ -165,8 +165,9 @@ def load_resources(
         troots += [TemplateRoot(os.path.join(cwd, p), "path") for p in options.extra_template_paths]
         templates = load_templates(troots, diagnostics, watch)
     ignored = () if trusted else tuple(protected_paths(cwd, claude_compat=compat, home=home))
-    for path in ignored:
-        watch.note(path)
+    if not trusted:  # one appearing later is listed (and the session can ask) at the next load
+        for path in protected_candidates(cwd, claude_compat=compat, home=home):
+            watch.note(path)
     resources = Resources(
         cwd=cwd,
         agent_dir=agent,

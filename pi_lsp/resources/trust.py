@@ -28,17 +28,21 @@ Decision = Literal["trusted", "untrusted"]
 PROTECTED_PI_FILES = ("SYSTEM.md", "APPEND_SYSTEM.md", "settings.json")
 
 
-def protected_paths(cwd: str, *, claude_compat: bool = True, home: str | None = None) -> list[str]:
-    """The project files and directories of ``cwd`` that exist and need trust."""
+def protected_candidates(
+    cwd: str, *, claude_compat: bool = True, home: str | None = None
+) -> list[str]:
+    """Every project path of ``cwd`` that would need trust if it existed."""
     home = home if home is not None else os.path.expanduser("~")
     candidates = [os.path.join(cwd, ".pi", name) for name in PROTECTED_PI_FILES]
     candidates += [r.path for r in project_skill_roots(cwd, claude_compat=claude_compat, home=home)]
     candidates += [r.path for r in project_template_roots(cwd, claude_compat=claude_compat)]
-    seen: list[str] = []
-    for path in candidates:
-        if os.path.exists(path) and path not in seen:
-            seen.append(path)
-    return seen
+    return list(dict.fromkeys(candidates))
+
+
+def protected_paths(cwd: str, *, claude_compat: bool = True, home: str | None = None) -> list[str]:
+    """The project files and directories of ``cwd`` that exist and need trust."""
+    candidates = protected_candidates(cwd, claude_compat=claude_compat, home=home)
+    return [path for path in candidates if os.path.exists(path)]
 
 
 class ProjectTrustStore:

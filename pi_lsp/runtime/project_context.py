@@ -42,6 +42,13 @@ class TrustOutcome:
     needs_trust: list[str] = field(default_factory=list)
     """The project's paths that need trust (ignored when ``trusted`` is false)."""
 
+    @property
+    def load_project(self) -> bool:
+        """Whether to load the project's protected files: trusted, and not merely because it
+        had none — one that appears later (written by the agent, say) is not loaded until
+        someone decides (``settle_project_trust``)."""
+        return self.trusted and self.source != "not-needed"
+
 
 def saved_trust(
     cwd: str | Path, options: ResourceOptions, *, store: ProjectTrustStore | None = None
@@ -128,6 +135,6 @@ async def settle_project_trust(
     if project is None:
         return None
     outcome = await ask_project_trust(project.cwd, project.options, ask, signal=signal)
-    if outcome.trusted != project.trusted:
-        session.set_resources_trust(outcome.trusted)
+    if outcome.load_project != project.trusted:
+        session.set_resources_trust(outcome.load_project)
     return outcome

@@ -152,7 +152,7 @@ def _default_resources(config: RunConfig, workspace: Workspace) -> ProjectResour
 
     options = config.resources
     try:
-        trusted = saved_trust(workspace.cwd, options).trusted
+        trusted = saved_trust(workspace.cwd, options).load_project
     except Exception:  # nothing about the project may stop a session: untrusted
         trusted = False
     return load_project_resources(workspace.cwd, options, trusted=trusted)

@@ -285,3 +285,28 @@ async def test_a_changed_config_reloads_with_the_new_options(tree: Tree, tmp_pat
     finally:
         await session.aclose()
         session.close()
+
+
+async def test_project_files_that_appear_later_wait_for_a_decision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PI_LSP_DATA_DIR", str(tmp_path / "data"))
+    project = tmp_path / "p"
+    write(project / "AGENTS.md", "rules")
+    config = RunConfig(
+        provider="faux",
+        faux_script=_script(tmp_path / "s.json"),
+        resources=ResourceOptions(agent_dir=str(tmp_path / "agent")),
+    )
+    session = create_agent_session(config, DiskWorkspace([project]))
+    try:
+        write(project / ".pi" / "SYSTEM.md", "INJECTED BY A TOOL CALL")
+        await session.prompt("go")
+        await session.wait_for_idle()
+        assert "INJECTED" not in _calls(session)[0].system_prompt
+        assert session.resources is not None
+        assert session.resources.ignored_untrusted == (str(project / ".pi" / "SYSTEM.md"),)
+    finally:
+        await session.aclose()
+        session.close()

@@ -45,11 +45,22 @@ class _Ignore:
         self.lines: list[str] = []
         self.spec = pathspec.GitIgnoreSpec.from_lines([])
 
-    def add(self, directory: str, root: str, watch: Watch, diagnostics: list[Diagnostic]) -> None:
+    def add(
+        self,
+        directory: str,
+        root: str,
+        names: set[str],
+        watch: Watch,
+        diagnostics: list[Diagnostic],
+    ) -> None:
+        """The ignore files among ``names`` (the directory's entries)."""
+        present = [n for n in IGNORE_FILE_NAMES if n in names]
+        if not present:
+            return
         rel = os.path.relpath(directory, root)
         prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
         added = False
-        for name in IGNORE_FILE_NAMES:
+        for name in present:
             path = os.path.join(directory, name)
             if not os.path.isfile(path):
                 continue
@@ -148,11 +159,15 @@ def _skill_files(root: SkillRoot, watch: Watch, diagnostics: list[Diagnostic]) -
     """The skill files under ``root`` in Pi's order (sorted names, depth first)."""
     out: list[str] = []
     ignore = _Ignore()
-    visited: set[str] = set()
+    visited: set[tuple[int, int]] = set()
     budget = [MAX_SKILL_DIRS]
 
     def walk(directory: str) -> None:
-        real = os.path.realpath(directory)
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return
+        real = (st.st_dev, st.st_ino)  # cheaper than realpath, and sees every loop
         if real in visited:
             diagnostics.append(
                 Diagnostic(
@@ -166,8 +181,8 @@ def _skill_files(root: SkillRoot, watch: Watch, diagnostics: list[Diagnostic]) -
             return
         budget[0] -= 1
         visited.add(real)
-        ignore.add(directory, root.path, watch, diagnostics)
         entries = list_dir(directory, watch)
+        ignore.add(directory, root.path, {e.name for e in entries}, watch, diagnostics)
         for entry in entries:
             if entry.name == "SKILL.md" and entry_kind(entry) == "file":
                 rel = os.path.relpath(entry.path, root.path).replace(os.sep, "/")
@@ -204,13 +219,22 @@ def _skill_files(root: SkillRoot, watch: Watch, diagnostics: list[Diagnostic]) -
     return out
 
 
+def _file_key(path: str) -> object:
+    """The same file reached by two paths (a symlink) has one key."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path
+    return (st.st_dev, st.st_ino)
+
+
 def load_skills(
     roots: Sequence[SkillRoot], diagnostics: list[Diagnostic], watch: Watch
 ) -> list[Skill]:
     """Skills of every root in order; the first of a name wins (a ``collision`` diagnostic
     names the loser), the same file reached twice (a symlink) is loaded once."""
     by_name: dict[str, Skill] = {}
-    real_paths: set[str] = set()
+    real_paths: set[object] = set()
     collisions: list[Diagnostic] = []
     for root in roots:
         is_md_file = os.path.isfile(root.path) and root.path.endswith(".md")
@@ -229,7 +253,7 @@ def load_skills(
             skill = load_skill_file(path, root.scope, diagnostics, watch)
             if skill is None:
                 continue
-            real = os.path.realpath(path)
+            real = _file_key(path)
             if real in real_paths:
                 continue
             existing = by_name.get(skill.name)

@@ -114,7 +114,7 @@ again at each reload)."""
 def _load_yaml(raw: str) -> Any:
     """The YAML of one frontmatter (cached by its text: unchanged files parse once; callers
     copy the mapping and never change it)."""
-    return yaml.load(raw, Loader=_LOADER)  # noqa: S506 - a safe loader
+    return yaml.load(raw, Loader=_LOADER)  # a safe loader (CSafeLoader or SafeLoader)
 
 
 def _normalize(text: str) -> str:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..ai import AssistantMessage
 from ..runtime.event_loop import run as run_event_loop
 from ..sessions import SessionNotFoundError, SessionStore
-from ..sessions.events import ResourceNoticeEvent
+from ..sessions.events import ResourceNoticeEvent, ResourcesUpdateEvent
 from .args import build_parser
 from .output import BashPermission, JsonPrinter, TerminalPrinter
 from .prefetch import Prefetch
@@ -246,6 +246,8 @@ async def execute(plan: Plan) -> int:
         JsonPrinter(session.session_id) if plan.json else terminal
     )
     session.subscribe(printer)
+    if plan.json and session.project_resources is not None:  # what was loaded, first
+        printer(ResourcesUpdateEvent(session.project_resources.payload()))
     session.subscribe(
         lambda e: (
             terminal.notice(f"pi-lsp run: warning: {e.message}")

@@ -133,3 +133,20 @@ def test_show_context_and_list_commands_print_json_and_exit(tmp_path: Path) -> N
         "source": "prompt",
         "path": str(tree.cwd / ".pi" / "prompts" / "review.md"),
     }
+
+
+def test_json_output_starts_with_what_was_loaded(tmp_path: Path) -> None:
+    tree = build(tmp_path)
+    script = write(
+        tmp_path / "s.json",
+        json.dumps({"responses": [{"content": [{"type": "text", "text": "hi"}]}]}),
+    )
+    res = pi_run(
+        ["/standup", "--cwd", str(tree.cwd), "--faux-script", str(script), "--json", "--no-save"],
+        _env(tmp_path, tree),
+    )
+    assert res.returncode == 0, res.stderr
+    first = json.loads(res.stdout.splitlines()[0])["event"]
+    assert first["type"] == "resources_update"
+    assert first["contextFiles"][0]["path"] == str(tree.agent / "AGENTS.md")
+    assert first["trust"]["status"] == "untrusted"

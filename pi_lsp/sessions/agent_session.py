@@ -361,15 +361,22 @@ class AgentSession(
     # ------------------------------------------------------------------ prompting
 
     def prompt(
-        self, input: str | AgentMessage, images: Sequence[ImageContent] = ()
+        self,
+        input: str | AgentMessage,
+        images: Sequence[ImageContent] = (),
+        *,
+        expand: bool = True,
     ) -> asyncio.Task[None]:
         """Start a run (with its compaction/retry follow-through); returns its task.
-        Raises ``AgentBusyError`` at once while a run or a compaction is in progress."""
+        Raises ``AgentBusyError`` at once while a run or a compaction is in progress.
+        ``/skill:name`` and ``/template`` inputs are expanded unless ``expand`` is false (a
+        front end that expanded the typed text itself, before adding attachments)."""
         if self.is_running:
             raise AgentBusyError(PROMPT_BUSY)
         self.refresh_resources()  # a changed AGENTS.md, skill or template: from this run on
         message = user_message(input, images) if isinstance(input, str) else input
-        message = self.expand_message(message)  # /skill:name, /template
+        if expand:
+            message = self.expand_message(message)  # /skill:name, /template
         self._abort_requested = False
         self._run_provider = self.agent.state.model.provider
         self._mode_before_run()

@@ -28,15 +28,16 @@ class SessionQueues:
 
     # ------------------------------------------------------------------ queues
 
-    def steer(self, message: AgentMessage) -> str:
+    def steer(self, message: AgentMessage, *, expand: bool = True) -> str:
         """Queue ``message`` for the running turn (or the next run); returns its queue id.
-        ``/skill:name`` and ``/template`` are expanded (with the resources loaded now)."""
-        return self.agent.steer(self.expand_message(message))
+        ``/skill:name`` and ``/template`` are expanded (with the resources loaded now) unless
+        ``expand`` is false."""
+        return self.agent.steer(self.expand_message(message) if expand else message)
 
-    def follow_up(self, message: AgentMessage) -> str:
+    def follow_up(self, message: AgentMessage, *, expand: bool = True) -> str:
         """Queue ``message`` for when the run would otherwise stop; returns its queue id
         (expanded like ``steer``)."""
-        return self.agent.follow_up(self.expand_message(message))
+        return self.agent.follow_up(self.expand_message(message) if expand else message)
 
     def queue_items(self) -> tuple[list[QueuedMessage], list[QueuedMessage]]:
         """``(steering, follow_ups)``, oldest first."""

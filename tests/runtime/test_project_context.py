@@ -310,3 +310,19 @@ async def test_project_files_that_appear_later_wait_for_a_decision(
     finally:
         await session.aclose()
         session.close()
+
+
+async def test_a_front_end_that_expanded_itself_can_say_so(tree: Tree, tmp_path: Path) -> None:
+    session = create_agent_session(_config(tree, tmp_path), DiskWorkspace([tree.cwd]))
+    try:
+        expanded = session.expand_text("/standup").text + "\n\n<file>attached</file>"
+        await session.prompt(expanded, expand=False)
+        await session.wait_for_idle()
+        await session.prompt("/nosuch", expand=False)
+        await session.wait_for_idle()
+        session.steer(UserMessage(content="/standup"), expand=False)
+        assert _user_texts(session) == [expanded, "/nosuch"]
+        assert session.queue_items()[0][0].message.content == "/standup"  # type: ignore[union-attr]
+    finally:
+        await session.aclose()
+        session.close()

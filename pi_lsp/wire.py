@@ -143,6 +143,11 @@ def event_wire(event: Any) -> dict[str, Any] | None:
         return {"type": "todo_update", "items": [item.model_dump() for item in event.items]}
     if kind == "mode_update":
         return {"type": "mode_update", "mode": event.mode}
+    if kind == "resources_update":
+        payload = event.payload.model_dump(by_alias=True, mode="json")
+        return {"type": "resources_update", **payload}
+    if kind == "resource_notice":
+        return {"type": "resource_notice", "message": event.message}
     if kind == "session_save":
         out: dict[str, Any] = {"type": "session_save", "ok": event.ok}
         if event.error_message:

@@ -10,8 +10,9 @@ field the declaration does not name fails to validate, and so does one missing a
 (tests/lsp/test_event_models.py validates every event of real runs).
 
 Messages inside events are Pi's message shapes (docs/protocol.md#messages), declared by the
-``ai`` models; here they are JSON objects. Imports nothing of ours, so the protocol package may
-import it without pulling in the agent.
+``ai`` models; here they are JSON objects. Imports nothing of ours but the resources layer's
+wire models (pure pydantic, the bottom layer), so the protocol package may import it without
+pulling in the agent.
 """
 
 from __future__ import annotations
@@ -20,6 +21,15 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
+
+from .resources.models import (
+    ContextFile,
+    Diagnostic,
+    PromptFile,
+    PromptTemplate,
+    Skill,
+    TrustInfo,
+)
 
 WireMessage: TypeAlias = dict[str, Any]
 """A whole message in Pi's shape: ``role`` ``user`` | ``assistant`` | ``toolResult`` | …"""
@@ -227,6 +237,32 @@ class ModeUpdateEvent(EventModel):
     mode: Literal["plan", "act"]
 
 
+# ------------------------------------------------------------------ project context
+
+
+class ResourcesUpdateEvent(EventModel):
+    """The session's project context, skills and templates as loaded again (a file changed
+    before a prompt, a reload, a trust decision): ``resources.ResourcesPayload``'s fields."""
+
+    type: Literal["resources_update"]
+    cwd: str
+    context_files: list[ContextFile]
+    system_prompt: PromptFile | None
+    append_system_prompt: list[PromptFile]
+    skills: list[Skill]
+    templates: list[PromptTemplate]
+    diagnostics: list[Diagnostic]
+    trust: TrustInfo
+
+
+class ResourceNoticeEvent(EventModel):
+    """Something about the user's input for the user, not the model (an unknown ``/name``
+    sent as typed, a template given fewer arguments than it uses)."""
+
+    type: Literal["resource_notice"]
+    message: str
+
+
 WireEvent: TypeAlias = (
     AgentStartEvent
     | TurnStartEvent
@@ -247,5 +283,7 @@ WireEvent: TypeAlias = (
     | QueueUpdateEvent
     | TodoUpdateEvent
     | ModeUpdateEvent
+    | ResourcesUpdateEvent
+    | ResourceNoticeEvent
 )
 """Every event ``wire.event_wire`` emits (and the compact forms the language server sends)."""

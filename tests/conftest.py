@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import ipaddress
+import os
 import socket
 import tempfile
 from collections.abc import Iterator
@@ -30,6 +31,11 @@ import pytest
 from tests.support.tiers import ci_failure, in_ci, is_optional, optional
 
 _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", ""}
+
+# The user's own ~/.pi/agent (AGENTS.md, skills, templates: docs/context.md) must not reach
+# the prompts the tests build: every session (and every pi-lsp process a test starts) gets an
+# empty agent dir; tests of the resources give theirs explicitly.
+os.environ["PI_CODING_AGENT_DIR"] = tempfile.mkdtemp(prefix="pi-lsp-test-agent-")
 
 
 def _is_loopback(host: Any) -> bool:

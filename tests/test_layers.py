@@ -2,7 +2,8 @@
 
 - inside lsp/, no two sub-folders (or a sub-folder and a root module) import each other;
 - nothing under ai/, agent/, tools/, sessions/, review/ imports pygls or lsprotocol;
-- security/ and review/ (pure text algorithms) import nothing of ours; ai/ imports nothing of
+- security/, review/ (pure text algorithms) and resources/ (project context, skills,
+  templates) import nothing of ours; ai/ imports nothing of
   ours above it; agent/ and tools/ do not import lsp/ or sessions/; sessions/ does not import
   lsp/.
 """
@@ -53,6 +54,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "acp": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main"},
 }
 FORBIDDEN["review"] = FORBIDDEN["ai"]  # pure text algorithms: nothing of ours either
+# project context, skills and templates: files in, frozen data out; every layer above the
+# tools (the prompt builder, the session's expansion, the runtime, the front ends) uses it
+FORBIDDEN["resources"] = {"pi_lsp.ai", "pi_lsp.security", *ABOVE_AI}
 
 
 _RAW_IMPORTS = """
@@ -173,6 +177,7 @@ ACP_MAY_IMPORT = (
     "pi_lsp.tools.ask",
     "pi_lsp.tools.todo",
     "pi_lsp.mcp",  # the MCP client: the servers a client passes in session/new become tools
+    "pi_lsp.resources",  # the project's commands and context (Command, ResourcesPayload)
 )
 ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)
 """acp/factory.py makes the sessions (runtime.create_agent_session) over a disk workspace."""

@@ -36,4 +36,67 @@ def build_parser(
         metavar="FILE",
         help='MCP servers ({"mcpServers": …}) besides .mcp.json and ~/.config/mcp/mcp.json',
     )
+    add_resource_arguments(p)
     return p
+
+
+def add_resource_arguments(p: argparse.ArgumentParser) -> None:
+    """Pi's flags for the project's context, skills and templates (docs/context.md)."""
+    g = p.add_argument_group("project context, skills and prompt templates (docs/context.md)")
+    g.add_argument(
+        "--no-context-files",
+        action="store_true",
+        help="do not load AGENTS.md / CLAUDE.md into the system prompt",
+    )
+    g.add_argument("--no-skills", action="store_true", help="do not discover skills")
+    g.add_argument(
+        "--no-prompt-templates", action="store_true", help="do not discover prompt templates"
+    )
+    g.add_argument(
+        "--skill",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a skill file or directory to load (repeatable; also with --no-skills)",
+    )
+    g.add_argument(
+        "--prompt-template",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a prompt template file or directory (repeatable; also with --no-prompt-templates)",
+    )
+    g.add_argument(
+        "--system-prompt", metavar="TEXT|FILE", help="replace the system prompt (and SYSTEM.md)"
+    )
+    g.add_argument(
+        "--append-system-prompt",
+        metavar="TEXT|FILE",
+        help="append to the system prompt (instead of APPEND_SYSTEM.md)",
+    )
+    g.add_argument(
+        "--no-claude-compat",
+        action="store_true",
+        help="do not read .claude/skills, ~/.claude/skills and .claude/commands",
+    )
+    trust = g.add_mutually_exclusive_group()
+    trust.add_argument(
+        "--approve",
+        action="store_true",
+        help="trust the project's own .pi files, skills and templates for this run",
+    )
+    trust.add_argument(
+        "--no-approve",
+        action="store_true",
+        help="do not load the project's own .pi files, skills and templates",
+    )
+    g.add_argument(
+        "--show-context",
+        action="store_true",
+        help="print what would be loaded (JSON) and exit",
+    )
+    g.add_argument(
+        "--list-commands",
+        action="store_true",
+        help="print the slash commands (JSON) and exit",
+    )

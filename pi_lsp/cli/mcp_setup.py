@@ -40,6 +40,21 @@ def terminal_ask(permission: BashPermission) -> Ask:
     return ask
 
 
+def terminal_trust_ask(permission: BashPermission) -> Ask:
+    """The project trust question (docs/context.md#trust) on the terminal: ``y`` trusts and
+    remembers, ``s`` trusts for this run, anything else does not trust (remembered)."""
+
+    async def ask(question: Question, signal: AbortSignal | None) -> Answer:
+        answer = await permission.ask_line(
+            f"\n{question.title}\n{question.detail}\n[y=trust/N=do not/s=this run only] ",
+            signal,
+        )
+        kinds: dict[str, Any] = {"y": "allowAlways", "yes": "allowAlways", "s": "allowSession"}
+        return Answer(kinds.get(answer, "deny"))
+
+    return ask
+
+
 def attach_mcp(
     session: Any,
     cwd: Path,

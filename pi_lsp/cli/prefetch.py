@@ -103,6 +103,30 @@ def code_fingerprint(package_dir: Path = _PACKAGE_DIR) -> list[int]:
     return [count, size, newest]
 
 
+_CONTEXT_NAMES = ("AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")
+
+
+def context_signature(cwd: Path) -> list[Any]:
+    """Sizes and times of what the system prompt's project context comes from (docs/
+    context.md), cheaply: the context files of the agent dir and of every directory up from
+    ``cwd``, and the times of the directories skills, templates and SYSTEM.md live in. A
+    change there makes a new template instead of sending a stale one (which the run would
+    not use, but the provider would answer)."""
+    agent = os.environ.get("PI_CODING_AGENT_DIR") or str(Path.home() / ".pi" / "agent")
+    dirs = [Path(agent), *([cwd, *cwd.parents])]
+    out: list[Any] = []
+    for d in dirs:
+        names = [*_CONTEXT_NAMES, ".pi", ".agents", ".claude", "skills", "prompts", "SYSTEM.md"]
+        names.append("APPEND_SYSTEM.md")
+        for name in names:
+            try:
+                st = os.stat(d / name)
+            except OSError:
+                continue
+            out.append([str(d / name), st.st_size, st.st_mtime_ns])
+    return out
+
+
 def template_key(args: argparse.Namespace, provider: str, cwd: Path) -> str:
     import hashlib
 
@@ -125,8 +149,19 @@ def template_key(args: argparse.Namespace, provider: str, cwd: Path) -> str:
                 "thinking",
                 "context_window",
                 "max_tokens",
+                "no_context_files",
+                "no_skills",
+                "no_prompt_templates",
+                "skill",
+                "prompt_template",
+                "system_prompt",
+                "append_system_prompt",
+                "no_claude_compat",
+                "approve",
+                "no_approve",
             )
         },
+        "context": context_signature(cwd),
     }
     encoded = json.dumps(facts, sort_keys=True).encode("utf-8")
     return hashlib.sha256(encoded).hexdigest()[:32]
@@ -477,6 +512,8 @@ def start(argv: list[str]) -> Prefetch | None:
         return None
     if not args.prompt or args.demo or args.faux_script or args.resume:
         return None
+    if args.prompt.startswith("/") or args.show_context or args.list_commands:
+        return None  # a slash command is expanded first: the request holds other text
     provider = args.provider or default_provider()
     if provider is None or provider == "faux":
         return None

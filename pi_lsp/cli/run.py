@@ -22,11 +22,12 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from ..ai import AssistantMessage
 from ..runtime.event_loop import run as run_event_loop
 from ..sessions import SessionNotFoundError, SessionStore
+from ..sessions.events import ResourceNoticeEvent, ResourcesUpdateEvent
 from .args import build_parser
 from .output import BashPermission, JsonPrinter, TerminalPrinter
 from .prefetch import Prefetch
@@ -34,7 +35,8 @@ from .prefetch import Prefetch
 if TYPE_CHECKING:
     import httpx
 
-    from ..runtime import ConfigError, RunConfig
+    from ..resources import ProjectResources
+    from ..runtime import ConfigError, ResourceOptions, RunConfig
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -72,12 +74,54 @@ def run_config(args: argparse.Namespace, *, demo: bool = False) -> RunConfig:
         **provider_fields(args),
         permissions=PermissionsConfig(bash="allow" if args.yes or demo else "ask"),
         default_mode="plan" if args.plan else "act",
+        resources=resource_options(args),
     )
     if demo:  # the scripted offline demo, whatever else the flags say
         return config.model_copy(
             update={"provider": "faux", "model": None, "faux_script": None, "faux_demo": True}
         )
     return config
+
+
+def resource_options(args: argparse.Namespace) -> ResourceOptions:
+    """Pi's context/skills/templates flags as ``ResourceOptions`` (docs/context.md)."""
+    from ..runtime import ResourceOptions
+
+    return ResourceOptions(
+        context_files=not args.no_context_files,
+        skills=not args.no_skills,
+        prompt_templates=not args.no_prompt_templates,
+        extra_skill_paths=tuple(args.skill),
+        extra_template_paths=tuple(args.prompt_template),
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        claude_compat=not args.no_claude_compat,
+        trust="always" if args.approve else "never" if args.no_approve else "ask",
+    )
+
+
+def show_resources(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``--show-context`` / ``--list-commands``: what a run in ``--cwd`` would load (trust as
+    decided before, or by ``--approve`` / ``--no-approve``; nothing is asked), as JSON."""
+    import json
+
+    from ..runtime import load_project_resources, saved_trust
+
+    cwd = Path(args.cwd).expanduser().resolve()
+    if not cwd.is_dir():
+        print(f"pi-lsp run: --cwd {args.cwd}: not a directory", file=sys.stderr)
+        return EXIT_USAGE
+    options = resource_options(args)
+    trusted = saved_trust(cwd, options).load_project
+    project = load_project_resources(cwd, options, trusted=trusted)
+    if args.list_commands:
+        data: object = {
+            "commands": [c.model_dump(by_alias=True, exclude_none=True) for c in project.commands()]
+        }
+    else:
+        data = project.payload().model_dump(by_alias=True, mode="json")
+    out.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return EXIT_OK
 
 
 def usage_text(error: ConfigError) -> str:
@@ -185,6 +229,7 @@ async def execute(plan: Plan) -> int:
     elif plan.save:
         file = store.create()
     wrap = None if plan.prefetch is None else _answering_early(plan.prefetch)
+    resources = await _project_resources(plan, workspace.cwd, permission, terminal)
     session = create_agent_session(  # one connection to the provider for the whole run
         plan.config,
         workspace,
@@ -193,6 +238,7 @@ async def execute(plan: Plan) -> int:
         before_tool_call=permission,
         hooks=SessionHooks(http_transport=wrap),
         keep_saved_model=False,  # the command line's flags say which model
+        resources=resources,
     )
     if plan.config.default_mode == "plan" and session.mode != "plan":  # --plan on a resume
         session.set_mode("plan")
@@ -200,6 +246,15 @@ async def execute(plan: Plan) -> int:
         JsonPrinter(session.session_id) if plan.json else terminal
     )
     session.subscribe(printer)
+    if plan.json and session.project_resources is not None:  # what was loaded, first
+        printer(ResourcesUpdateEvent(session.project_resources.payload()))
+    session.subscribe(
+        lambda e: (
+            terminal.notice(f"pi-lsp run: warning: {e.message}")
+            if isinstance(e, ResourceNoticeEvent)
+            else None
+        )
+    )
     from .mcp_setup import attach_mcp
 
     mcp = attach_mcp(session, plan.cwd, plan.mcp_config, permission, terminal.notice)
@@ -241,10 +296,34 @@ async def execute(plan: Plan) -> int:
     return EXIT_OK
 
 
+async def _project_resources(
+    plan: Plan, cwd: Path, permission: BashPermission, terminal: TerminalPrinter
+) -> ProjectResources:
+    """The project's resources, asking on the terminal whether to trust its own files when
+    that is not decided (``--approve`` / ``--no-approve``, a saved answer); without a
+    terminal they are skipped, said once on stderr."""
+    from ..runtime import ask_project_trust, load_project_resources
+    from .mcp_setup import terminal_trust_ask
+
+    options = plan.config.resources
+    ask = terminal_trust_ask(permission) if permission.interactive else None
+    outcome = await ask_project_trust(cwd, options, ask)
+    if not outcome.trusted and outcome.source == "no-one-to-ask":
+        terminal.notice(
+            "pi-lsp run: not a terminal: the project's own files were not loaded (pass "
+            "--approve to trust them): " + ", ".join(outcome.needs_trust)
+        )
+    return load_project_resources(cwd, options, trusted=outcome.load_project)
+
+
 def main(argv: Sequence[str], prefetch: Prefetch | None = None) -> int:
     """``prefetch``: what ``cli.prefetch.start`` sent at spawn for these arguments."""
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=logging.WARNING, format="pi-lsp: %(levelname)s: %(message)s")
+    if args.show_context or args.list_commands:
+        if prefetch is not None:
+            prefetch.discard()
+        return show_resources(args)
     try:
         plan = plan_run(args)
     except UsageError as exc:

@@ -22,7 +22,20 @@ from .providers import api_key_variable, default_provider
 
 if TYPE_CHECKING:
     from .assemble import build_agent
-    from .config import CustomModelConfig, McpServerConfig, PermissionsConfig, RunConfig
+    from .config import (
+        CustomModelConfig,
+        McpServerConfig,
+        PermissionsConfig,
+        ResourceOptions,
+        RunConfig,
+    )
+    from .project_context import (
+        TrustOutcome,
+        ask_project_trust,
+        load_project_resources,
+        saved_trust,
+        settle_project_trust,
+    )
     from .resolve import (
         ConfigError,
         FauxScriptError,
@@ -46,6 +59,12 @@ _LAZY = {
     "McpServerConfig": ".config",
     "PermissionsConfig": ".config",
     "RunConfig": ".config",
+    "ResourceOptions": ".config",
+    "TrustOutcome": ".project_context",
+    "ask_project_trust": ".project_context",
+    "load_project_resources": ".project_context",
+    "saved_trust": ".project_context",
+    "settle_project_trust": ".project_context",
     "ConfigError": ".resolve",
     "FauxScriptError": ".resolve",
     "MissingKeyError": ".resolve",
@@ -70,16 +89,22 @@ __all__ = [
     "ModelChoice",
     "NoProviderError",
     "PermissionsConfig",
+    "ResourceOptions",
     "RunConfig",
     "SessionHooks",
+    "TrustOutcome",
     "UnknownModelError",
     "api_key_variable",
+    "ask_project_trust",
     "build_agent",
     "check_config",
     "configured_model",
     "create_agent_session",
     "default_provider",
+    "load_project_resources",
     "offered_models",
+    "saved_trust",
+    "settle_project_trust",
 ]
 
 

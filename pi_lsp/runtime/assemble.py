@@ -7,6 +7,7 @@ from typing import Any
 
 from ..agent import Agent
 from ..ai import Model, StreamOptions
+from ..resources import Resources
 from ..tools import (
     BashOptions,
     ProcessRegistry,
@@ -14,6 +15,7 @@ from ..tools import (
     build_system_prompt,
     create_coding_tools,
 )
+from ..tools.read_areas import ReadAreas
 
 
 def build_agent(
@@ -27,17 +29,23 @@ def build_agent(
     model: Model | None = None,
     stream_fn: Any = None,
     get_api_key: Callable[[str], str | None] | None = None,
+    resources: Resources | None = None,
+    read_areas: ReadAreas | None = None,
 ) -> Agent:
     """An agent with the coding tools over ``workspace``.
 
     The bash tool runs its commands through ``registry`` (so a front end can kill them all)
     in an environment without the server's secrets; ``api_key_env`` names one more variable
     to keep out of it (a key the user configured under their own name). The system prompt
-    describes the workspace and the tools, plus ``system_prompt_append``.
+    describes the workspace and the tools, plus ``system_prompt_append``, and the project's
+    ``resources`` (docs/context.md); ``read_areas`` are the directories outside the workspace
+    the read-only tools may read (the skills').
     """
     secret_env = frozenset({api_key_env}) if api_key_env else frozenset()
     tools = create_coding_tools(
-        workspace, bash=BashOptions(process_registry=registry, extra_secret_env=secret_env)
+        workspace,
+        bash=BashOptions(process_registry=registry, extra_secret_env=secret_env),
+        read_areas=read_areas,
     )
     kwargs: dict[str, Any] = {}
     if model is not None:
@@ -47,7 +55,9 @@ def build_agent(
     if get_api_key is not None:
         kwargs["get_api_key"] = get_api_key
     return Agent(
-        system_prompt=build_system_prompt(workspace, tools, extra=system_prompt_append),
+        system_prompt=build_system_prompt(
+            workspace, tools, extra=system_prompt_append, resources=resources
+        ),
         tools=tools,
         before_tool_call=before_tool_call,
         stream_options=stream_options,

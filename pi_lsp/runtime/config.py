@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from ..ai.thinking_levels import AgentThinkingLevel
 from ..mcp.config import McpPermission
 from ..mcp.config import McpServerConfig as McpServerConfig  # the one model: pi_lsp/mcp
+from ..resources import ResourceOptions as ResourceOptions  # the one model: pi_lsp/resources
 
 BashMode = Literal["ask", "allow", "deny", "sandbox"]
 QueueMode = Literal["one-at-a-time", "all"]
@@ -94,3 +95,6 @@ class RunConfig(_Frozen):
     mcp_servers: tuple[McpServerConfig, ...] = ()
     default_mode: Literal["plan", "act"] = "act"
     """The mode of a new session (docs/tools.md#plan-mode); a resumed one keeps its own."""
+    resources: ResourceOptions = ResourceOptions()
+    """The project's context files, skills and prompt templates (docs/context.md): which
+    load, extra paths, ``SYSTEM.md`` overrides, Claude Code compatibility, trust policy."""

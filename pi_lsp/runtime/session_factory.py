@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..ai import StreamOptions
 from ..ai.thinking_levels import THINKING_LEVELS, AgentThinkingLevel
+from ..resources import ProjectResources, Resources
 from ..sessions import SessionFile
 from ..sessions.agent_session import AgentSession
 from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
 from ..tools.factory import bind_session
+from ..tools.prompt import build_system_prompt
+from ..tools.read_areas import ReadAreas
 from .assemble import build_agent
 from .config import BashMode, RunConfig
 from .resolve import (
@@ -72,6 +75,7 @@ def create_agent_session(
     hooks: SessionHooks | None = None,
     keep_saved_model: bool = True,
     ask: AskHandler | None = None,
+    resources: ProjectResources | None = None,
 ) -> ConfiguredSession:
     """An agent session over ``workspace`` for ``config``.
 
@@ -86,16 +90,28 @@ def create_agent_session(
     A config that does not resolve does not stop the session from being made: the agent
     keeps its defaults and ``configure`` (which a front end calls before a run) raises the
     ``ConfigError``; ``check_config`` raises it up front.
+
+    ``resources``: the project's context files, skills and templates (docs/context.md); by
+    default they are loaded for the workspace's cwd with ``config.resources`` and the trust
+    decided without asking (``project_context.saved_trust``) — a front end that can ask
+    passes its own (``ask_project_trust`` + ``load_project_resources``) or calls
+    ``settle_project_trust`` afterwards.
     """
     hooks = hooks or SessionHooks()
     registry = ProcessRegistry()
+    if resources is None:
+        resources = _default_resources(config, workspace)
+    read_areas = ReadAreas()
     agent = build_agent(
         workspace,
         registry=registry,
         api_key_env=config.api_key_env,
         system_prompt_append=config.system_prompt_append,
         before_tool_call=before_tool_call,
+        resources=resources.current,
+        read_areas=read_areas,
     )
+    coding_tools = list(agent.state.tools)
     used = AgentSession.restore(agent, file) if resume and file is not None else None
     session = ConfiguredSession(
         agent,
@@ -107,6 +123,15 @@ def create_agent_session(
     )
     session.ask_handler = ask
     session.add_session_tools(ask=ask is not None)
+
+    def apply_resources(loaded: Resources) -> None:
+        read_areas.set(s.base_dir for s in loaded.skills)
+        prompt = build_system_prompt(
+            workspace, coding_tools, extra=session.config.system_prompt_append, resources=loaded
+        )
+        session.set_system_prompt(prompt)
+
+    session.attach_resources(resources, apply_resources)
     if not resume:
         session.set_default_mode(config.default_mode)
     bind_session(agent.state.tools, session.session_id)
@@ -122,6 +147,17 @@ def create_agent_session(
     else:  # the model is known only now
         session.log_model_change(used)
     return session
+
+
+def _default_resources(config: RunConfig, workspace: Workspace) -> ProjectResources:
+    from .project_context import load_project_resources, saved_trust
+
+    options = config.resources
+    try:
+        trusted = saved_trust(workspace.cwd, options).load_project
+    except Exception:  # nothing about the project may stop a session: untrusted
+        trusted = False
+    return load_project_resources(workspace.cwd, options, trusted=trusted)
 
 
 class ConfiguredSession(AgentSession):
@@ -189,7 +225,13 @@ class ConfiguredSession(AgentSession):
         model = choice.model
         stream_fn = self._stream_fn(config) if model.api == "faux" else None
         protect_key(config, model)
-        self.config = config
+        previous, self.config = self.config, config
+        project = self.project_resources
+        if project is not None and config.resources != previous.resources:
+            project.options = config.resources  # loaded again, used from the next run on
+            self.reload_resources()
+        elif project is not None and config.system_prompt_append != previous.system_prompt_append:
+            self.reload_resources()  # the system prompt is made again with the new text
         base = self.agent.stream_options or StreamOptions(on_retry=self.notify_retry)
         options = replace(
             base,

@@ -53,6 +53,7 @@ from .session_compaction import CompactionMixin
 from .session_controls import SessionControls
 from .session_file import SessionFile
 from .session_queues import SessionQueues
+from .session_resources import SessionResourcesMixin
 from .session_retry import RetryMixin, RetrySettings, Sleep, abortable_sleep
 from .usage import UsageTotals, context_tokens, usage_totals
 
@@ -66,7 +67,14 @@ ModelResolver = Callable[[str, str], Model | None]
 MODEL_CHOICE_ENTRY_TYPE = "pi-lsp.model_choice"
 
 
-class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMixin, RetryMixin):
+class AgentSession(
+    SessionQueues,
+    SessionControls,
+    SessionResourcesMixin,
+    PlanStateMixin,
+    CompactionMixin,
+    RetryMixin,
+):
     """See the module docstring and docs/sessions.md#using-it-from-python."""
 
     def __init__(
@@ -115,6 +123,7 @@ class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMix
         self._run_provider: str | None = None
         """The provider the current run started with (its key and transport)."""
         self._init_plan_state()
+        self._init_resources()
 
     @classmethod
     def resume(
@@ -370,13 +379,22 @@ class AgentSession(SessionQueues, SessionControls, PlanStateMixin, CompactionMix
     # ------------------------------------------------------------------ prompting
 
     def prompt(
-        self, input: str | AgentMessage, images: Sequence[ImageContent] = ()
+        self,
+        input: str | AgentMessage,
+        images: Sequence[ImageContent] = (),
+        *,
+        expand: bool = True,
     ) -> asyncio.Task[None]:
         """Start a run (with its compaction/retry follow-through); returns its task.
-        Raises ``AgentBusyError`` at once while a run or a compaction is in progress."""
+        Raises ``AgentBusyError`` at once while a run or a compaction is in progress.
+        ``/skill:name`` and ``/template`` inputs are expanded unless ``expand`` is false (a
+        front end that expanded the typed text itself, before adding attachments)."""
         if self.is_running:
             raise AgentBusyError(PROMPT_BUSY)
+        self.refresh_resources()  # a changed AGENTS.md, skill or template: from this run on
         message = user_message(input, images) if isinstance(input, str) else input
+        if expand:
+            message = self.expand_message(message)  # /skill:name, /template
         self._abort_requested = False
         self._run_provider = self.agent.state.model.provider
         self._mode_before_run()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from ..agent.queue import QueuedMessage
 from ..agent.types import AgentEvent
+from ..resources import ResourcesPayload
 from ..tools.todo import TodoItem
 
 if TYPE_CHECKING:
@@ -111,6 +112,24 @@ class ModeUpdateEvent:
     type: Literal["mode_update"] = "mode_update"
 
 
+@dataclass(slots=True)
+class ResourcesUpdateEvent:
+    """The session's project resources were loaded again (a file changed, a reload, a trust
+    decision): what is loaded now (docs/context.md)."""
+
+    payload: ResourcesPayload
+    type: Literal["resources_update"] = "resources_update"
+
+
+@dataclass(slots=True)
+class ResourceNoticeEvent:
+    """Something the user should see about their input, not the model: an unknown ``/name``
+    sent as typed, a template given too few arguments, a skill that cannot be read."""
+
+    message: str
+    type: Literal["resource_notice"] = "resource_notice"
+
+
 SessionOnlyEvent: TypeAlias = (
     CompactionStartEvent
     | CompactionEndEvent
@@ -121,5 +140,7 @@ SessionOnlyEvent: TypeAlias = (
     | TodoUpdateEvent
     | ModeUpdateEvent
     | ProviderRetryEvent
+    | ResourcesUpdateEvent
+    | ResourceNoticeEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

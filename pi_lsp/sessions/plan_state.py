@@ -177,6 +177,13 @@ class PlanStateMixin:
             state.system_prompt = self._base_prompt
         self._base_prompt = None
 
+    def set_system_prompt(self, text: str) -> None:
+        """The session's base system prompt from the next model call on (its resources were
+        reloaded); plan mode's text is added to it again while planning."""
+        self.agent.state.system_prompt = text
+        self._base_prompt = None
+        self._apply_mode()
+
     def add_session_tools(self, *, ask: bool = True) -> None:
         """Give the agent the ``todo`` tool (and ``ask``) bound to this session."""
         tools: list[AgentTool[Any]] = [TodoTool(self)]

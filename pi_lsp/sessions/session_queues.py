@@ -22,15 +22,22 @@ if TYPE_CHECKING:
 class SessionQueues:
     agent: Agent
 
+    if TYPE_CHECKING:
+
+        def expand_message(self, message: AgentMessage) -> AgentMessage: ...
+
     # ------------------------------------------------------------------ queues
 
-    def steer(self, message: AgentMessage) -> str:
-        """Queue ``message`` for the running turn (or the next run); returns its queue id."""
-        return self.agent.steer(message)
+    def steer(self, message: AgentMessage, *, expand: bool = True) -> str:
+        """Queue ``message`` for the running turn (or the next run); returns its queue id.
+        ``/skill:name`` and ``/template`` are expanded (with the resources loaded now) unless
+        ``expand`` is false."""
+        return self.agent.steer(self.expand_message(message) if expand else message)
 
-    def follow_up(self, message: AgentMessage) -> str:
-        """Queue ``message`` for when the run would otherwise stop; returns its queue id."""
-        return self.agent.follow_up(message)
+    def follow_up(self, message: AgentMessage, *, expand: bool = True) -> str:
+        """Queue ``message`` for when the run would otherwise stop; returns its queue id
+        (expanded like ``steer``)."""
+        return self.agent.follow_up(self.expand_message(message) if expand else message)
 
     def queue_items(self) -> tuple[list[QueuedMessage], list[QueuedMessage]]:
         """``(steering, follow_ups)``, oldest first."""

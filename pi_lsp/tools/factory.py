@@ -18,6 +18,7 @@ from .grep import GrepTool
 from .grep_search import Backend
 from .ls import LsTool
 from .read import ReadTool
+from .read_areas import ReadAreas, with_read_areas
 from .workspace import Workspace
 from .write import WriteTool
 
@@ -31,18 +32,21 @@ def create_coding_tools(
     bash: BashOptions | None = None,
     names: Sequence[str] | None = None,
     grep_backend: Backend = "auto",
+    read_areas: ReadAreas | None = None,
 ) -> list[AgentTool[Any]]:
     """The coding tools over ``workspace``: all seven by default, else ``names`` in the order
-    given. Raises ``ValueError`` for an unknown name."""
+    given. Raises ``ValueError`` for an unknown name. ``read_areas``: directories outside the
+    workspace that ``read``/``grep``/``find``/``ls`` may read (the session's skills)."""
     bash_options = bash or BashOptions()
+    reader = with_read_areas(workspace, read_areas)
     makers: dict[str, Callable[[], AgentTool[Any]]] = {
-        "read": lambda: ReadTool(workspace),
+        "read": lambda: ReadTool(reader),
         "bash": lambda: BashTool(workspace, bash_options),
         "edit": lambda: EditTool(workspace),
         "write": lambda: WriteTool(workspace),
-        "grep": lambda: GrepTool(workspace, backend=grep_backend),
-        "find": lambda: FindTool(workspace),
-        "ls": lambda: LsTool(workspace),
+        "grep": lambda: GrepTool(reader, backend=grep_backend),
+        "find": lambda: FindTool(reader),
+        "ls": lambda: LsTool(reader),
     }
     wanted = list(ALL_TOOL_NAMES if names is None else names)
     unknown = [n for n in wanted if n not in makers]

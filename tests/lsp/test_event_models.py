@@ -69,7 +69,9 @@ def validated(h: Harness, recorded: Recorded) -> dict[type[BaseModel], dict[str,
     seen: dict[type[BaseModel], dict[str, Any]] = {}
     for params in h.events:
         note = EventNotification.model_validate(params)  # the envelope, and its event
-        assert note.event.model_dump(by_alias=True, exclude_unset=True) == params["event"]
+        assert (
+            note.event.model_dump(by_alias=True, exclude_unset=True, mode="json") == params["event"]
+        )
         seen.setdefault(model_of(params["event"]), params["event"])
     for event in recorded.events:
         PiEvent.model_validate(event)
@@ -98,6 +100,7 @@ FAUX_RUN = {
     "ReviewUpdateEvent",
 }
 HTTP_RUN = {"RetryEvent", "SessionSaveEvent"}
+CONTEXT_RUN = {"ResourcesUpdateEvent", "ResourceNoticeEvent"}
 
 
 async def faux_run(
@@ -177,8 +180,26 @@ async def test_every_event_of_a_retried_unsaved_run_is_declared(
     assert {m.__name__ for m in seen} >= HTTP_RUN
 
 
+async def test_every_event_of_a_context_run_is_declared(
+    pi_in_process: Start, tmp_path: Path, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unknown ``/name`` (a notice for the user) and an AGENTS.md written between two
+    prompts (the context loaded again)."""
+    recorded = Recorded(monkeypatch)
+    script = write_script(tmp_path / "script.json", [text_reply("one"), text_reply("two")])
+    h = await pi_in_process(pi={"provider": "faux", "fauxScript": str(script)})
+    sid = (await h.call("pi/newSession"))["sessionId"]
+    await h.run("/no-such-template now", sessionId=sid)
+    (workspace / "AGENTS.md").write_text("Run the tests with `make check`.\n")
+    await h.run("again", sessionId=sid)
+    seen = validated(h, recorded)
+    assert {m.__name__ for m in seen} >= CONTEXT_RUN
+    update = seen[next(m for m in seen if m.__name__ == "ResourcesUpdateEvent")]
+    assert [f["content"] for f in update["contextFiles"]][-1].startswith("Run the tests")
+
+
 def test_the_runs_cover_every_declared_event() -> None:
-    assert {m.__name__ for m in EVENT_MODELS} == FAUX_RUN | HTTP_RUN
+    assert {m.__name__ for m in EVENT_MODELS} == FAUX_RUN | HTTP_RUN | CONTEXT_RUN
 
 
 async def test_an_added_or_dropped_field_fails_the_declaration(

@@ -36,6 +36,8 @@ export type PiEvent =
   | QueueUpdateEvent
   | TodoUpdateEvent
   | ModeUpdateEvent
+  | ResourcesUpdateEvent
+  | ResourceNoticeEvent
   | ReviewUpdateEvent;
 /**
  * Client → server pi/* requests.
@@ -94,9 +96,11 @@ export interface PiProtocol {
   CompactionStartEvent?: CompactionStartEvent;
   ContentBoundary?: ContentBoundary;
   ContentDelta?: ContentDelta;
+  ContextFile?: ContextFile;
   Decision?: Decision;
   DecisionParams?: DecisionParams;
   DecisionResult?: DecisionResult;
+  Diagnostic?: Diagnostic;
   DiagnosticItem?: DiagnosticItem;
   DiagnosticsAttachment?: DiagnosticsAttachment;
   DiagnosticsList?: DiagnosticsList;
@@ -135,8 +139,10 @@ export interface PiProtocol {
   PiServerRequests?: PiServerRequests;
   Position?: Position;
   PromptContext?: PromptContext;
+  PromptFile?: PromptFile;
   PromptParams?: PromptParams;
   PromptResult?: PromptResult;
+  PromptTemplate?: PromptTemplate;
   QueueOpParams?: QueueOpParams;
   QueueParams?: QueueParams;
   QueueResult?: QueueResult;
@@ -150,6 +156,8 @@ export interface PiProtocol {
   RequestPermissionParams?: RequestPermissionParams;
   RequestPermissionResult?: RequestPermissionResult;
   RequiredSessionParams?: RequiredSessionParams;
+  ResourceNoticeEvent?: ResourceNoticeEvent;
+  ResourcesUpdateEvent?: ResourcesUpdateEvent;
   RestoreParams?: RestoreParams;
   RestoreResult?: RestoreResult;
   ResumeResult?: ResumeResult;
@@ -171,6 +179,7 @@ export interface PiProtocol {
   SetModeParams?: SetModeParams;
   SetModeResult?: SetModeResult;
   SetModelParams?: SetModelParams;
+  Skill?: Skill;
   StateReply?: StateReply;
   StateResult?: StateResult;
   TodoEntry?: TodoEntry;
@@ -181,6 +190,7 @@ export interface PiProtocol {
   ToolExecutionStartEvent?: ToolExecutionStartEvent;
   ToolExecutionUpdateEvent?: ToolExecutionUpdateEvent;
   ToolResultWire?: ToolResultWire;
+  TrustInfo?: TrustInfo;
   TurnEndEvent?: TurnEndEvent;
   TurnEndRefsEvent?: TurnEndRefsEvent;
   TurnStartEvent?: TurnStartEvent;
@@ -329,6 +339,19 @@ export interface ContentDelta {
   delta: string;
 }
 /**
+ * One ``AGENTS.md`` / ``CLAUDE.md`` (…) as it goes into the system prompt.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ContextFile".
+ */
+export interface ContextFile {
+  path: string;
+  content: string;
+  scope: 'global' | 'ancestor' | 'cwd';
+  bytes: number;
+  truncated?: boolean;
+}
+/**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
  * via the `definition` "Decision".
  */
@@ -365,6 +388,17 @@ export interface DecisionResult {
 export interface HunkConflict {
   hunkId: string;
   message: string;
+}
+/**
+ * Something the loader skipped, cut or could not read (never fatal).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "Diagnostic".
+ */
+export interface Diagnostic {
+  type: 'warning' | 'error' | 'collision';
+  message: string;
+  path: string;
 }
 /**
  * One LSP ``Diagnostic`` as the editor has it (the fields the prompt shows).
@@ -626,6 +660,77 @@ export interface TodoItemWire {
 export interface ModeUpdateEvent {
   type: 'mode_update';
   mode: 'plan' | 'act';
+}
+/**
+ * The session's project context, skills and templates as loaded again (a file changed
+ * before a prompt, a reload, a trust decision): ``resources.ResourcesPayload``'s fields.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ResourcesUpdateEvent".
+ */
+export interface ResourcesUpdateEvent {
+  type: 'resources_update';
+  cwd: string;
+  contextFiles: ContextFile[];
+  systemPrompt: PromptFile | null;
+  appendSystemPrompt: PromptFile[];
+  skills: Skill[];
+  templates: PromptTemplate[];
+  diagnostics: Diagnostic[];
+  trust: TrustInfo;
+}
+/**
+ * ``SYSTEM.md`` or ``APPEND_SYSTEM.md`` (``path`` ``None``: text given inline).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "PromptFile".
+ */
+export interface PromptFile {
+  path: string | null;
+  content: string;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "Skill".
+ */
+export interface Skill {
+  name: string;
+  description: string;
+  path: string;
+  baseDir: string;
+  scope: 'user' | 'project' | 'path';
+  modelInvocable?: boolean;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "PromptTemplate".
+ */
+export interface PromptTemplate {
+  name: string;
+  description: string;
+  content: string;
+  path: string;
+  scope: 'user' | 'project' | 'path';
+  argumentHint?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "TrustInfo".
+ */
+export interface TrustInfo {
+  status: 'trusted' | 'untrusted' | 'not-needed';
+  ignoredPaths?: string[];
+}
+/**
+ * Something about the user's input for the user, not the model (an unknown ``/name``
+ * sent as typed, a template given fewer arguments than it uses).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ResourceNoticeEvent".
+ */
+export interface ResourceNoticeEvent {
+  type: 'resource_notice';
+  message: string;
 }
 /**
  * The session's pending hunks changed (§9.1): the ``pi/review`` snapshot.

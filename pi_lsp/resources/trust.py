@@ -1,0 +1,109 @@
+"""Project trust: which of a project's own files pi-lsp may load.
+
+A repository's ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, ``.pi/settings.json``, skills
+(``.pi/skills``, ``.agents/skills``, ``.claude/skills``) and templates (``.pi/prompts``,
+``.claude/commands``) steer the agent as much as the user does, so they load only in a trusted
+project. Context files (``AGENTS.md``, ``CLAUDE.md``) need no trust (Pi and Codex agree), nor
+does anything under the agent dir or the home directory.
+
+One decision per directory, kept in ``<pi-lsp data dir>/project-trust.json`` (never in the
+repository); the closest ancestor's decision applies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Literal
+
+from .roots import project_skill_roots, project_template_roots
+
+log = logging.getLogger(__name__)
+Decision = Literal["trusted", "untrusted"]
+PROTECTED_PI_FILES = ("SYSTEM.md", "APPEND_SYSTEM.md", "settings.json")
+
+
+def protected_candidates(
+    cwd: str, *, claude_compat: bool = True, home: str | None = None
+) -> list[str]:
+    """Every project path of ``cwd`` that would need trust if it existed."""
+    home = home if home is not None else os.path.expanduser("~")
+    candidates = [os.path.join(cwd, ".pi", name) for name in PROTECTED_PI_FILES]
+    candidates += [r.path for r in project_skill_roots(cwd, claude_compat=claude_compat, home=home)]
+    candidates += [r.path for r in project_template_roots(cwd, claude_compat=claude_compat)]
+    return list(dict.fromkeys(candidates))
+
+
+def protected_paths(cwd: str, *, claude_compat: bool = True, home: str | None = None) -> list[str]:
+    """The project files and directories of ``cwd`` that exist and need trust."""
+    candidates = protected_candidates(cwd, claude_compat=claude_compat, home=home)
+    return [path for path in candidates if os.path.exists(path)]
+
+
+class ProjectTrustStore:
+    """The decisions, in one JSON file ``{"version": 1, "projects": {path: decision}}``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+
+    def _read(self) -> dict[str, Decision]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            log.warning("project trust file %s unreadable (%s): asking again", self.path, exc)
+            return {}
+        projects = data.get("projects", {}) if isinstance(data, dict) else {}
+        if not isinstance(projects, dict):
+            return {}
+        return {k: v for k, v in projects.items() if v in ("trusted", "untrusted")}
+
+    def decision(self, cwd: str) -> Decision | None:
+        """The decision for ``cwd`` or its closest ancestor that has one."""
+        with self._lock:
+            decisions = self._read()
+        directory = _key(cwd)
+        while True:
+            found = decisions.get(directory)
+            if found is not None:
+                return found
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                return None
+            directory = parent
+
+    def remember(self, cwd: str, decision: Decision) -> None:
+        with self._lock:
+            decisions = self._read()
+            decisions[_key(cwd)] = decision
+            self._write(decisions)
+
+    def forget(self, cwd: str) -> None:
+        with self._lock:
+            decisions = self._read()
+            decisions.pop(_key(cwd), None)
+            self._write(decisions)
+
+    def _write(self, decisions: dict[str, Decision]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".project-trust-", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump({"version": 1, "projects": decisions}, f, indent=1)
+            os.chmod(tmp, 0o600)
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def _key(cwd: str) -> str:
+    return os.path.realpath(os.path.abspath(os.path.expanduser(cwd)))

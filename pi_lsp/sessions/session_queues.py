@@ -54,6 +54,19 @@ class SessionQueues:
         """Replace a queued message in place; ``KeyError`` when not queued."""
         self.agent.edit_queued(queue_id, message)
 
+    def take_next_queued(self) -> AgentMessage | None:
+        """The oldest queued message (steering first), taken off the queues to start a run
+        of its own; the rest stay queued as follow-ups. ``None`` when nothing is queued (a
+        front end that drives its runs one prompt at a time: ACP)."""
+        if not self.agent.has_queued_messages():
+            return None
+        steering, follow_ups = self.agent.queue_items()
+        items = [*steering, *follow_ups]
+        self.agent.clear_all_queues()
+        for item in items[1:]:
+            self.agent.follow_up(item.message)
+        return items[0].message
+
     # ------------------------------------------------------------------ reads
 
     @property

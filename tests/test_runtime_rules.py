@@ -197,6 +197,26 @@ def test_the_agent_read_counter_counts() -> None:
     assert _agent_reads(ast.parse(source)) == [1, 2, 5]
 
 
+RULE_MAKERS = {"command_allowed", "suggest_patterns"}
+"""What the bash permission rules are made of (``security.rules``): only
+``runtime/permissions.py`` decides with them; a front end gives its ``Ask``."""
+
+
+def _rule_problems(files: list[Path]) -> list[str]:
+    return [
+        f"{_rel(f)} imports {mod}"
+        for f in files
+        for mod in _imports(f)
+        if mod.rsplit(".", 1)[-1] in RULE_MAKERS
+    ]
+
+
+def test_the_bash_permission_rules_are_written_once() -> None:
+    problems = _rule_problems(_front_end_files())
+    assert problems == [], "use runtime.permissions.BashRules:\n" + "\n".join(problems)
+    assert _rule_problems([PKG / "runtime" / "permissions.py"]), "the check sees the rules"
+
+
 def test_no_context_variables_for_run_identity() -> None:
     """Which run a change belongs to travels as ``ToolCallContext``, not in a ContextVar."""
     users = []

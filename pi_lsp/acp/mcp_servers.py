@@ -25,8 +25,8 @@ from ..ai.abort import AbortSignal
 from ..mcp.attach import attach
 from ..mcp.config import LoadedConfig, McpPermission, load
 from ..mcp.hub import McpHub
-from ..mcp.permissions import Answer, Question
 from ..runtime.config import McpServerConfig
+from ..runtime.permissions import Answer, Question
 from ..security.rules import RuleStore
 from ..sessions.paths import data_dir, workspace_key
 

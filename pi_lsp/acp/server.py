@@ -47,6 +47,7 @@ from acp.schema import (
 
 from .. import __version__
 from ..runtime import ConfigError
+from ..runtime.permissions import rules_file
 from ..security.rules import RuleStore
 from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
@@ -57,7 +58,7 @@ from .factory import (
     store_for,
 )
 from .mcp_servers import attach_mcp, from_acp
-from .permissions import BashMode, PermissionBridge, rules_file
+from .permissions import BashMode, PermissionBridge, bash_rules
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
@@ -184,12 +185,7 @@ class PiAcpAgent:
     ) -> AcpSession:
         link = ClientLink(self._client(), resume or "")
         rules = RuleStore(rules_file(cwd), str(cwd))
-        bridge = PermissionBridge(
-            ask=link.ask,
-            rules=rules,
-            cwd=cwd,
-            mode=self._bash_mode,
-        )
+        bridge = PermissionBridge(request=link.ask)
         elicitation = self.client_caps.elicitation
         forms = elicitation is not None and elicitation.form is not None
         questions = AcpQuestions(request_permission=link.ask, elicit=link.elicit if forms else None)
@@ -202,7 +198,7 @@ class PiAcpAgent:
             opened: OpenedSession = open_session(
                 self.prov,
                 cwd,
-                before_tool_call=bridge.before_tool_call,
+                before_tool_call=bash_rules(bridge, rules, self._bash_mode).before_tool_call,
                 wrap_workspace=lambda workspace: ClientFsWorkspace(workspace, fs),
                 resume=resume,
                 roots=_extra_roots(extra),

@@ -17,7 +17,7 @@ from ..ai import AbortSignal
 from ..mcp.attach import attach
 from ..mcp.config import LoadedConfig, load, read_file
 from ..mcp.hub import McpHub
-from ..mcp.permissions import Answer, Ask, Question
+from ..runtime.permissions import Answer, Ask, Question
 from ..security.rules import RuleStore
 from ..sessions.paths import data_dir, workspace_key
 from .output import BashPermission

@@ -14,10 +14,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..agent.asking import Ask
 from ..security.rules import RuleStore
 from .config import LoadedConfig, McpPermission
 from .hub import AskTrust, McpHub
-from .permissions import Ask, McpPermissions, asking_trust
+from .permissions import McpPermissions, asking_trust
 from .toolset import McpToolset
 from .trust import TrustStore
 

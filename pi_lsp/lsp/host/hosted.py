@@ -5,7 +5,8 @@ so there is never a second run in one session; ``interrupt`` aborts and starts a
 manual compaction holds a new run back until it is over. The settings are re-read before
 every run. Around it: the session's events go to the editor through ``EventRelay``
 (``event_relay.py``), its changes are logged by ``CheckpointLog`` (``checkpoint_log.py``),
-its read-outs are ``session_views.py``; its bash permissions are ``permissions.py``.
+its read-outs are ``session_views.py``; its bash permissions are ``runtime/permissions.py``'s
+rules asking through ``permissions.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from lsprotocol import types
 
 from ...agent.messages import AgentMessage, user_message
 from ...runtime import ConfigError, ConfiguredSession
+from ...runtime.permissions import BashRules
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
@@ -28,7 +30,6 @@ from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel
 from .checkpoint_log import CheckpointLog
 from .event_relay import EventRelay
-from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
 from .questions import Questions
@@ -43,7 +44,7 @@ class HostedSession:
     def __init__(
         self,
         session: ConfiguredSession,
-        permissions: BashPermissions,
+        permissions: BashRules,
         questions: Questions,
         *,
         bridge: ClientBridge,

@@ -25,7 +25,7 @@ from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config
 from .hosted import HostedSession
 from .mcp_host import McpHost
-from .permissions import BashPermissions, SecurityContext
+from .permissions import EditorAsk, SecurityContext, bash_rules
 from .questions import Questions
 
 log = logging.getLogger(__name__)
@@ -77,7 +77,9 @@ class SessionManager:
     # ------------------------------------------------------------------------ create
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
-        permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
+        features = self.features
+        ask = EditorAsk(self.bridge, lambda: features, file.session_id)
+        permissions = bash_rules(ask, self.settings, self.security, self.bridge)
         questions = Questions(self.bridge, lambda: self.features)
         box: list[str] = [""]
         mcp_permissions, toolset = self.mcp.attach(lambda: box[0])
@@ -119,7 +121,6 @@ class SessionManager:
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
-        permissions.session_id = hosted.id
         questions.session_id = hosted.id
         self.sessions[hosted.id] = hosted
         self._unload_idle(keep=hosted)

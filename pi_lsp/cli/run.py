@@ -161,7 +161,7 @@ def _answering_early(
 
 async def execute(plan: Plan) -> int:
     """Run the plan; returns the exit status."""
-    from ..runtime import SessionHooks, create_agent_session
+    from ..runtime import SessionOptions, create_agent_session
     from ..tools.disk_workspace import DiskWorkspace
 
     workspace = DiskWorkspace([plan.cwd])
@@ -185,14 +185,20 @@ async def execute(plan: Plan) -> int:
     elif plan.save:
         file = store.create()
     wrap = None if plan.prefetch is None else _answering_early(plan.prefetch)
+    from .mcp_setup import attach_mcp
+
+    mcp = attach_mcp(plan.cwd, plan.mcp_config, permission, terminal.notice)
     session = create_agent_session(  # one connection to the provider for the whole run
         plan.config,
         workspace,
         file=file,
         resume=file is not None and plan.resume is not None,
-        before_tool_call=permission,
-        hooks=SessionHooks(http_transport=wrap),
         keep_saved_model=False,  # the command line's flags say which model
+        options=SessionOptions(
+            permissions=(permission,) if mcp is None else (permission, mcp.check),
+            http_transport=wrap,
+            before_run=() if mcp is None else (mcp.before_run,),
+        ),
     )
     if plan.config.default_mode == "plan" and session.mode != "plan":  # --plan on a resume
         session.set_mode("plan")
@@ -200,9 +206,6 @@ async def execute(plan: Plan) -> int:
         JsonPrinter(session.session_id) if plan.json else terminal
     )
     session.subscribe(printer)
-    from .mcp_setup import attach_mcp
-
-    mcp = attach_mcp(session, plan.cwd, plan.mcp_config, permission, terminal.notice)
 
     interrupts = 0
 
@@ -227,7 +230,7 @@ async def execute(plan: Plan) -> int:
         loop.remove_signal_handler(signal.SIGINT)
         session.kill_processes()  # background jobs a command left behind end with the run
         if mcp is not None:
-            await mcp.aclose()
+            await mcp.hub.aclose()
         await session.aclose()
     if not plan.json:
         terminal.notice(terminal.summary())

@@ -2,7 +2,7 @@
 
 A front end (``pi-lsp run`` in ``cli/``, the language server in ``lsp/``, an Agent Client
 Protocol adapter) maps its own input to a ``RunConfig`` (``config.py``) and calls
-``create_agent_session(config, workspace, file=…, before_tool_call=…)``
+``create_agent_session(config, workspace, file=…, options=SessionOptions(…))``
 (``session_factory.py``), which resolves the config (``resolve.py``: provider, model, key
 variable, faux script, timeouts), builds the agent (``assemble.py``: tools over the
 workspace, the bash tool's process registry and secret-free environment, the system prompt)
@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from .session_factory import (
         ConfiguredSession,
         SessionHooks,
+        SessionOptions,
         create_agent_session,
+        new_session_id,
     )
 
 _LAZY = {
@@ -56,6 +58,8 @@ _LAZY = {
     "offered_models": ".resolve",
     "ConfiguredSession": ".session_factory",
     "SessionHooks": ".session_factory",
+    "SessionOptions": ".session_factory",
+    "new_session_id": ".session_factory",
     "check_config": ".resolve",
     "create_agent_session": ".session_factory",
 }
@@ -72,6 +76,7 @@ __all__ = [
     "PermissionsConfig",
     "RunConfig",
     "SessionHooks",
+    "SessionOptions",
     "UnknownModelError",
     "api_key_variable",
     "build_agent",
@@ -79,6 +84,7 @@ __all__ = [
     "configured_model",
     "create_agent_session",
     "default_provider",
+    "new_session_id",
     "offered_models",
 ]
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...runtime import create_agent_session
+from ...runtime import ConfiguredSession, SessionOptions, create_agent_session
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
@@ -77,18 +77,16 @@ class SessionManager:
     # ------------------------------------------------------------------------ create
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
+        session_id = file.session_id  # known before anything is built: every ask carries it
         features = self.features
-        ask = EditorAsk(self.bridge, lambda: features, file.session_id)
+        ask = EditorAsk(self.bridge, lambda: features, session_id)
         permissions = bash_rules(ask, self.settings, self.security, self.bridge)
-        questions = Questions(self.bridge, lambda: self.features)
-        box: list[str] = [""]
-        mcp_permissions, toolset = self.mcp.attach(lambda: box[0])
+        questions = Questions(self.bridge, lambda: self.features, session_id)
+        mcp_permissions, toolset = self.mcp.attach(lambda: session_id)
 
-        async def before_tool_call(ctx: Any, signal: Any) -> Any:
-            answer = await permissions.before_tool_call(ctx, signal)
-            if answer is not None:
-                return answer
-            return await mcp_permissions.before_tool_call(ctx, signal)
+        async def before_run(session: ConfiguredSession) -> None:
+            self.mcp.reload()
+            await toolset.before_run(session)
 
         # a bad setting does not stop the session: it is reported when a run is asked for
         session = create_agent_session(
@@ -96,18 +94,15 @@ class SessionManager:
             self.workspace,
             file=file,
             resume=resume,
-            before_tool_call=before_tool_call,
-            sandbox=self.security,
-            ask=questions.ask,
+            options=SessionOptions(
+                session_id=session_id,
+                permissions=(permissions.before_tool_call, mcp_permissions.before_tool_call),
+                ask=questions.ask,
+                sandbox=self.security,
+                before_run=(before_run,),
+            ),
         )
-        box[0] = session.session_id
-
-        async def before_run() -> None:
-            self.mcp.reload()
-            await toolset.before_run(session)
-
-        session.before_run = before_run
-        self.mcp.start_eager(lambda: box[0])
+        self.mcp.start_eager(lambda: session_id)
         hosted = HostedSession(
             session,
             permissions,
@@ -121,7 +116,6 @@ class SessionManager:
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
-        questions.session_id = hosted.id
         self.sessions[hosted.id] = hosted
         self._unload_idle(keep=hosted)
         return hosted

@@ -24,7 +24,16 @@ from ...runtime.permissions import BashRules
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
-from ..protocol.models import EVENT, DeliverAs, Delivered, PendingQuestion, TodoEntry
+from ..protocol.models import (
+    EVENT,
+    CompactResult,
+    DeliverAs,
+    Delivered,
+    PendingQuestion,
+    QueueResult,
+    StateResult,
+    TodoEntry,
+)
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel
@@ -133,7 +142,7 @@ class HostedSession:
             self.session.steer(message)
         return kind
 
-    def queue_op(self, op: str, queue_id: str | None, text: str | None) -> dict[str, Any]:
+    def queue_op(self, op: str, queue_id: str | None, text: str | None) -> QueueResult:
         """``pi/queue`` (``session_views.queue_op``)."""
         return queue_op(self.session, op, queue_id, text)
 
@@ -215,7 +224,7 @@ class HostedSession:
         except Exception as exc:  # a setting went bad meanwhile: tell the user
             self.bridge.show_message(types.MessageType.Error, f"pi: {exc}")
 
-    async def compact(self) -> dict[str, Any]:
+    async def compact(self) -> CompactResult:
         """Manual compaction (``pi/compact``); raises ``CompactionError`` when it fails."""
         before = estimate_messages_tokens(self.session.messages)
         done = self._compaction = asyncio.Event()
@@ -225,13 +234,13 @@ class HostedSession:
             self._compaction = None
             done.set()
         if result is None:
-            return {"compacted": False, "tokens_before": before, "tokens_after": before}
+            return CompactResult(compacted=False, tokens_before=before, tokens_after=before)
         after = result.estimated_tokens_after
-        return {
-            "compacted": True,
-            "tokens_before": result.tokens_before,
-            "tokens_after": after if after is not None else before,
-        }
+        return CompactResult(
+            compacted=True,
+            tokens_before=result.tokens_before,
+            tokens_after=after if after is not None else before,
+        )
 
     # ------------------------------------------------------------------- the client
 
@@ -245,7 +254,7 @@ class HostedSession:
         elif self.events.plain is None:
             self.events.plain = PlainAnswers(self.bridge, self.session)
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> StateResult:
         """``pi/state`` (``session_views.state_result``)."""
         return state_result(
             self.session,

@@ -41,6 +41,11 @@ class UnknownSessionError(LookupError):
         self.session_id = session_id
 
 
+class UnknownTargetError(LookupError):
+    """A request names something of a session that does not exist (an entry to fork at);
+    the message says what."""
+
+
 class SessionManager:
     def __init__(
         self,
@@ -182,7 +187,7 @@ class SessionManager:
         source = self.get(session_id)
         tree = source.session.tree
         if tree.get_entry(entry_id) is None:
-            raise KeyError(f"Unknown entry {entry_id} in session {session_id}")
+            raise UnknownTargetError(f"Unknown entry {entry_id} in session {session_id}")
         file = tree.fork(entry_id, directory=self.store.directory)
         hosted = self._host(file, resume=True)
         self.current = hosted

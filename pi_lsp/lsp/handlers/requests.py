@@ -277,7 +277,10 @@ class PiApi:
         rules = self.manager.security.rules
         if p.op == "list":
             return PermissionsResult(
-                rules=[PermissionRule.model_validate(r.to_wire()) for r in rules.rules()]
+                rules=[
+                    PermissionRule(id=r.id, tool=r.tool, pattern=r.pattern, created_at=r.created_at)
+                    for r in rules.rules()
+                ]
             )
         if not p.id:
             raise InvalidRequest("revoke needs an id")

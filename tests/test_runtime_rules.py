@@ -7,7 +7,7 @@ of run state, run identity as an argument.
   the factory that makes them) and not ``Agent``: files reach it as the ``Workspace``
   protocol (``tools/workspace.py``, ``DiskWorkspace``);
 - nothing outside ``agent/`` and ``sessions/`` assigns a field of an ``Agent`` (or of its
-  state);
+  state), and no front end reads one: it goes through its ``AgentSession``;
 - no context variable carries which run, session or tool call a change belongs to.
 """
 
@@ -160,6 +160,61 @@ def test_the_agent_write_counter_counts() -> None:
         "self.session.config = c\n"
     )
     assert _agent_writes(ast.parse(source)) == [1, 2, 3, 4]
+
+
+def _agent_reads(tree: ast.AST) -> list[int]:
+    """Lines reaching into an agent from outside its session: any ``….agent`` attribute
+    (``session.agent.state``, ``self.session.agent.follow_up(…)``)."""
+    return sorted(
+        {
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "agent"
+        }
+    )
+
+
+def test_no_front_end_touches_the_sessions_agent() -> None:
+    """A front end asks its ``AgentSession`` (``messages``, ``model``, ``steer``,
+    ``take_next_queued``…), never the ``Agent`` inside it."""
+    files = _front_end_files()
+    assert any(_rel(f).startswith("acp/") for f in files)
+    reads = []
+    for f in files:
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        reads += [f"{_rel(f)}:{line}" for line in _agent_reads(tree)]
+    assert len(reads) == 0, "go through the session's own methods:\n" + "\n".join(reads)
+
+
+def test_the_agent_read_counter_counts() -> None:
+    source = (
+        "n = len(self.session.agent.state.messages)\n"
+        "session.agent.follow_up(m)\n"
+        "agent = self.session.model\n"
+        "from acp.agent.connection import AgentSideConnection\n"
+        "x = hosted.session.agent\n"
+    )
+    assert _agent_reads(ast.parse(source)) == [1, 2, 5]
+
+
+RULE_MAKERS = {"command_allowed", "suggest_patterns"}
+"""What the bash permission rules are made of (``security.rules``): only
+``runtime/permissions.py`` decides with them; a front end gives its ``Ask``."""
+
+
+def _rule_problems(files: list[Path]) -> list[str]:
+    return [
+        f"{_rel(f)} imports {mod}"
+        for f in files
+        for mod in _imports(f)
+        if mod.rsplit(".", 1)[-1] in RULE_MAKERS
+    ]
+
+
+def test_the_bash_permission_rules_are_written_once() -> None:
+    problems = _rule_problems(_front_end_files())
+    assert problems == [], "use runtime.permissions.BashRules:\n" + "\n".join(problems)
+    assert _rule_problems([PKG / "runtime" / "permissions.py"]), "the check sees the rules"
 
 
 def test_no_context_variables_for_run_identity() -> None:

@@ -27,6 +27,7 @@ from ..runtime import (
     NoProviderError,
     PermissionsConfig,
     RunConfig,
+    SessionOptions,
     check_config,
     create_agent_session,
     offered_models,
@@ -120,42 +121,45 @@ def store_for(cwd: Path) -> SessionStore:
     return SessionStore.for_workspace(cwd)
 
 
-def open_session(
-    prov: Provision,
-    cwd: Path,
-    *,
-    before_tool_call: Any,
-    wrap_workspace: Callable[[Workspace], Workspace] = lambda ws: ws,
-    resume: str | None = None,
-    roots: Sequence[str] = (),
-    mcp_servers: Sequence[McpServerConfig] = (),
-    ask: Any = None,
-) -> OpenedSession:
-    """A new session in ``cwd``, or the saved session ``resume`` (``SessionNotFoundError``;
-    ``SessionBusyError`` when another process has it open: nothing is written, unlike the
-    other front ends' fork, since an ACP client cannot be told it got a copy). ``ask`` puts
-    the ``ask`` tool's questions to the client (``acp/questions.py``)."""
+def open_file(prov: Provision, cwd: Path, resume: str | None = None) -> SessionFile | None:
+    """A new session's file in ``cwd`` (``None`` with ``--no-save``), or the saved session
+    ``resume``'s (``SessionNotFoundError``; ``SessionBusyError`` when another process has it
+    open: nothing is written, unlike the other front ends' fork, since an ACP client cannot
+    be told it got a copy). The session's id is the file's."""
     store = store_for(cwd)
-    file: SessionFile | None
     if resume is not None:
         file = store.open(resume)
         if not file.acquire_lock():
             raise SessionBusyError(resume)
-    else:
-        file = store.create() if prov.save else None
-    workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
+        return file
+    return store.create() if prov.save else None
+
+
+def session_config(prov: Provision, mcp_servers: Sequence[McpServerConfig] = ()) -> RunConfig:
+    """The process's config with the client's MCP servers after the configured ones."""
     config = prov.config
-    if mcp_servers:  # the client's servers, after the configured ones
+    if mcp_servers:
         config = config.model_copy(update={"mcp_servers": (*config.mcp_servers, *mcp_servers)})
-    session = create_agent_session(
-        config,
-        workspace,
-        file=file,
-        resume=resume is not None,
-        before_tool_call=before_tool_call,
-        ask=ask,
-    )
-    return OpenedSession(session, workspace)
+    return config
+
+
+def open_session(
+    config: RunConfig,
+    cwd: Path,
+    *,
+    file: SessionFile | None,
+    resume: bool,
+    options: SessionOptions,
+    wrap_workspace: Callable[[Workspace], Workspace] = lambda ws: ws,
+    roots: Sequence[str] = (),
+    mcp: Any = None,
+) -> OpenedSession:
+    """The agent session over ``file`` (from ``open_file``) in one call: ``options`` carry
+    its id, the permission checks, the ``ask`` handler (``acp/questions.py``) and the MCP
+    tools' before-run hook; ``mcp`` is the hub it closes."""
+    workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
+    session = create_agent_session(config, workspace, file=file, resume=resume, options=options)
+    return OpenedSession(session, workspace, mcp)
 
 
 __all__ = [
@@ -164,8 +168,10 @@ __all__ = [
     "SessionBusyError",
     "SessionNotFoundError",
     "UsageError",
+    "open_file",
     "open_session",
     "provision",
     "run_config",
+    "session_config",
     "store_for",
 ]

@@ -22,11 +22,10 @@ from acp.schema import (
 )
 
 from ..ai.abort import AbortSignal
-from ..mcp.attach import attach
+from ..mcp.attach import McpAttachment, attach
 from ..mcp.config import LoadedConfig, McpPermission, load
-from ..mcp.hub import McpHub
-from ..mcp.permissions import Answer, Question
-from ..runtime.config import McpServerConfig
+from ..runtime.config import McpServerConfig, RunConfig
+from ..runtime.permissions import Answer, Question
 from ..security.rules import RuleStore
 from ..sessions.paths import data_dir, workspace_key
 
@@ -98,13 +97,12 @@ def mcp_ask(ask: AcpAsk) -> Callable[[Question, AbortSignal | None], Awaitable[A
 
 
 def attach_mcp(
-    session: Any, cwd: Path, ask: AcpAsk, rules: RuleStore, permission: McpPermission
-) -> McpHub | None:
-    """The project's, the user's and the client's (``session.config.mcp_servers``, later
-    wins) MCP servers as the session's tools; ``None`` when there are none."""
-    clients = LoadedConfig(servers=list(session.config.mcp_servers))
+    config: RunConfig, cwd: Path, ask: AcpAsk, rules: RuleStore, permission: McpPermission
+) -> McpAttachment | None:
+    """The project's, the user's and the client's (``config.mcp_servers``, later wins) MCP
+    servers as the tools a session is built with; ``None`` when there are none."""
+    clients = LoadedConfig(servers=list(config.mcp_servers))
     return attach(
-        session,
         load(cwd, [clients]),
         ask=mcp_ask(ask),
         trust_file=data_dir() / "mcp-trust" / f"{workspace_key(cwd)}.json",

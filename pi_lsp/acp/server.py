@@ -46,19 +46,21 @@ from acp.schema import (
 )
 
 from .. import __version__
-from ..runtime import ConfigError
+from ..runtime import ConfigError, SessionOptions, new_session_id
+from ..runtime.permissions import rules_file
 from ..security.rules import RuleStore
 from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
-    OpenedSession,
     Provision,
     SessionBusyError,
     SessionNotFoundError,
+    open_file,
     open_session,
+    session_config,
     store_for,
 )
 from .mcp_servers import attach_mcp, from_acp
-from .permissions import BashMode, PermissionBridge, rules_file
+from .permissions import BashMode, PermissionBridge, bash_rules
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
@@ -89,9 +91,9 @@ def _extra_roots(extra: list[str] | None) -> list[str]:
     return [p for p in (extra or []) if Path(p).is_absolute() and Path(p).is_dir()]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ClientLink:
-    """The client's side of one session (its id is set once the session is made)."""
+    """The client's side of one session (its id exists before the session is made)."""
 
     conn: Client
     session_id: str
@@ -184,48 +186,58 @@ class PiAcpAgent:
         extra: list[str] | None = None,
         mcp: list[Any] | None = None,
     ) -> AcpSession:
-        link = ClientLink(self._client(), resume or "")
-        rules = RuleStore(rules_file(cwd), str(cwd))
-        bridge = PermissionBridge(
-            ask=link.ask,
-            rules=rules,
-            cwd=cwd,
-            mode=self._bash_mode,
-        )
-        elicitation = self.client_caps.elicitation
-        forms = elicitation is not None and elicitation.form is not None
-        questions = AcpQuestions(request_permission=link.ask, elicit=link.elicit if forms else None)
-        caps = self.client_caps.fs
-        fs = ClientFs(  # only what the client advertised
-            read=link.read if caps is not None and caps.read_text_file else None,
-            write=link.write if caps is not None and caps.write_text_file else None,
-        )
         try:
-            opened: OpenedSession = open_session(
-                self.prov,
-                cwd,
-                before_tool_call=bridge.before_tool_call,
-                wrap_workspace=lambda workspace: ClientFsWorkspace(workspace, fs),
-                resume=resume,
-                roots=_extra_roots(extra),
-                mcp_servers=from_acp(mcp),
-                ask=questions.ask,
-            )
+            file = open_file(self.prov, cwd, resume)
         except SessionNotFoundError:
             raise RequestError.resource_not_found(resume) from None
         except SessionBusyError:  # refused before anything was written
             raise RequestError.invalid_params(
                 {"sessionId": resume, "message": "the session is open in another process"}
             ) from None
-        link.session_id = questions.session_id = opened.session.session_id
-        opened.mcp = attach_mcp(
-            opened.session, cwd, link.ask, rules, self.prov.config.permissions.mcp
+        session_id = file.session_id if file is not None else new_session_id()
+        link = ClientLink(self._client(), session_id)
+        rules = RuleStore(rules_file(cwd), str(cwd))
+        bridge = PermissionBridge(request=link.ask, on_cancelled=lambda: self._stop(session_id))
+        elicitation = self.client_caps.elicitation
+        forms = elicitation is not None and elicitation.form is not None
+        questions = AcpQuestions(
+            request_permission=link.ask,
+            elicit=link.elicit if forms else None,
+            session_id=session_id,
+        )
+        caps = self.client_caps.fs
+        fs = ClientFs(  # only what the client advertised
+            read=link.read if caps is not None and caps.read_text_file else None,
+            write=link.write if caps is not None and caps.write_text_file else None,
+        )
+        config = session_config(self.prov, from_acp(mcp))
+        tools = attach_mcp(config, cwd, link.ask, rules, self.prov.config.permissions.mcp)
+        bash = bash_rules(bridge, rules, self._bash_mode).before_tool_call
+        opened = open_session(
+            config,
+            cwd,
+            file=file,
+            resume=resume is not None,
+            options=SessionOptions(
+                session_id=session_id,
+                permissions=(bash,) if tools is None else (bash, tools.check),
+                ask=questions.ask,
+                before_run=() if tools is None else (tools.before_run,),
+            ),
+            wrap_workspace=lambda workspace: ClientFsWorkspace(workspace, fs),
+            roots=_extra_roots(extra),
+            mcp=None if tools is None else tools.hub,
         )
         session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
         session.live.terminal = wants_terminal(self.client_caps.field_meta)
-        bridge.on_cancelled = session.cancel
-        self.sessions[link.session_id] = session
+        self.sessions[session_id] = session
         return session
+
+    def _stop(self, session_id: str) -> None:
+        """The user answered a permission question with ``cancelled``: stop the turn."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            session.cancel()
 
     def _bash_mode(self) -> BashMode:
         """The configured policy (``sandbox`` has no sandbox here: it asks)."""

@@ -124,7 +124,7 @@ class AcpSession:
         self._compacting = False
         self._carry_out_text: str | None = None
         """The carry-out follow-up of a switch to ``act`` made while idle: the next prompt's."""
-        self._titled = bool(self.session.agent.state.messages)
+        self._titled = bool(self.session.messages)
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.closed = False
 
@@ -132,11 +132,11 @@ class AcpSession:
 
     @property
     def thinking(self) -> str:
-        return str(self.session.agent.state.thinking_level)
+        return str(self.session.thinking_level)
 
     def config_options(self) -> list[Any]:
         return options.config_options(
-            self.session.agent.state.model, self.prov.models, self.thinking, self.session.mode
+            self.session.model, self.prov.models, self.thinking, self.session.mode
         )
 
     def modes(self) -> Any:
@@ -157,11 +157,11 @@ class AcpSession:
             )
         if self.session.todos:
             await self.send(plan_update(self.session.todos))
-        if self.session.agent.state.messages:
+        if self.session.messages:
             await self.send(self.usage())
 
     def _first_prompt(self) -> str | None:
-        for message in self.session.agent.state.messages:
+        for message in self.session.messages:
             if getattr(message, "role", None) == "user":
                 return message_text(message) or None
         return None
@@ -171,7 +171,7 @@ class AcpSession:
         return UsageUpdate(
             session_update="usage_update",
             used=max(0, self.session.context_tokens()),
-            size=self.session.agent.state.model.context_window,
+            size=self.session.model.context_window,
             cost=Cost(amount=round(totals.cost, 6), currency="USD"),
         )
 
@@ -277,7 +277,7 @@ class AcpSession:
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed
             blocks = [TextContentBlock(type="text", text=carry_out + "\n\n"), *blocks]
-        message = to_message(blocks, images_allowed="image" in self.session.agent.state.model.input)
+        message = to_message(blocks, images_allowed="image" in self.session.model.input)
         if len(message.content) == 1 and not message_text(message).strip():
             return "end_turn"  # an empty prompt: nothing to ask the model
         if self.running:
@@ -316,22 +316,22 @@ class AcpSession:
         see it carried out), else kept for the next prompt."""
         if self.running:
             message = to_message([TextContentBlock(type="text", text=text)], images_allowed=False)
-            self.session.agent.follow_up(message)
+            self.session.follow_up(message)
             return
         self._carry_out_text = text
 
     async def _queue(self, message: Any, deliver: str | None) -> None:
-        agent = self.session.agent
+        session = self.session
         if deliver == "steer":
-            agent.steer(message)
-            steering, _ = agent.queue_items()
+            session.steer(message)
+            steering, _ = session.queue_items()
             notice = (
                 f"Steering message {len(steering)} queued: the agent reads it after its "
                 "current step."
             )
         else:
-            agent.follow_up(message)
-            _, follow_ups = agent.queue_items()
+            session.follow_up(message)
+            _, follow_ups = session.queue_items()
             notice = f"Queued as follow-up {len(follow_ups)}: sent when the current run finishes."
         await self.send(agent_text(f"\n\n_{notice}_\n\n"))
 
@@ -346,7 +346,7 @@ class AcpSession:
                 await self.session.wait_for_idle()
                 if self._cancel_requested or self.closed:
                     return
-                queued = self._take_queued()
+                queued = self.session.take_next_queued()
                 if queued is None:
                     return
                 self.session.prompt(queued)  # a message queued just as the run ended
@@ -354,26 +354,11 @@ class AcpSession:
             log.exception("session %s: the run failed", self.session_id)
             raise  # the prompts waiting on this turn answer with the error
 
-    def _take_queued(self) -> Any:
-        agent = self.session.agent
-        if not agent.has_queued_messages():
-            return None
-        steering, follow_ups = agent.queue_items()
-        items = [*steering, *follow_ups]
-        agent.clear_all_queues()
-        for item in items[1:]:
-            agent.follow_up(item.message)
-        return items[0].message
-
     def stop_reason(self) -> StopReason:
         if self._cancel_requested:
             return "cancelled"
         last = next(
-            (
-                m
-                for m in reversed(self.session.agent.state.messages)
-                if isinstance(m, AssistantMessage)
-            ),
+            (m for m in reversed(self.session.messages) if isinstance(m, AssistantMessage)),
             None,
         )
         if last is None:
@@ -417,7 +402,7 @@ class AcpSession:
         if not self.running:
             return
         self._cancel_requested = True
-        self.session.agent.clear_all_queues()
+        self.session.clear_queues()
         self.permissions.withdraw_all()
         if self.questions is not None:
             self.questions.withdraw_all()

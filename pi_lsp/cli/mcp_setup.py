@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ..ai import AbortSignal
-from ..mcp.attach import attach
+from ..mcp.attach import McpAttachment, attach
 from ..mcp.config import LoadedConfig, load, read_file
-from ..mcp.hub import McpHub
-from ..mcp.permissions import Answer, Ask, Question
+from ..runtime.permissions import Answer, Ask, Question
 from ..security.rules import RuleStore
 from ..sessions.paths import data_dir, workspace_key
 from .output import BashPermission
@@ -56,13 +55,12 @@ def terminal_trust_ask(permission: BashPermission) -> Ask:
 
 
 def attach_mcp(
-    session: Any,
     cwd: Path,
     extra: Path | None,
     permission: BashPermission,
     notice: Callable[[str], None],
-) -> McpHub | None:
-    """Give ``session`` the MCP tools (``None`` when no server is configured)."""
+) -> McpAttachment | None:
+    """The MCP tools a session is built with (``None`` when no server is configured)."""
     layers: list[LoadedConfig] = [read_file(extra, "settings")] if extra else []
     loaded = load(cwd, layers)
     allow_all, interactive = permission.allow_all, permission.interactive
@@ -77,7 +75,6 @@ def attach_mcp(
 
     key = workspace_key(cwd)
     return attach(
-        session,
         loaded,
         ask=terminal_ask(permission) if interactive else None,
         trust_file=data_dir() / "mcp-trust" / f"{key}.json",

@@ -25,7 +25,7 @@ from ..agent.types import (
 from ..ai import AbortSignal, AssistantMessage, TextContent, ToolResultMessage, Usage
 from ..ai.abort import done_before_abort
 from ..ai.events import RetryInfo, TextDeltaEvent, ThinkingDeltaEvent
-from ..security.prompt_text import shown_command
+from ..runtime.permissions import Answer, BashRules, Question
 from ..sessions.events import (
     AutoRetryStartEvent,
     CompactionEndEvent,
@@ -38,6 +38,7 @@ from ..sessions.events import (
 from ..tools.todo import render_todos
 from ..wire import event_wire
 
+DENIED = "The user denied running this command."
 MAX_ARG_CHARS = 160
 RESULT_PREVIEW_LINES = 6
 DIFF_PREVIEW_LINES = 14
@@ -250,14 +251,16 @@ class BashPermission:
         self.interactive = interactive
         self.err = err
         self._lock = asyncio.Lock()
+        self.rules = BashRules(ask=self._ask_bash, denied=DENIED, one_at_a_time=True)
+        """The one set of bash rules (``runtime/permissions.py``), asking on the terminal."""
 
     async def __call__(
         self, ctx: BeforeToolCallContext, signal: AbortSignal | None
     ) -> BeforeToolCallResult | None:
-        if ctx.tool_call.name != "bash" or self._allowed():
+        if ctx.tool_call.name != "bash" or self.allow_all:
             return None
-        command = str(ctx.tool_call.arguments.get("command", ""))
         if not self.interactive:
+            command = str(ctx.tool_call.arguments.get("command", ""))
             self.err.write(
                 f"pi-lsp run: denied `{_short(command, 80)}`: stdin is not a terminal "
                 "(pass --yes to allow shell commands)\n"
@@ -267,21 +270,18 @@ class BashPermission:
                 block=True,
                 reason="The user did not allow this command (non-interactive run without --yes).",
             )
-        async with self._lock:
-            if self._allowed():  # "always" may have been answered while we waited
-                return None
-            shown = shown_command(command)  # nothing can hide in it (escapes, padding)
-            always = "" if shown.cut else "/a=always"
-            answer = await self._ask(f"\nRun `{shown.text}`? [y/N{always}] ", signal)
-        if answer in ("a", "always") and not shown.cut:
-            self.allow_all = True
-            return None
-        if answer in ("y", "yes"):
-            return None
-        return BeforeToolCallResult(block=True, reason="The user denied running this command.")
+        return await self.rules.before_tool_call(ctx, signal)
 
-    def _allowed(self) -> bool:
-        return self.allow_all
+    async def _ask_bash(self, question: Question, signal: AbortSignal | None) -> Answer:
+        """The terminal's ``Ask`` for ``bash``: y/N, and a=always (every later command of this
+        run) for a command shown whole."""
+        always = "" if question.cut else "/a=always"
+        answer = await self.ask_line(f"\nRun `{question.shown}`? [y/N{always}] ", signal)
+        if answer in ("a", "always") and not question.cut:
+            return Answer("allowSession", every_call=True)
+        if answer in ("y", "yes"):
+            return Answer("allowOnce")
+        return Answer("deny")
 
     async def ask_line(self, question: str, signal: AbortSignal | None) -> str:
         """One question on the terminal (after any other one), the answer lower-cased."""

@@ -205,7 +205,7 @@ def _answering_early(
 
 async def execute(plan: Plan) -> int:
     """Run the plan; returns the exit status."""
-    from ..runtime import SessionHooks, create_agent_session
+    from ..runtime import SessionOptions, create_agent_session
     from ..tools.disk_workspace import DiskWorkspace
 
     workspace = DiskWorkspace([plan.cwd])
@@ -230,15 +230,21 @@ async def execute(plan: Plan) -> int:
         file = store.create()
     wrap = None if plan.prefetch is None else _answering_early(plan.prefetch)
     resources = await _project_resources(plan, workspace.cwd, permission, terminal)
+    from .mcp_setup import attach_mcp
+
+    mcp = attach_mcp(plan.cwd, plan.mcp_config, permission, terminal.notice)
     session = create_agent_session(  # one connection to the provider for the whole run
         plan.config,
         workspace,
         file=file,
         resume=file is not None and plan.resume is not None,
-        before_tool_call=permission,
-        hooks=SessionHooks(http_transport=wrap),
         keep_saved_model=False,  # the command line's flags say which model
-        resources=resources,
+        options=SessionOptions(
+            permissions=(permission,) if mcp is None else (permission, mcp.check),
+            http_transport=wrap,
+            before_run=() if mcp is None else (mcp.before_run,),
+            resources=resources,
+        ),
     )
     if plan.config.default_mode == "plan" and session.mode != "plan":  # --plan on a resume
         session.set_mode("plan")
@@ -255,9 +261,6 @@ async def execute(plan: Plan) -> int:
             else None
         )
     )
-    from .mcp_setup import attach_mcp
-
-    mcp = attach_mcp(session, plan.cwd, plan.mcp_config, permission, terminal.notice)
 
     interrupts = 0
 
@@ -282,7 +285,7 @@ async def execute(plan: Plan) -> int:
         loop.remove_signal_handler(signal.SIGINT)
         session.kill_processes()  # background jobs a command left behind end with the run
         if mcp is not None:
-            await mcp.aclose()
+            await mcp.hub.aclose()
         await session.aclose()
     if not plan.json:
         terminal.notice(terminal.summary())

@@ -318,12 +318,13 @@ def _register(server: PiLanguageServer) -> None:
         if not ls.persistent:  # over TCP the sessions outlive the connection
             await ls.stop()
 
-    for method, handler in server.api.methods().items():
-        server.feature(method)(_request(handler))
+    handlers = server.api.methods()  # one per method of protocol/contract.py's table
+    for method, handler in handlers.items():
+        server.feature(method)(handler)
 
     for command in COMMANDS:
         method = "pi/" + command.removeprefix("pi.")
-        server.command(command)(_command(server.api.methods()[method]))
+        server.command(command)(_command(handlers[method]))
 
 
 def _diagnostics_params(params: Any) -> tuple[str, int | None, list[dict[str, Any]]] | None:
@@ -341,13 +342,6 @@ def _diagnostics_params(params: Any) -> tuple[str, int | None, list[dict[str, An
         log.info("ignoring a malformed pi/diagnostics notification")
         return None
     return uri, version, [d for d in diagnostics if isinstance(d, dict)]
-
-
-def _request(handler: Any) -> Any:
-    async def pi_request(params: Any) -> Any:
-        return await handler(params)
-
-    return pi_request
 
 
 def _command(handler: Any) -> Any:

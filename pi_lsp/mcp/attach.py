@@ -1,29 +1,43 @@
-"""Give one agent session MCP tools: the front-end-neutral wiring (``pi-lsp run``, the ACP
+"""MCP tools for one agent session: the front-end-neutral wiring (``pi-lsp run``, the ACP
 front end). The language server shares one hub among its sessions instead
 (``lsp/host/mcp_host.py``).
 
-``attach(session, loaded, …)`` makes a hub for the effective configuration, chains the MCP
-permission question after the session's own ``before_tool_call`` and sets the session's
-``before_run`` to start the servers and refresh the tools. The caller closes the returned hub
-when the session ends (``await hub.aclose()``).
+``attach(loaded, …)`` makes a hub for the effective configuration and returns what the
+session is built with (``runtime.SessionOptions``): the MCP permission check (after the
+front end's own) and the before-run hook that starts the servers and refreshes the tools.
+The caller closes the hub when the session ends (``await attached.hub.aclose()``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..agent.asking import Ask
+from ..agent.types import BeforeToolCall
 from ..security.rules import RuleStore
 from .config import LoadedConfig, McpPermission
 from .hub import AskTrust, McpHub
-from .permissions import Ask, McpPermissions, asking_trust
+from .permissions import McpPermissions, asking_trust
 from .toolset import McpToolset
 from .trust import TrustStore
 
 
+@dataclass(frozen=True, slots=True)
+class McpAttachment:
+    hub: McpHub
+    check: BeforeToolCall
+    """The permission question before each MCP tool call."""
+    toolset: McpToolset
+
+    async def before_run(self, session: Any) -> None:
+        """Start the servers and put their tools in ``session`` (a run is about to start)."""
+        await self.toolset.before_run(session)
+
+
 def attach(
-    session: Any,
     loaded: LoadedConfig,
     *,
     ask: Ask | None,
@@ -33,7 +47,7 @@ def attach(
     notify: Callable[[str], object] = lambda _: None,
     ask_trust: AskTrust | None = None,
     remember_trust: bool = True,
-) -> McpHub | None:
+) -> McpAttachment | None:
     """``None`` when no server is configured. ``ask_trust`` defaults to ``ask``'s."""
     for problem in loaded.problems:
         notify(f"pi: {problem}")
@@ -48,10 +62,4 @@ def attach(
     toolset = McpToolset(
         hub, ask_trust=ask_trust if ask_trust is not None else asking_trust(ask), notify=notify
     )
-    session.add_tool_check(permissions.before_tool_call)
-
-    async def before_run() -> None:
-        await toolset.before_run(session)
-
-    session.before_run = before_run
-    return hub
+    return McpAttachment(hub, permissions.before_tool_call, toolset)

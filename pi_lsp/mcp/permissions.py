@@ -6,9 +6,9 @@ model reads. Not asked: tools in the server's ``alwaysAllow``, and — when the 
 The bash sandbox does not apply: an MCP server is a program the user configured, running
 with their rights (docs/tools.md#mcp-servers).
 
-The question goes through the front end's prompt (``Ask``): ``pi/requestPermission`` or a
-message box in the editor, the terminal in ``pi-lsp run``, ``session/request_permission`` in
-ACP.
+The question goes through the front end's prompt (``Ask``, the neutral types of
+``agent/asking.py``, shared with ``bash``'s rules): ``pi/requestPermission`` or a message box
+in the editor, the terminal in ``pi-lsp run``, ``session/request_permission`` in ACP.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
+from ..agent.asking import Answer, Ask, Option, Question
 from ..agent.types import BeforeToolCallContext, BeforeToolCallResult
 from ..ai import AbortSignal
 from ..security.rules import RuleStore
@@ -28,38 +29,12 @@ from .tools import McpProxyTool, McpTool
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["allowOnce", "allowSession", "allowAlways", "deny"]
 DENIED = "The user denied permission to call this MCP tool. It was not called."
 DENIED_BY_SETTING = (
     'Calling MCP tools is disabled by the user\'s settings (permissions.mcp = "deny"). '
     "It was not called."
 )
 DETAIL_LIMIT = 2000
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    id: str
-    label: str
-    kind: Kind
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    call_id: str
-    tool: str
-    title: str
-    detail: str
-    options: list[Option]
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    kind: Kind
-    reason: str | None = None
-
-
-Ask = Callable[[Question, AbortSignal | None], Awaitable[Answer]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +95,7 @@ class McpPermissions:
         if self.rules is not None and self.rules.allows("mcp", tool.name):
             return None
         answer = await self._ask(ctx.tool_call.id, target, signal)
-        if answer.kind == "deny":
+        if answer.kind not in ("allowOnce", "allowSession", "allowAlways"):
             reason = DENIED if not answer.reason else f"{DENIED} The user said: {answer.reason}"
             return BeforeToolCallResult(block=True, reason=reason)
         if answer.kind in ("allowSession", "allowAlways"):

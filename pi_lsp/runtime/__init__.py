@@ -2,7 +2,7 @@
 
 A front end (``pi-lsp run`` in ``cli/``, the language server in ``lsp/``, an Agent Client
 Protocol adapter) maps its own input to a ``RunConfig`` (``config.py``) and calls
-``create_agent_session(config, workspace, file=…, before_tool_call=…)``
+``create_agent_session(config, workspace, file=…, options=SessionOptions(…))``
 (``session_factory.py``), which resolves the config (``resolve.py``: provider, model, key
 variable, faux script, timeouts), builds the agent (``assemble.py``: tools over the
 workspace, the bash tool's process registry and secret-free environment, the system prompt)
@@ -50,7 +50,9 @@ if TYPE_CHECKING:
     from .session_factory import (
         ConfiguredSession,
         SessionHooks,
+        SessionOptions,
         create_agent_session,
+        new_session_id,
     )
 
 _LAZY = {
@@ -75,6 +77,8 @@ _LAZY = {
     "offered_models": ".resolve",
     "ConfiguredSession": ".session_factory",
     "SessionHooks": ".session_factory",
+    "SessionOptions": ".session_factory",
+    "new_session_id": ".session_factory",
     "check_config": ".resolve",
     "create_agent_session": ".session_factory",
 }
@@ -92,6 +96,7 @@ __all__ = [
     "ResourceOptions",
     "RunConfig",
     "SessionHooks",
+    "SessionOptions",
     "TrustOutcome",
     "UnknownModelError",
     "api_key_variable",
@@ -102,6 +107,7 @@ __all__ = [
     "create_agent_session",
     "default_provider",
     "load_project_resources",
+    "new_session_id",
     "offered_models",
     "saved_trust",
     "settle_project_trust",

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..agent.asking import Ask, Option, Question
 from ..ai import AbortSignal
-from ..mcp.permissions import Ask, Option, Question
 from ..resources import ProjectResources, ProjectTrustStore, ResourceOptions, protected_paths
 from ..sessions.paths import data_dir
 

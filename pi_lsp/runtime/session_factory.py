@@ -1,6 +1,8 @@
 """``create_agent_session``: the one way a front end gets an agent session.
 
-``create_agent_session(config, workspace, file=…, before_tool_call=…)`` resolves the
+``create_agent_session(config, workspace, file=…, options=SessionOptions(…))`` — one call,
+with everything the front end adds (its permission checks, ``ask``, sandbox, transport,
+before-run hooks, and the session id it made first) — resolves the
 ``RunConfig`` (``resolve.py``), builds the agent (``assemble.build_agent``: the coding tools
 over the front end's workspace, the bash tool's process registry and secret-free environment,
 the system prompt), and returns a ``ConfiguredSession``: an ``AgentSession`` that owns what it
@@ -11,15 +13,18 @@ passes a new ``RunConfig`` to ``configure`` when its settings change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..ai import StreamOptions
+from ..agent._hooks import resolve
+from ..agent.types import BeforeToolCall, BeforeToolCallContext, BeforeToolCallResult
+from ..ai import AbortSignal, StreamOptions
 from ..ai.thinking_levels import THINKING_LEVELS, AgentThinkingLevel
 from ..resources import ProjectResources, Resources
 from ..sessions import SessionFile
 from ..sessions.agent_session import AgentSession
+from ..sessions.paths import uuid7
 from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
@@ -54,14 +59,71 @@ class SandboxSource(Protocol):
     def effective_mode(self, mode: BashMode) -> BashMode: ...
 
 
-@dataclass(frozen=True, slots=True)
-class SessionHooks:
-    """What a front end adds to the sessions it creates. (Tools that come and go, such as
-    MCP servers', join through ``AgentSession.before_run`` and ``set_tools``; their permission
-    question through ``add_tool_check``.)"""
+BeforeRun = Callable[["ConfiguredSession"], Awaitable[None]]
+"""Awaited at the start of each prompted run, before the model is asked (an MCP toolset
+starts its servers and puts their tools in the session there)."""
 
+
+def new_session_id() -> str:
+    """The id of a session that has no file (a file names its own: ``file.session_id``)."""
+    return uuid7()
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOptions:
+    """Everything a front end adds to a session, given in the one ``create_agent_session``
+    call: nothing is wired into the session after it is made."""
+
+    session_id: str | None = None
+    """The session's id, known before anything is built (the front end's asks carry it):
+    the file's id when there is a file, else a new one (``new_session_id``)."""
+    permissions: Sequence[BeforeToolCall] = ()
+    """The front end's permission checks before each tool call, in order (the bash rules,
+    then the MCP tools'); the first answer wins."""
+    ask: AskHandler | None = None
+    """Puts the ``ask`` tool's questions to the user (no ``ask`` tool without it)."""
+    sandbox: SandboxSource | None = None
+    """Where ``bash: "sandbox"`` commands run (bubblewrap)."""
     http_transport: TransportWrap | None = None
     """Wraps the provider client's transport (``pi-lsp run``'s early first request)."""
+    before_run: Sequence[BeforeRun] = ()
+    """Awaited in order at the start of each prompted run (a failure is logged)."""
+    resources: ProjectResources | None = None
+    """The project's context, skills and templates as the front end loaded them (after its
+    trust question); ``None``: loaded for the workspace with the saved trust decision."""
+
+
+SessionHooks = SessionOptions
+"""The former name (it held only ``http_transport``)."""
+
+
+def _first_answer(checks: Sequence[BeforeToolCall]) -> BeforeToolCall | None:
+    if not checks:
+        return None
+    if len(checks) == 1:
+        return checks[0]
+
+    async def before_tool_call(
+        ctx: BeforeToolCallContext, signal: AbortSignal | None
+    ) -> BeforeToolCallResult | None:
+        for check in checks:
+            answer = await resolve(check(ctx, signal))
+            if answer is not None:
+                return answer
+        return None
+
+    return before_tool_call
+
+
+def _before_run(session: ConfiguredSession, hooks: Sequence[BeforeRun]) -> Any:
+    if not hooks:
+        return None
+
+    async def before_run() -> None:
+        for hook in hooks:
+            await hook(session)
+
+    return before_run
 
 
 def create_agent_session(
@@ -70,44 +132,43 @@ def create_agent_session(
     *,
     file: SessionFile | None = None,
     resume: bool = False,
-    before_tool_call: Any = None,
-    sandbox: SandboxSource | None = None,
-    hooks: SessionHooks | None = None,
     keep_saved_model: bool = True,
-    ask: AskHandler | None = None,
-    resources: ProjectResources | None = None,
+    options: SessionOptions | None = None,
 ) -> ConfiguredSession:
-    """An agent session over ``workspace`` for ``config``.
+    """An agent session over ``workspace`` for ``config``, with what the front end adds
+    (``options``: its id, permission checks, ``ask`` handler, sandbox, transport, before-run
+    hooks).
 
     ``file``: the session file (``None``: in memory); with ``resume`` its messages, model,
     thinking level and queues are restored, and a model the user picked for this session
-    (``select_model``) is kept when ``keep_saved_model``. ``before_tool_call`` is the front
-    end's permission prompt; ``sandbox`` runs ``bash: "sandbox"`` commands in bubblewrap.
-    The session gets the ``todo`` tool, and the ``ask`` tool when the front end gives the
-    ``ask`` handler that puts questions to the user; a new session starts in
-    ``config.default_mode``, a resumed one in its own mode (docs/tools.md#plan-mode).
+    (``select_model``) is kept when ``keep_saved_model``. The session gets the ``todo``
+    tool, and the ``ask`` tool when the front end gives the ``ask`` handler; a new session
+    starts in ``config.default_mode``, a resumed one in its own mode
+    (docs/tools.md#plan-mode).
 
     A config that does not resolve does not stop the session from being made: the agent
     keeps its defaults and ``configure`` (which a front end calls before a run) raises the
     ``ConfigError``; ``check_config`` raises it up front.
 
-    ``resources``: the project's context files, skills and templates (docs/context.md); by
-    default they are loaded for the workspace's cwd with ``config.resources`` and the trust
-    decided without asking (``project_context.saved_trust``) — a front end that can ask
+    ``options.resources``: the project's context files, skills and templates
+    (docs/context.md); by default they are loaded for the workspace's cwd with
+    ``config.resources`` and the trust decided without asking
+    (``project_context.saved_trust``) — a front end that can ask
     passes its own (``ask_project_trust`` + ``load_project_resources``) or calls
     ``settle_project_trust`` afterwards.
     """
-    hooks = hooks or SessionHooks()
+    options = options or SessionOptions()
+    if file is not None and options.session_id not in (None, file.session_id):
+        raise ValueError(f"session id {options.session_id} is not the file's {file.session_id}")
     registry = ProcessRegistry()
-    if resources is None:
-        resources = _default_resources(config, workspace)
+    resources = options.resources or _default_resources(config, workspace)
     read_areas = ReadAreas()
     agent = build_agent(
         workspace,
         registry=registry,
         api_key_env=config.api_key_env,
         system_prompt_append=config.system_prompt_append,
-        before_tool_call=before_tool_call,
+        before_tool_call=_first_answer(options.permissions),
         resources=resources.current,
         read_areas=read_areas,
     )
@@ -118,11 +179,13 @@ def create_agent_session(
         file,
         config=config,
         registry=registry,
-        sandbox=sandbox,
-        http_transport=hooks.http_transport,
+        sandbox=options.sandbox,
+        http_transport=options.http_transport,
+        session_id=options.session_id,
     )
-    session.ask_handler = ask
-    session.add_session_tools(ask=ask is not None)
+    session.ask_handler = options.ask
+    session.before_run = _before_run(session, options.before_run)
+    session.add_session_tools(ask=options.ask is not None)
 
     def apply_resources(loaded: Resources) -> None:
         read_areas.set(s.base_dir for s in loaded.skills)
@@ -174,8 +237,9 @@ class ConfiguredSession(AgentSession):
         registry: ProcessRegistry,
         sandbox: SandboxSource | None = None,
         http_transport: TransportWrap | None = None,
+        session_id: str | None = None,
     ) -> None:
-        super().__init__(agent, file)
+        super().__init__(agent, file, session_id=session_id)
         self.config = config
         self.registry = registry
         self._sandbox = sandbox

@@ -85,10 +85,12 @@ class AgentSession(
         compaction: CompactionSettings | None = None,
         retry: RetrySettings | None = None,
         sleep: Sleep = abortable_sleep,
+        session_id: str | None = None,
     ) -> None:
+        """``session_id``: the id of a session without a file (a file names its own)."""
         self.agent = agent
         self.file = file
-        self._tree = file if file is not None else SessionFile.in_memory()
+        self._tree = file if file is not None else SessionFile.in_memory(session_id=session_id)
         self.session_id = self._tree.session_id
         if agent.session_id is None:
             agent.session_id = self.session_id

@@ -19,8 +19,22 @@ if TYPE_CHECKING:
     from ..agent import Agent
 
 
+class NotQueuedError(LookupError):
+    """An id that is not in the session's queues (unknown, or already delivered or
+    removed)."""
+
+    def __init__(self, queue_id: str, session_id: str) -> None:
+        super().__init__(
+            f"id {queue_id!r} is not queued in session {session_id} (unknown, or already "
+            "delivered or removed)"
+        )
+        self.queue_id = queue_id
+        self.session_id = session_id
+
+
 class SessionQueues:
     agent: Agent
+    session_id: str
 
     if TYPE_CHECKING:
 
@@ -50,16 +64,39 @@ class SessionQueues:
         self.agent.clear_all_queues()
 
     def remove_queued(self, queue_id: str) -> QueuedMessage:
-        """``KeyError`` when ``queue_id`` is not queued."""
-        return self.agent.remove_queued(queue_id)
+        """``NotQueuedError`` when ``queue_id`` is not queued."""
+        try:
+            return self.agent.remove_queued(queue_id)
+        except KeyError:
+            raise NotQueuedError(queue_id, self.session_id) from None
 
     def promote_queued(self, queue_id: str) -> None:
-        """A queued follow-up becomes steering ("send now"); ``KeyError`` when not queued."""
-        self.agent.promote_queued(queue_id)
+        """A queued follow-up becomes steering ("send now"); ``NotQueuedError`` when not
+        queued."""
+        try:
+            self.agent.promote_queued(queue_id)
+        except KeyError:
+            raise NotQueuedError(queue_id, self.session_id) from None
 
     def edit_queued(self, queue_id: str, message: AgentMessage) -> None:
-        """Replace a queued message in place; ``KeyError`` when not queued."""
-        self.agent.edit_queued(queue_id, message)
+        """Replace a queued message in place; ``NotQueuedError`` when not queued."""
+        try:
+            self.agent.edit_queued(queue_id, message)
+        except KeyError:
+            raise NotQueuedError(queue_id, self.session_id) from None
+
+    def take_next_queued(self) -> AgentMessage | None:
+        """The oldest queued message (steering first), taken off the queues to start a run
+        of its own; the rest stay queued as follow-ups. ``None`` when nothing is queued (a
+        front end that drives its runs one prompt at a time: ACP)."""
+        if not self.agent.has_queued_messages():
+            return None
+        steering, follow_ups = self.agent.queue_items()
+        items = [*steering, *follow_ups]
+        self.agent.clear_all_queues()
+        for item in items[1:]:
+            self.agent.follow_up(item.message)
+        return items[0].message
 
     # ------------------------------------------------------------------ reads
 

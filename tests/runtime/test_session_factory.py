@@ -22,9 +22,11 @@ from pi_lsp.runtime import (
     MissingKeyError,
     NoProviderError,
     RunConfig,
+    SessionOptions,
     UnknownModelError,
     check_config,
     create_agent_session,
+    new_session_id,
 )
 from pi_lsp.sessions import SessionStore
 from pi_lsp.sessions.events import ProviderRetryEvent
@@ -268,3 +270,35 @@ async def test_resuming_logs_the_model_it_continues_with(
     moved.close()
     assert f"session {session_id} used {used}; continuing with openai-compatible/m" in caplog.text
     assert "unknown/unknown" not in caplog.text
+
+
+async def test_a_session_is_built_in_one_call_with_its_id_made_first(tmp_path: Path) -> None:
+    """The id exists before the session (its asks carry it): the session takes it, and the
+    before-run hooks given with it run at the start of each run, with the session."""
+    session_id = new_session_id()
+    ran: list[Any] = []
+
+    async def before_run(session: Any) -> None:
+        ran.append(session)
+
+    path = script(tmp_path / "s.json", "hello")
+    session = create_agent_session(
+        RunConfig(provider="faux", faux_script=path),
+        DiskWorkspace([tmp_path]),
+        options=SessionOptions(session_id=session_id, before_run=(before_run,)),
+    )
+    try:
+        assert session.session_id == session_id
+        assert session.tree.session_id == session_id
+        await session.prompt("hi")
+        await session.wait_for_idle()
+        assert ran == [session]
+    finally:
+        await session.aclose()
+        session.close()
+    file = SessionStore(tmp_path / "sessions", tmp_path).create()
+    with pytest.raises(ValueError, match="not the file's"):
+        create_agent_session(
+            RunConfig(), DiskWorkspace([tmp_path]), file=file, options=SessionOptions("other")
+        )
+    file.close()

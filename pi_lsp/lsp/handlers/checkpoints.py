@@ -19,8 +19,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
-
 from ...review import (
     ChangeRecord,
     CheckpointStore,
@@ -34,11 +32,20 @@ from ..editor.editor_workspace import EditorWorkspace
 from ..editor.review_book import ReviewBook
 from ..editor.review_notes import UNDO_NOTE_HEAD
 from ..host.hosted import HostedSession
-from ..protocol.contract import RestoreParams, RevertToolCallParams, UndoRestoreParams
-from ..protocol.methods import CHECKPOINTS, RESTORE, REVERT_TOOL_CALL, UNDO_RESTORE
-from ..protocol.models import RequiredSessionParams, parse_params
+from ..protocol.contract import (
+    Checkpoint,
+    CheckpointsResult,
+    FileConflict,
+    RestoreParams,
+    RestoreResult,
+    RevertToolCallParams,
+    RevertToolCallResult,
+    UndoRestoreParams,
+    UndoRestoreResult,
+)
+from ..protocol.models import RequiredSessionParams
+from .errors import InvalidRequest, RequestFailed
 
-REQUEST_FAILED = -32803
 BASH_NOTE = (
     "bash ran after this checkpoint: what its commands changed on disk is not tracked and was "
     "not restored"
@@ -62,53 +69,48 @@ class CheckpointApi:
 
     # ------------------------------------------------------------------------ requests
 
-    async def checkpoints(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(CHECKPOINTS, RequiredSessionParams, raw)
+    async def checkpoints(self, p: RequiredSessionParams) -> CheckpointsResult:
         hosted = self._session(p.session_id)
         entries = hosted.changes.entries()
         records = _records(hosted.changes.store)
-        out: list[dict[str, Any]] = []
+        out: list[Checkpoint] = []
         later: list[str] = []  # files changed after the checkpoint, newest checkpoint first
         for entry_id, message in reversed(entries):
             for r in records:
                 if r.checkpoint == entry_id and r.path not in later:
                     later.append(r.path)
             out.append(
-                {
-                    "entryId": entry_id,
-                    "text": _text(message.content),
-                    "timestamp": message.timestamp,
-                    "files": list(later),
-                }
+                Checkpoint(
+                    entry_id=entry_id,
+                    text=_text(message.content),
+                    timestamp=message.timestamp,
+                    files=list(later),
+                )
             )
         out.reverse()
-        return {"checkpoints": out}
+        return CheckpointsResult(checkpoints=out)
 
-    async def restore(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(RESTORE, RestoreParams, raw)
+    async def restore(self, p: RestoreParams) -> RestoreResult:
         hosted = self._not_running(p.session_id)
         entries = hosted.changes.entries()
         ids = [entry_id for entry_id, _ in entries]
         if p.entry_id not in ids:
-            raise JsonRpcInvalidParams(
-                f"Invalid params for {RESTORE}: entry {p.entry_id} is not a checkpoint (a user "
-                f"message) of session {p.session_id}"
+            raise InvalidRequest(
+                f"entry {p.entry_id} is not a checkpoint (a user message) of session {p.session_id}"
             )
         at = ids.index(p.entry_id)
         after = set(ids[at:])
-        result: dict[str, Any] = {
-            "restoreId": None,
-            "reverted": [],
-            "conflicts": [],
-            "sessionId": p.session_id,
-        }
+        result = RestoreResult(session_id=p.session_id)
         store = hosted.changes.store
         if p.mode in ("code", "both"):
             records = [r for r in _records(store) if r.checkpoint in after]
-            result.update(await self._revert(hosted, store, records))
+            reverted = await self._revert(hosted, store, records)
+            result.restore_id = reverted.restore_id
+            result.reverted = reverted.reverted
+            result.conflicts = reverted.conflicts
             if store is not None and store.bash_checkpoints() & after:
-                result["bashRan"] = True
-                result["note"] = BASH_NOTE
+                result.bash_ran = True
+                result.note = BASH_NOTE
         if p.mode in ("conversation", "both"):
             entry = hosted.session.tree.get_entry(p.entry_id)
             parent = entry.parent_id if entry is not None else None
@@ -116,59 +118,59 @@ class CheckpointApi:
             copied, target = set(ids[:at]), forked.changes.store
             if store is not None and target is not None and copied:
                 store.copy_to(target, copied)  # the fork's checkpoints keep their files
-            result["sessionId"] = forked.id
-            result["text"] = _text(entries[at][1].content)
+            result.session_id = forked.id
+            result.text = _text(entries[at][1].content)
         return result
 
-    async def revert_tool_call(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(REVERT_TOOL_CALL, RevertToolCallParams, raw)
+    async def revert_tool_call(self, p: RevertToolCallParams) -> RevertToolCallResult:
         hosted = self._not_running(p.session_id)
         store = hosted.changes.store
         records = [r for r in _records(store) if r.tool_call_id == p.tool_call_id]
         if not records:
-            raise JsonRpcInvalidParams(
-                f"Invalid params for {REVERT_TOOL_CALL}: tool call {p.tool_call_id} changed no "
-                f"file in session {p.session_id}"
+            raise InvalidRequest(
+                f"tool call {p.tool_call_id} changed no file in session {p.session_id}"
             )
-        return {"sessionId": p.session_id, **await self._revert(hosted, store, records)}
+        reverted = await self._revert(hosted, store, records)
+        return RevertToolCallResult(
+            session_id=p.session_id,
+            restore_id=reverted.restore_id,
+            reverted=reverted.reverted,
+            conflicts=reverted.conflicts,
+        )
 
-    async def undo_restore(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(UNDO_RESTORE, UndoRestoreParams, raw)
+    async def undo_restore(self, p: UndoRestoreParams) -> UndoRestoreResult:
         self._not_running(p.session_id)
         files = self.log.load(p.restore_id)
         if files is None:
-            raise JsonRpcInvalidParams(
-                f"Invalid params for {UNDO_RESTORE}: no restore {p.restore_id} to undo"
-            )
+            raise InvalidRequest(f"no restore {p.restore_id} to undo")
         reapplied: list[str] = []
-        conflicts: list[dict[str, str]] = []
+        conflicts: list[FileConflict] = []
         for f in files:
             changed, messages = await self._apply(f.uri, partial(_reapply, f))
-            conflicts.extend({"uri": f.uri, "message": m} for m in messages)
+            conflicts.extend(FileConflict(uri=f.uri, message=m) for m in messages)
             if changed:
                 reapplied.append(f.uri)
         self.log.forget(p.restore_id)
-        return {"reapplied": reapplied, "conflicts": conflicts}
+        return UndoRestoreResult(reapplied=reapplied, conflicts=conflicts)
 
     # ----------------------------------------------------------------------- internals
 
     def _not_running(self, session_id: str) -> HostedSession:
         hosted = self._session(session_id)
         if hosted.running:
-            raise JsonRpcException(
-                "The session is running; abort it (pi/abort) or wait before restoring.",
-                code=REQUEST_FAILED,
+            raise RequestFailed(
+                "The session is running; abort it (pi/abort) or wait before restoring."
             )
         return hosted
 
     async def _revert(
         self, hosted: HostedSession, store: CheckpointStore | None, records: list[ChangeRecord]
-    ) -> dict[str, Any]:
+    ) -> RevertToolCallResult:
         """Take ``records`` back out, newest first, hunk by hunk (one applyEdit per tool
         call and file); log what changed for ``pi/undoRestore``."""
         before: dict[str, str] = {}
         after: dict[str, str] = {}
-        conflicts: list[dict[str, str]] = []
+        conflicts: list[FileConflict] = []
         blocked: set[str] = set()  # tool calls with a change left in place
         for record in reversed(records):
             if store is None:
@@ -184,7 +186,7 @@ class CheckpointApi:
             if messages:
                 blocked.add(record.tool_call_id)
             for message in messages:
-                item = {"uri": record.path, "message": message}
+                item = FileConflict(uri=record.path, message=message)
                 if item not in conflicts:
                     conflicts.append(item)
         reverted = [uri for uri in after if after[uri] != before[uri]]
@@ -196,11 +198,12 @@ class CheckpointApi:
         if self.book is not None:
             done = {r.tool_call_id for r in records} - blocked
             self.book.forget_tool_calls(hosted.id, done)
-        return {
-            "restoreId": restore_id if reverted else None,
-            "reverted": reverted,
-            "conflicts": conflicts,
-        }
+        return RevertToolCallResult(
+            session_id=hosted.id,
+            restore_id=restore_id if reverted else None,
+            reverted=reverted,
+            conflicts=conflicts,
+        )
 
     async def _apply(
         self,

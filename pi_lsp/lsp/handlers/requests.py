@@ -1,4 +1,7 @@
-"""The ``pi/*`` requests (and the ``pi.*`` commands): validate, call one domain method, answer.
+"""The ``pi/*`` requests (and the ``pi.*`` commands): each handler takes its params model and
+returns its result model, as ``protocol/contract.py``'s table names them; ``dispatch.py``
+registers them from that table (validation, wire form) and ``errors.py`` turns their domain
+errors into JSON-RPC errors.
 
 Every method answers promptly — a run is started as a background task owned by its session,
 never awaited here. Errors are JSON-RPC errors with a clear message: InvalidParams naming the
@@ -8,48 +11,37 @@ field or the unknown session, RequestFailed (-32803) for a setting the user must
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from ...agent.messages import user_message
 from ...ai import ImageContent
-from ...sessions import CompactionError
 from ..bridge import ClientBridge
 from ..configuration import Configuration
 from ..editor.attachments import AttachmentError, Attachments
 from ..editor.documents import DocumentTracker
 from ..host.agent_setup import SetupError, model_for, offered_models
 from ..host.hosted import HostedSession
-from ..host.session_manager import SessionManager, UnknownSessionError
-from ..protocol.methods import (
-    CHECKPOINTS,
-    RESTORE,
-    REVERT_TOOL_CALL,
-    REVIEW,
-    REVIEW_DECISION,
-    UNDO_RESTORE,
+from ..host.session_manager import SessionManager
+from ..protocol.contract import (
+    CheckpointsResult,
+    DecisionParams,
+    DecisionResult,
+    McpResult,
+    PermissionRule,
+    PermissionsResult,
+    RestoreParams,
+    RestoreResult,
+    RevertToolCallParams,
+    RevertToolCallResult,
+    ReviewResult,
+    StateReply,
+    UndoRestoreParams,
+    UndoRestoreResult,
 )
 from ..protocol.models import (
-    ABORT,
-    COMPACT,
-    FOLLOW_UP,
-    FORK_SESSION,
-    MCP,
-    MODELS,
-    NEW_SESSION,
-    PERMISSIONS,
-    PROMPT,
-    QUEUE,
-    REPLAY,
-    RESUME_SESSION,
-    SESSIONS,
-    SET_MODE,
-    SET_MODEL,
-    STATE,
-    STEER,
     AbortResult,
     Attachment,
     CompactResult,
@@ -67,6 +59,7 @@ from ..protocol.models import (
     PromptResult,
     QueueOpParams,
     QueueParams,
+    QueueResult,
     ReplayParams,
     ReplayResult,
     RequiredSessionParams,
@@ -77,23 +70,16 @@ from ..protocol.models import (
     SetModelParams,
     SetModeParams,
     SetModeResult,
-    parse_params,
+    StateResult,
 )
+from .dispatch import WireHandler, wire_handlers
+from .errors import InvalidRequest, NotInitializedError, RequestFailed
 
 if TYPE_CHECKING:
     from .checkpoints import CheckpointApi
     from .review import ReviewApi
 
 log = logging.getLogger(__name__)
-
-REQUEST_FAILED = -32803
-SERVER_NOT_INITIALIZED = -32002
-
-Handler = Callable[[Any], Awaitable[dict[str, Any]]]
-
-
-def request_failed(message: str) -> JsonRpcException:
-    return JsonRpcException(message, code=REQUEST_FAILED)
 
 
 class PiApi:
@@ -113,54 +99,27 @@ class PiApi:
         self.checkpoint_api: CheckpointApi | None = None
         """Set at initialize (it needs the workspace)."""
 
-    def methods(self) -> dict[str, Handler]:
-        return {
-            PROMPT: self.prompt,
-            STEER: self.steer,
-            FOLLOW_UP: self.follow_up,
-            ABORT: self.abort,
-            NEW_SESSION: self.new_session,
-            SESSIONS: self.sessions,
-            RESUME_SESSION: self.resume_session,
-            STATE: self.state,
-            REPLAY: self.replay,
-            FORK_SESSION: self.fork_session,
-            COMPACT: self.compact,
-            REVIEW: self.review,
-            REVIEW_DECISION: self.review_decision,
-            CHECKPOINTS: self.checkpoints,
-            RESTORE: self.restore,
-            UNDO_RESTORE: self.undo_restore,
-            REVERT_TOOL_CALL: self.revert_tool_call,
-            PERMISSIONS: self.permissions,
-            MCP: self.mcp,
-            QUEUE: self.queue,
-            MODELS: self.models,
-            SET_MODEL: self.set_model,
-            SET_MODE: self.set_mode,
-        }
+    def methods(self) -> dict[str, WireHandler]:
+        """Every ``pi/*`` request of the contract, as pygls calls it (raw params → wire)."""
+        return wire_handlers(self)
 
     @property
     def manager(self) -> SessionManager:
         manager = self._manager()
         if manager is None:
-            raise JsonRpcException("Server not initialized", code=SERVER_NOT_INITIALIZED)
+            raise NotInitializedError
         return manager
 
     def session(self, session_id: str) -> HostedSession:
-        """A known session (InvalidParams naming it otherwise)."""
-        return self._session(session_id)
+        """A known session (``UnknownSessionError`` otherwise)."""
+        return self.manager.get(session_id)
 
     def _session(self, session_id: str | None, *, create: bool = False) -> HostedSession:
-        try:
-            return self.manager.get(session_id, create=create)
-        except UnknownSessionError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
+        return self.manager.get(session_id, create=create)
 
     # ---------------------------------------------------------------------- requests
 
-    async def prompt(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(PROMPT, PromptParams, raw)
+    async def prompt(self, p: PromptParams) -> PromptResult:
         _ = self.manager  # before initialize: refused at once, not after the settings wait
         await self.config.wait_loaded()
         hosted = self._session(p.session_id, create=True)
@@ -172,41 +131,32 @@ class PiApi:
         try:
             text, images = await builder.build(p.text, attachments, images, hosted.session.model)
         except AttachmentError as exc:
-            raise JsonRpcInvalidParams(f"Invalid params for {PROMPT}: {exc}") from None
+            raise InvalidRequest(str(exc)) from None
         try:
             delivered = hosted.submit(user_message(text, images), p.deliver_as)
         except SetupError as exc:
             self.bridge.show_message(types.MessageType.Error, str(exc))
-            raise request_failed(str(exc)) from None
-        return PromptResult(session_id=hosted.id, delivered=delivered).to_wire()
+            raise
+        return PromptResult(session_id=hosted.id, delivered=delivered)
 
-    async def steer(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(STEER, QueueParams, raw)
+    async def steer(self, p: QueueParams) -> PromptResult:
         hosted = self._session(p.session_id, create=True)
         delivered = hosted.queue(user_message(p.text), "steer")
-        return PromptResult(session_id=hosted.id, delivered=delivered).to_wire()
+        return PromptResult(session_id=hosted.id, delivered=delivered)
 
-    async def follow_up(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(FOLLOW_UP, QueueParams, raw)
+    async def follow_up(self, p: QueueParams) -> PromptResult:
         hosted = self._session(p.session_id, create=True)
         delivered = hosted.queue(user_message(p.text), "followUp")
-        return PromptResult(session_id=hosted.id, delivered=delivered).to_wire()
+        return PromptResult(session_id=hosted.id, delivered=delivered)
 
-    async def queue(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(QUEUE, QueueOpParams, raw)
+    async def queue(self, p: QueueOpParams) -> QueueResult:
         hosted = self._session(p.session_id)
         try:
             return hosted.queue_op(p.op, p.id, p.text)
-        except KeyError:
-            raise JsonRpcInvalidParams(
-                f"Invalid params for {QUEUE}: id {p.id!r} is not queued in session "
-                f"{hosted.id} (unknown, or already delivered or removed)"
-            ) from None
         except ValueError as exc:
-            raise JsonRpcInvalidParams(f"Invalid params for {QUEUE}: {exc}") from None
+            raise InvalidRequest(str(exc)) from None
 
-    async def models(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(MODELS, ModelsParams, raw)
+    async def models(self, p: ModelsParams) -> ModelsResult:
         await self.config.wait_loaded()
         settings = self.config.current()
         current: ModelRef | None = None
@@ -229,45 +179,36 @@ class PiApi:
             )
             for m in offered_models(settings)
         ]
-        return ModelsResult(models=infos, current=current).to_wire()
+        return ModelsResult(models=infos, current=current)
 
-    async def set_model(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(SET_MODEL, SetModelParams, raw)
+    async def set_model(self, p: SetModelParams) -> StateResult:
         await self.config.wait_loaded()
         hosted = self._session(p.session_id)
         try:
             hosted.set_model(p.provider, p.model, p.thinking_level)
         except (SetupError, ValueError) as exc:
-            raise JsonRpcInvalidParams(f"Invalid params for {SET_MODEL}: {exc}") from None
+            raise InvalidRequest(str(exc)) from None
         return hosted.state()
 
-    async def set_mode(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(SET_MODE, SetModeParams, raw)
+    async def set_mode(self, p: SetModeParams) -> SetModeResult:
         await self.config.wait_loaded()
         hosted = self._session(p.session_id)
         follow_up = hosted.set_mode(p.mode)
-        return SetModeResult(mode=hosted.session.mode, follow_up=follow_up).to_wire()
+        return SetModeResult(mode=hosted.session.mode, follow_up=follow_up)
 
-    async def abort(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(ABORT, SessionParams, raw)
+    async def abort(self, p: SessionParams) -> AbortResult:
         if p.session_id is None and self.manager.current is None:
-            return AbortResult(aborted=False).to_wire()
-        return AbortResult(aborted=self._session(p.session_id).abort()).to_wire()
+            return AbortResult(aborted=False)
+        return AbortResult(aborted=self._session(p.session_id).abort())
 
-    async def new_session(self, raw: Any) -> dict[str, Any]:
-        parse_params(NEW_SESSION, NewSessionParams, raw)
-        return SessionIdResult(session_id=self.manager.create().id).to_wire()
+    async def new_session(self, p: NewSessionParams) -> SessionIdResult:
+        return SessionIdResult(session_id=self.manager.create().id)
 
-    async def sessions(self, raw: Any) -> dict[str, Any]:
-        parse_params(SESSIONS, NewSessionParams, raw)
-        return SessionsResult(sessions=self.manager.list()).to_wire()
+    async def sessions(self, p: NewSessionParams) -> SessionsResult:
+        return SessionsResult(sessions=self.manager.list())
 
-    async def resume_session(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(RESUME_SESSION, RequiredSessionParams, raw)
-        try:
-            hosted = self.manager.resume(p.session_id)
-        except UnknownSessionError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
+    async def resume_session(self, p: RequiredSessionParams) -> ResumeResult:
+        hosted = self.manager.resume(p.session_id)
         messages, entry_ids = hosted.messages()
         hosted.publish_queue()
         start = hosted.events.run_start
@@ -280,97 +221,85 @@ class PiApi:
             entry_ids=entry_ids,
             forked_from=hosted.forked_from,
             live_run=live,
-        ).to_wire()
+        )
 
-    async def review(self, raw: Any) -> dict[str, Any]:
+    def _review(self) -> ReviewApi:
         _ = self.manager
         assert self.review_api is not None
-        return await self.review_api.review(raw)
+        return self.review_api
 
-    async def review_decision(self, raw: Any) -> dict[str, Any]:
-        _ = self.manager
-        assert self.review_api is not None
-        return await self.review_api.decide(raw)
+    async def review(self, p: RequiredSessionParams) -> ReviewResult:
+        return await self._review().review(p)
+
+    async def review_decision(self, p: DecisionParams) -> DecisionResult:
+        return await self._review().decide(p)
 
     def _checkpoints(self) -> CheckpointApi:
         _ = self.manager
         assert self.checkpoint_api is not None
         return self.checkpoint_api
 
-    async def checkpoints(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoints().checkpoints(raw)
+    async def checkpoints(self, p: RequiredSessionParams) -> CheckpointsResult:
+        return await self._checkpoints().checkpoints(p)
 
-    async def restore(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoints().restore(raw)
+    async def restore(self, p: RestoreParams) -> RestoreResult:
+        return await self._checkpoints().restore(p)
 
-    async def undo_restore(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoints().undo_restore(raw)
+    async def undo_restore(self, p: UndoRestoreParams) -> UndoRestoreResult:
+        return await self._checkpoints().undo_restore(p)
 
-    async def revert_tool_call(self, raw: Any) -> dict[str, Any]:
-        return await self._checkpoints().revert_tool_call(raw)
+    async def revert_tool_call(self, p: RevertToolCallParams) -> RevertToolCallResult:
+        return await self._checkpoints().revert_tool_call(p)
 
-    async def state(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(STATE, SessionParams, raw)
+    async def state(self, p: SessionParams) -> StateReply:
         state = self._session(p.session_id).state()
-        state["mcp"] = self.manager.mcp.wire()["servers"]
-        return state
+        servers = self.manager.mcp.wire()["servers"]
+        return StateReply.model_validate({**dict(state), "mcp": servers})
 
-    async def replay(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(REPLAY, ReplayParams, raw)
+    async def replay(self, p: ReplayParams) -> ReplayResult:
         hosted = self._session(p.session_id)
         events, complete = hosted.channel.replay(p.after_seq)
-        return ReplayResult(session_id=hosted.id, events=events, complete=complete).to_wire()
+        return ReplayResult(session_id=hosted.id, events=events, complete=complete)
 
-    async def fork_session(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(FORK_SESSION, ForkParams, raw)
-        try:
-            hosted = self.manager.fork(p.session_id, p.entry_id)
-        except UnknownSessionError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
-        except KeyError as exc:
-            raise JsonRpcInvalidParams(str(exc.args[0])) from None
-        return SessionIdResult(session_id=hosted.id).to_wire()
+    async def fork_session(self, p: ForkParams) -> SessionIdResult:
+        hosted = self.manager.fork(p.session_id, p.entry_id)
+        return SessionIdResult(session_id=hosted.id)
 
-    async def compact(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(COMPACT, SessionParams, raw)
+    async def compact(self, p: SessionParams) -> CompactResult:
         hosted = self._session(p.session_id)
         if hosted.running:
-            raise request_failed("The session is running; abort it or wait before compacting.")
-        try:
-            hosted.configure()
-        except SetupError as exc:
-            raise request_failed(str(exc)) from None
-        try:
-            result = await hosted.compact()
-        except CompactionError as exc:
-            raise request_failed(str(exc)) from None
-        return CompactResult(**result).to_wire()
+            raise RequestFailed("The session is running; abort it or wait before compacting.")
+        hosted.configure()  # SetupError: a setting to fix
+        return await hosted.compact()
 
-    async def permissions(self, raw: Any) -> dict[str, Any]:
+    async def permissions(self, p: PermissionsParams) -> PermissionsResult:
         """``pi/permissions``: the workspace's "always" rules — list, or revoke one by id."""
-        p = parse_params(PERMISSIONS, PermissionsParams, raw)
         rules = self.manager.security.rules
         if p.op == "list":
-            return {"rules": [r.to_wire() for r in rules.rules()]}
+            return PermissionsResult(
+                rules=[
+                    PermissionRule(id=r.id, tool=r.tool, pattern=r.pattern, created_at=r.created_at)
+                    for r in rules.rules()
+                ]
+            )
         if not p.id:
-            raise JsonRpcInvalidParams("Invalid params for pi/permissions: revoke needs an id")
+            raise InvalidRequest("revoke needs an id")
         try:
             revoked = rules.revoke(p.id)
         except OSError as exc:
-            raise request_failed(f"Could not update the permission rules: {exc}") from None
-        return {"revoked": revoked}
+            raise RequestFailed(f"Could not update the permission rules: {exc}") from None
+        return PermissionsResult(revoked=revoked)
 
-    async def mcp(self, raw: Any) -> dict[str, Any]:
+    async def mcp(self, p: McpParams) -> McpResult:
         """``pi/mcp``: the effective MCP servers (state, tool count), or restart one."""
-        p = parse_params(MCP, McpParams, raw)
         host = self.manager.mcp
         if p.op == "list":
             host.reload()
-            return host.wire()
+            return McpResult.model_validate(host.wire())
         if not p.name:
-            raise JsonRpcInvalidParams("Invalid params for pi/mcp: restart needs a name")
+            raise InvalidRequest("restart needs a name")
         current = self.manager.current
         session_id = p.session_id or (current.id if current is not None else "")
         if not await host.restart(p.name, session_id):
-            raise JsonRpcInvalidParams(f"Invalid params for pi/mcp: no MCP server {p.name!r}")
-        return host.wire()
+            raise InvalidRequest(f"no MCP server {p.name!r}")
+        return McpResult.model_validate(host.wire())

@@ -8,18 +8,21 @@ call made while a decision is being applied waits for it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from pygls.exceptions import JsonRpcInvalidParams
 
 from ...review import UndoConflict
 from ...tools.workspace import WorkspaceError
 from ..editor.editor_workspace import EditorWorkspace
 from ..editor.review_book import ReviewBook
 from ..editor.review_notes import Undone
-from ..protocol.contract import Decision, DecisionParams
-from ..protocol.methods import REVIEW, REVIEW_DECISION
-from ..protocol.models import RequiredSessionParams, parse_params
+from ..host.session_manager import UnknownTargetError
+from ..protocol.contract import (
+    Decision,
+    DecisionParams,
+    DecisionResult,
+    HunkConflict,
+    ReviewResult,
+)
+from ..protocol.models import RequiredSessionParams
 
 
 class ReviewApi:
@@ -35,37 +38,36 @@ class ReviewApi:
 
     def _check(self, session_id: str) -> None:
         if not self._known(session_id):
-            raise JsonRpcInvalidParams(f"unknown session: {session_id}")
+            raise UnknownTargetError(f"unknown session: {session_id}")
 
-    async def review(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(REVIEW, RequiredSessionParams, raw)
+    async def review(self, p: RequiredSessionParams) -> ReviewResult:
         self._check(p.session_id)
-        return {"sessionId": p.session_id, **self.book.snapshot(p.session_id)}
+        snapshot = self.book.snapshot(p.session_id)
+        return ReviewResult.model_validate({"sessionId": p.session_id, **snapshot})
 
-    async def decide(self, raw: Any) -> dict[str, Any]:
-        p = parse_params(REVIEW_DECISION, DecisionParams, raw)
+    async def decide(self, p: DecisionParams) -> DecisionResult:
         self._check(p.session_id)
         with self.book.deciding(p.session_id):
             return await self._decide(p)
 
-    async def _decide(self, p: DecisionParams) -> dict[str, Any]:
+    async def _decide(self, p: DecisionParams) -> DecisionResult:
         applied: list[str] = []
-        conflicts: list[dict[str, str]] = []
+        conflicts: list[HunkConflict] = []
         for d in p.decisions:
             if d.decision == "keep":
                 if self.book.keep(p.session_id, d.hunk_id):
                     applied.append(d.hunk_id)
                 else:
                     conflicts.append(
-                        {"hunkId": d.hunk_id, "message": "no pending hunk with this id"}
+                        HunkConflict(hunk_id=d.hunk_id, message="no pending hunk with this id")
                     )
                 continue
             message = await self._undo(p.session_id, d)
             if message is None:
                 applied.append(d.hunk_id)
             else:
-                conflicts.append({"hunkId": d.hunk_id, "message": message})
-        return {"applied": applied, "conflicts": conflicts}
+                conflicts.append(HunkConflict(hunk_id=d.hunk_id, message=message))
+        return DecisionResult(applied=applied, conflicts=conflicts)
 
     async def _undo(self, session_id: str, d: Decision) -> str | None:
         hunk = self.book.undo_check(session_id, d.hunk_id)

@@ -5,7 +5,8 @@ so there is never a second run in one session; ``interrupt`` aborts and starts a
 manual compaction holds a new run back until it is over. The settings are re-read before
 every run. Around it: the session's events go to the editor through ``EventRelay``
 (``event_relay.py``), its changes are logged by ``CheckpointLog`` (``checkpoint_log.py``),
-its read-outs are ``session_views.py``; its bash permissions are ``permissions.py``.
+its read-outs are ``session_views.py``; its bash permissions are ``runtime/permissions.py``'s
+rules asking through ``permissions.py``.
 """
 
 from __future__ import annotations
@@ -19,16 +20,25 @@ from lsprotocol import types
 
 from ...agent.messages import AgentMessage, user_message
 from ...runtime import ConfigError, ConfiguredSession
+from ...runtime.permissions import BashRules
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
-from ..protocol.models import EVENT, DeliverAs, Delivered, PendingQuestion, TodoEntry
+from ..protocol.models import (
+    EVENT,
+    CompactResult,
+    DeliverAs,
+    Delivered,
+    PendingQuestion,
+    QueueResult,
+    StateResult,
+    TodoEntry,
+)
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel
 from .checkpoint_log import CheckpointLog
 from .event_relay import EventRelay
-from .permissions import BashPermissions
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
 from .questions import Questions
@@ -43,7 +53,7 @@ class HostedSession:
     def __init__(
         self,
         session: ConfiguredSession,
-        permissions: BashPermissions,
+        permissions: BashRules,
         questions: Questions,
         *,
         bridge: ClientBridge,
@@ -132,7 +142,7 @@ class HostedSession:
             self.session.steer(message)
         return kind
 
-    def queue_op(self, op: str, queue_id: str | None, text: str | None) -> dict[str, Any]:
+    def queue_op(self, op: str, queue_id: str | None, text: str | None) -> QueueResult:
         """``pi/queue`` (``session_views.queue_op``)."""
         return queue_op(self.session, op, queue_id, text)
 
@@ -214,7 +224,7 @@ class HostedSession:
         except Exception as exc:  # a setting went bad meanwhile: tell the user
             self.bridge.show_message(types.MessageType.Error, f"pi: {exc}")
 
-    async def compact(self) -> dict[str, Any]:
+    async def compact(self) -> CompactResult:
         """Manual compaction (``pi/compact``); raises ``CompactionError`` when it fails."""
         before = estimate_messages_tokens(self.session.messages)
         done = self._compaction = asyncio.Event()
@@ -224,13 +234,13 @@ class HostedSession:
             self._compaction = None
             done.set()
         if result is None:
-            return {"compacted": False, "tokens_before": before, "tokens_after": before}
+            return CompactResult(compacted=False, tokens_before=before, tokens_after=before)
         after = result.estimated_tokens_after
-        return {
-            "compacted": True,
-            "tokens_before": result.tokens_before,
-            "tokens_after": after if after is not None else before,
-        }
+        return CompactResult(
+            compacted=True,
+            tokens_before=result.tokens_before,
+            tokens_after=after if after is not None else before,
+        )
 
     # ------------------------------------------------------------------- the client
 
@@ -244,7 +254,7 @@ class HostedSession:
         elif self.events.plain is None:
             self.events.plain = PlainAnswers(self.bridge, self.session)
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> StateResult:
         """``pi/state`` (``session_views.state_result``)."""
         return state_result(
             self.session,

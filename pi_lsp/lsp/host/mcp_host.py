@@ -1,7 +1,8 @@
 """The language server's MCP servers: one ``McpHub`` for the server process, shared by its
 sessions, configured from ``.mcp.json`` at the first workspace root, the user's
 ``~/.config/mcp/mcp.json`` and the ``pi.mcpServers`` setting (re-read before each run and for
-``pi/mcp``), questions through ``pi/requestPermission`` (or a message box).
+``pi/mcp``), questions through the editor's ``Ask`` (``permissions.EditorAsk``:
+``pi/requestPermission`` or a message box), the one that asks before ``bash`` too.
 """
 
 from __future__ import annotations
@@ -13,24 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException
 
 from ...ai.abort import AbortSignal
 from ...mcp.config import load, parse_servers
 from ...mcp.hub import McpHub
-from ...mcp.permissions import Answer, Ask, McpPermissions, Question, asking_trust
+from ...mcp.permissions import McpPermissions, asking_trust
 from ...mcp.toolset import McpToolset
 from ...mcp.trust import TrustStore
+from ...runtime.permissions import Answer, Ask, Question
 from ...security.rules import RuleStore
 from ...sessions.paths import data_dir, workspace_key
-from ..bridge import ClientBridge, RequestAborted
-from ..protocol.models import (
-    REQUEST_PERMISSION,
-    PermissionOption,
-    RequestPermissionParams,
-    RequestPermissionResult,
-)
+from ..bridge import ClientBridge
 from ..settings import ClientFeatures, Settings
+from .permissions import EditorAsk
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +66,12 @@ class McpHost:
     # --------------------------------------------------------------- per session
 
     def ask_for(self, session_id: Callable[[], str]) -> Ask:
+        """The editor's ``Ask`` (``permissions.EditorAsk``) in the name of ``session_id()``."""
+
         async def ask(question: Question, signal: AbortSignal | None) -> Answer:
-            features = self.features
-            if features is not None and features.request_permission:
-                return await self._request(session_id(), question, signal)
-            return await self._message_box(question, signal)
+            return await EditorAsk(self.bridge, lambda: self.features, session_id())(
+                question, signal
+            )
 
         return ask
 
@@ -96,38 +93,6 @@ class McpHost:
 
     def _warn(self, text: str) -> None:
         self.bridge.show_message(types.MessageType.Warning, text)
-
-    async def _request(
-        self, session_id: str, question: Question, signal: AbortSignal | None
-    ) -> Answer:
-        options = [PermissionOption(id=o.id, label=o.label, kind=o.kind) for o in question.options]
-        params = RequestPermissionParams(
-            session_id=session_id,
-            tool_call_id=question.call_id,
-            tool=question.tool,
-            title=question.title,
-            detail=question.detail,
-            options=options,
-        )
-        try:
-            raw = await self.bridge.request(REQUEST_PERMISSION, params.to_wire(), signal)
-            answer = RequestPermissionResult.model_validate(raw)
-        except (JsonRpcException, RequestAborted, ValueError) as exc:
-            log.info("MCP permission not given: %s", exc or type(exc).__name__)
-            return Answer("deny")
-        kind = next((o.kind for o in question.options if o.id == answer.option_id), None)
-        return Answer(kind or "deny", answer.reason)
-
-    async def _message_box(self, question: Question, signal: AbortSignal | None) -> Answer:
-        labels = [o.label for o in question.options]
-        choice = await self.bridge.ask(
-            f"pi: {question.title}\n\n{question.detail}",
-            labels,
-            kind=types.MessageType.Warning,
-            signal=signal,
-        )
-        kind = next((o.kind for o in question.options if o.label == choice), None)
-        return Answer(kind or "deny")
 
     # -------------------------------------------------------------------- views
 

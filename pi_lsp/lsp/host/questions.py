@@ -39,10 +39,12 @@ def message_box_text(params: AskParams) -> str:
 class Questions:
     """One per session: its open questions, asked the way the client supports."""
 
-    def __init__(self, bridge: ClientBridge, features: Callable[[], ClientFeatures]) -> None:
+    def __init__(
+        self, bridge: ClientBridge, features: Callable[[], ClientFeatures], session_id: str
+    ) -> None:
         self._bridge = bridge
         self._features = features
-        self.session_id = ""
+        self.session_id = session_id
         self.pending: dict[str, dict[str, str]] = {}
 
     def pending_list(self) -> list[dict[str, str]]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...runtime import create_agent_session
+from ...runtime import ConfiguredSession, SessionOptions, create_agent_session
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
@@ -25,7 +25,7 @@ from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config
 from .hosted import HostedSession
 from .mcp_host import McpHost
-from .permissions import BashPermissions, SecurityContext
+from .permissions import EditorAsk, SecurityContext, bash_rules
 from .questions import Questions
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,11 @@ class UnknownSessionError(LookupError):
     def __init__(self, session_id: str) -> None:
         super().__init__(f"Unknown session: {session_id}")
         self.session_id = session_id
+
+
+class UnknownTargetError(LookupError):
+    """A request names something of a session that does not exist (an entry to fork at);
+    the message says what."""
 
 
 class SessionManager:
@@ -77,16 +82,16 @@ class SessionManager:
     # ------------------------------------------------------------------------ create
 
     def _host(self, file: SessionFile, *, resume: bool) -> HostedSession:
-        permissions = BashPermissions(self.bridge, self.settings, self.features, self.security)
-        questions = Questions(self.bridge, lambda: self.features)
-        box: list[str] = [""]
-        mcp_permissions, toolset = self.mcp.attach(lambda: box[0])
+        session_id = file.session_id  # known before anything is built: every ask carries it
+        features = self.features
+        ask = EditorAsk(self.bridge, lambda: features, session_id)
+        permissions = bash_rules(ask, self.settings, self.security, self.bridge)
+        questions = Questions(self.bridge, lambda: self.features, session_id)
+        mcp_permissions, toolset = self.mcp.attach(lambda: session_id)
 
-        async def before_tool_call(ctx: Any, signal: Any) -> Any:
-            answer = await permissions.before_tool_call(ctx, signal)
-            if answer is not None:
-                return answer
-            return await mcp_permissions.before_tool_call(ctx, signal)
+        async def before_run(session: ConfiguredSession) -> None:
+            self.mcp.reload()
+            await toolset.before_run(session)
 
         # a bad setting does not stop the session: it is reported when a run is asked for
         session = create_agent_session(
@@ -94,18 +99,15 @@ class SessionManager:
             self.workspace,
             file=file,
             resume=resume,
-            before_tool_call=before_tool_call,
-            sandbox=self.security,
-            ask=questions.ask,
+            options=SessionOptions(
+                session_id=session_id,
+                permissions=(permissions.before_tool_call, mcp_permissions.before_tool_call),
+                ask=questions.ask,
+                sandbox=self.security,
+                before_run=(before_run,),
+            ),
         )
-        box[0] = session.session_id
-
-        async def before_run() -> None:
-            self.mcp.reload()
-            await toolset.before_run(session)
-
-        session.before_run = before_run
-        self.mcp.start_eager(lambda: box[0])
+        self.mcp.start_eager(lambda: session_id)
         hosted = HostedSession(
             session,
             permissions,
@@ -119,8 +121,6 @@ class SessionManager:
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones
         hosted.channel.seq = self._last_seq.pop(hosted.id, 0)
-        permissions.session_id = hosted.id
-        questions.session_id = hosted.id
         self.sessions[hosted.id] = hosted
         self._unload_idle(keep=hosted)
         return hosted
@@ -187,7 +187,7 @@ class SessionManager:
         source = self.get(session_id)
         tree = source.session.tree
         if tree.get_entry(entry_id) is None:
-            raise KeyError(f"Unknown entry {entry_id} in session {session_id}")
+            raise UnknownTargetError(f"Unknown entry {entry_id} in session {session_id}")
         file = tree.fork(entry_id, directory=self.store.directory)
         hosted = self._host(file, resume=True)
         self.current = hosted

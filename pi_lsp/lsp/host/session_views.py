@@ -7,8 +7,9 @@ from typing import Any
 
 from ...agent.messages import user_message
 from ...sessions.agent_session import AgentSession
+from ...sessions.session_queues import NotQueuedError
 from ...wire import message_wire, queue_wire
-from ..protocol.models import PendingPermission, StateResult, UsageTotals
+from ..protocol.models import PendingPermission, QueueResult, StateResult, UsageTotals
 
 
 def state_result(
@@ -17,7 +18,7 @@ def state_result(
     pending_permissions: list[dict[str, Any]],
     forked_from: str | None,
     **more: Any,
-) -> dict[str, Any]:
+) -> StateResult:
     """``more``: the other ``StateResult`` fields (plan mode, todo list, questions)."""
     model = session.model
     usage = session.usage_totals()
@@ -44,7 +45,7 @@ def state_result(
         save_error=session.persist_error,
         forked_from=forked_from,
         **more,
-    ).to_state_wire()
+    )
 
 
 def transcript(session: AgentSession) -> tuple[list[dict[str, Any]], list[str | None]]:
@@ -58,16 +59,14 @@ def transcript(session: AgentSession) -> tuple[list[dict[str, Any]], list[str | 
     return [message_wire(m) for m in msgs], [ids.get(id(m)) for m in msgs]
 
 
-def queue_view(session: AgentSession) -> dict[str, Any]:
+def queue_view(session: AgentSession) -> QueueResult:
     event = session.queue_event()
     wire = queue_wire(event.steering, event.follow_up)
-    return {"steering": wire["steering"], "followUp": wire["followUp"]}
+    return QueueResult.model_validate({"steering": wire["steering"], "followUp": wire["followUp"]})
 
 
-def queue_op(
-    session: AgentSession, op: str, queue_id: str | None, text: str | None
-) -> dict[str, Any]:
-    """``pi/queue``: one edit of the visible queue (``KeyError(id)`` for an id that is not
+def queue_op(session: AgentSession, op: str, queue_id: str | None, text: str | None) -> QueueResult:
+    """``pi/queue``: one edit of the visible queue (``NotQueuedError`` for an id that is not
     queued); returns both queues after it. Every op sends one ``queue_update``."""
     if op == "clear":
         session.clear_queues()
@@ -83,7 +82,7 @@ def queue_op(
         steering, follow_ups = session.queue_items()
         item = next((i for i in (*steering, *follow_ups) if i.id == queue_id), None)
         if item is None:
-            raise KeyError(queue_id)
+            raise NotQueuedError(queue_id, session.session_id)
         content = getattr(item.message, "content", None)
         blocks = content if isinstance(content, list) else []
         images = [b for b in blocks if getattr(b, "type", None) == "image"]

@@ -139,6 +139,10 @@ class RestoreResult(WireParams):
     bash_ran: bool | None = None
     note: str | None = None
 
+    def to_wire(self) -> dict[str, Any]:
+        """``restoreId`` is always sent (``null``: nothing changed)."""
+        return {**super().to_wire(), "restoreId": self.restore_id}
+
 
 class UndoRestoreParams(WireParams):
     session_id: str
@@ -160,6 +164,10 @@ class RevertToolCallResult(WireParams):
     restore_id: str | None = None
     reverted: list[str] = Field(default_factory=list)
     conflicts: list[FileConflict] = Field(default_factory=list)
+
+    def to_wire(self) -> dict[str, Any]:
+        """``restoreId`` is always sent (``null``: nothing changed)."""
+        return {**super().to_wire(), "restoreId": self.restore_id}
 
 
 # ------------------------------------------------------------------ §8 rules, §14 MCP
@@ -200,6 +208,13 @@ class StateReply(StateResult):
     """``pi/state``'s result: the session's state and the MCP servers (§14)."""
 
     mcp: list[McpServerInfo] = Field(default_factory=list)
+
+    def to_wire(self) -> dict[str, Any]:
+        """The state with every field (``null`` when unknown), each server as ``pi/mcp``
+        lists it (no ``message`` when there is none)."""
+        out = self.model_dump(by_alias=True, mode="json", exclude={"mcp"})
+        out["mcp"] = [server.to_wire() for server in self.mcp]
+        return out
 
 
 # ------------------------------------------------------------------ notifications

@@ -359,6 +359,9 @@ class StateResult(WireParams):
     def to_state_wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
 
+    def to_wire(self) -> dict[str, Any]:
+        return self.to_state_wire()
+
 
 class SetModeParams(WireParams):
     """``pi/setMode`` (docs/protocol.md#plan-mode-the-todo-list-and-questions)."""

@@ -163,7 +163,7 @@ def test_json_event_stream(tmp_path: Path) -> None:
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     assert all(set(r) == {"sessionId", "seq", "event"} for r in records)
     types = [r["event"]["type"] for r in records]
-    assert types[0] == "agent_start"
+    assert types[:2] == ["resources_update", "agent_start"]  # what was loaded, then the run
     assert types[-1] == "agent_end"
     assert "tool_execution_start" in types
     assert "tool_execution_end" in types

@@ -11,6 +11,16 @@ local function ns()
   return M.ns
 end
 
+--- Treesitter injections in the chat: code blocks in their language, inline Markdown; nothing
+--- combined (a combined injection makes every parse scan the whole buffer, not the part shown).
+local INJECTIONS = {
+  markdown = [[
+(fenced_code_block (info_string (language) @injection.language) (code_fence_content) @injection.content)
+([(inline) (pipe_table_cell)] @injection.content (#set! injection.language "markdown_inline"))
+]],
+  markdown_inline = "",
+}
+
 --- The chat buffer (made on first use).
 ---@return integer
 function M.ensure_buf()
@@ -21,8 +31,36 @@ function M.ensure_buf()
   vim.bo[M.buf].bufhidden = "hide"
   vim.bo[M.buf].swapfile = false
   vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, { "# pi" })
-  if vim.treesitter and vim.treesitter.start then pcall(vim.treesitter.start, M.buf, "markdown") end
+  if vim.treesitter and vim.treesitter.start then
+    -- the chat's own injection queries: the bundled ones inject HTML as one combined region,
+    -- which makes every parse scan the whole chat for injections (O(chat) per flush)
+    pcall(vim.treesitter.get_parser, M.buf, "markdown", { injections = INJECTIONS })
+    M.ts_split = pcall(vim.treesitter.start, M.buf, "markdown") and vim.fn.has("nvim-0.11") == 1
+  end
   return M.buf
+end
+
+local TO_END = 4294967295 -- tree-sitter's "to the end of the source" (UINT32_MAX)
+
+--- Treesitter parses the chat as two regions, each its own tree: what earlier runs wrote (settled)
+--- and the run being written (the tail). A flush edits the tail's tree only, so parsing costs
+--- O(answer), not O(chat) (one tree of the whole chat costs more with every answer in it:
+--- docs/performance.md). Called as a run starts; Neovim 0.11 (0.7 has no treesitter highlighting).
+local function settle()
+  if not M.ts_split then return end
+  local buf = M.buf
+  local row = vim.api.nvim_buf_line_count(buf) - 1
+  if row < 1 then return end
+  local ok, parser = pcall(vim.treesitter.get_parser, buf, "markdown")
+  if not ok or not parser or not parser.set_included_regions then return end
+  local byte = vim.api.nvim_buf_get_offset(buf, row)
+  pcall(function()
+    parser:set_included_regions({ { { 0, 0, 0, row, 0, byte } }, { { row, 0, byte, TO_END, TO_END, TO_END } } })
+    -- both trees now (each incrementally): the highlighter parses only what a window shows, and
+    -- a region left without a tree is dropped by Neovim on the next edit
+    parser:parse({ 0, 1 })
+    parser:parse({ row, row + 1 })
+  end)
 end
 
 local function set_win_opts(win)
@@ -200,6 +238,8 @@ end
 function M.on_event(ev, params)
   local t = ev.type
   if t == "agent_start" then
+    M.flush()
+    settle()
     state.turn = 0
     M.run_messages = {}
   elseif t == "message_start" and ev.message and ev.message.role == "user" then

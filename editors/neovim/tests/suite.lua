@@ -130,7 +130,7 @@ end
 function sets.tail()
   local md = "## Part\n\nSome **bold** text and `code`.\n\n```python\ndef f(x):\n    return x\n```\n\n- one\n- two\n"
   local answer = vim.tbl_extend("force", text(string.rep(md, 6)), { delayMs = 10, chunkSize = 7 })
-  start({ text(md), text(md), text(md), answer })
+  start({ text(md), text(md), text(md), answer, vim.tbl_extend("force", text(md), SLOW) })
   for i = 1, 3 do
     vim.cmd("Pi answer " .. i)
     wait(30000, function() return agent_ends() >= i end)
@@ -169,6 +169,17 @@ function sets.tail()
   report(chat_text():find(string.rep(md, 6), 1, true) ~= nil, "its answer is in the chat whole", chat_text())
   report(writes > 5 and #outside == 0, "flushes rewrite only the chat's tail",
     ("%d writes, %d above line %s: %s"):format(writes, #outside, tostring(tail), table.concat(outside, " ")))
+  local win = chat.win
+  local n = vim.api.nvim_buf_line_count(buf)
+  report(win and vim.api.nvim_win_get_cursor(win)[1] == n, "the chat's window, showing the end, followed it",
+    win and ("cursor %d of %d"):format(vim.api.nvim_win_get_cursor(win)[1], n))
+  if win then
+    vim.api.nvim_win_set_cursor(win, { 1, 0 })  -- scrolled up to read
+    vim.cmd("Pi answer 5")
+    report(wait(30000, function() return agent_ends() >= 5 end), "the fifth run ends")
+    report(vim.api.nvim_buf_line_count(buf) > n and vim.api.nvim_win_get_cursor(win)[1] == 1,
+      "a chat window scrolled up stays where the user put it", ("cursor %d"):format(vim.api.nvim_win_get_cursor(win)[1]))
+  end
   if not parser then
     report("skip", "treesitter parses only the tail", "no treesitter highlighting of the chat before Neovim 0.11")
   else

@@ -70,8 +70,17 @@ local function set_win_opts(win)
   vim.wo[win].number = false
 end
 
+--- Whether the chat's window, the user not in it, shows the chat's last line: only then does a
+--- write scroll it (a window scrolled up to read stays put, and costs no scrolling per flush).
+local function shows_end()
+  return M.win ~= nil and vim.api.nvim_win_is_valid(M.win) and M.win ~= vim.api.nvim_get_current_win()
+    and vim.fn.line("w$", M.win) >= vim.api.nvim_buf_line_count(M.buf)
+end
+
 --- Follow the end of the chat in its window, unless the user is in that window.
-local function follow()
+---@param was_at_end? boolean what shows_end() said before the write (nil: follow)
+local function follow(was_at_end)
+  if was_at_end == false then return end
   if M.win and vim.api.nvim_win_is_valid(M.win) and M.win ~= vim.api.nvim_get_current_win() then
     local last = vim.api.nvim_buf_line_count(M.buf)
     pcall(vim.api.nvim_win_set_cursor, M.win, { last, 0 })
@@ -84,10 +93,11 @@ function M.flush()
   local text = table.concat(M.pending)
   M.pending = {}
   local buf = M.ensure_buf()
+  local at_end = shows_end()
   local last = vim.api.nvim_buf_line_count(buf)
   local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
   vim.api.nvim_buf_set_lines(buf, last - 1, last, false, vim.split(tail .. text, "\n", { plain = true }))
-  follow()
+  follow(at_end)
 end
 
 local function schedule_flush()
@@ -111,6 +121,7 @@ end
 local function line(text, hl)
   M.flush()
   local buf = M.ensure_buf()
+  local at_end = shows_end()
   local last = vim.api.nvim_buf_line_count(buf)
   local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
   local lines = vim.split(text, "\n", { plain = true })
@@ -126,7 +137,7 @@ local function line(text, hl)
   if hl then
     for i = 0, #lines - 1 do vim.api.nvim_buf_add_highlight(buf, ns(), hl, at + i, 0, -1) end
   end
-  follow()
+  follow(at_end)
   return at
 end
 

@@ -27,16 +27,16 @@ function M.ensure_buf()
   if M.buf and vim.api.nvim_buf_is_valid(M.buf) then return M.buf end
   M.buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(M.buf, "pi://chat")
+  -- the chat's own injection queries, before the filetype (a FileType autocmd that starts
+  -- treesitter then gets this parser): the bundled ones inject HTML as one combined region,
+  -- which makes every parse scan the whole chat for injections (O(chat) per flush)
+  local has_ts = vim.treesitter and vim.treesitter.start
+  if has_ts then pcall(vim.treesitter.get_parser, M.buf, "markdown", { injections = INJECTIONS }) end
   vim.bo[M.buf].filetype = "markdown"
   vim.bo[M.buf].bufhidden = "hide"
   vim.bo[M.buf].swapfile = false
   vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, { "# pi" })
-  if vim.treesitter and vim.treesitter.start then
-    -- the chat's own injection queries: the bundled ones inject HTML as one combined region,
-    -- which makes every parse scan the whole chat for injections (O(chat) per flush)
-    pcall(vim.treesitter.get_parser, M.buf, "markdown", { injections = INJECTIONS })
-    M.ts_split = pcall(vim.treesitter.start, M.buf, "markdown") and vim.fn.has("nvim-0.11") == 1
-  end
+  if has_ts then M.ts_split = pcall(vim.treesitter.start, M.buf, "markdown") and vim.fn.has("nvim-0.11") == 1 end
   return M.buf
 end
 

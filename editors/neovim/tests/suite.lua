@@ -122,6 +122,72 @@ function sets.steer()
   report(chat_text():find("> [steer → turn 2] steer now", 1, true) ~= nil, "chat shows where the queued message landed", chat_text())
 end
 
+-- Streaming into a chat that already holds answers rewrites only the chat's tail (issue 45): every
+-- change Neovim reports for the chat buffer (on_lines: set_lines, set_text, anything else) during
+-- the stream starts at or below the line the run began on, and on 0.11 treesitter reparses only
+-- the tail's tree, never one that spans the earlier answers (the parse a window's highlighter
+-- would run after each flush is run here: headless Neovim does not redraw).
+function sets.tail()
+  local md = "## Part\n\nSome **bold** text and `code`.\n\n```python\ndef f(x):\n    return x\n```\n\n- one\n- two\n"
+  local answer = vim.tbl_extend("force", text(string.rep(md, 6)), { delayMs = 10, chunkSize = 7 })
+  start({ text(md), text(md), text(md), answer, vim.tbl_extend("force", text(md), SLOW) })
+  for i = 1, 3 do
+    vim.cmd("Pi answer " .. i)
+    wait(30000, function() return agent_ends() >= i end)
+  end
+  local chat = require("pi.chat")
+  wait(1000, function() return #chat.pending == 0 and chat.timer == nil end)
+  local buf = chat.buf
+  local tail, streaming, writes, outside, parses, wide = nil, false, 0, {}, 0, {}
+  vim.api.nvim_buf_attach(buf, false, { on_lines = function(_, _, _, first, last_old, last_new)
+    if not streaming then return end
+    writes = writes + 1
+    if first < tail then table.insert(outside, ("%d-%d->%d"):format(first, last_old, last_new)) end
+  end })
+  local parser = vim.treesitter.start ~= nil and vim.treesitter.get_parser(buf, "markdown")
+  if parser then
+    parser:register_cbs({ on_changedtree = function(_, tree)
+      if not streaming then return end
+      parses = parses + 1
+      local r = tree:included_ranges()[1]
+      if r and r[1] < tail then table.insert(wide, r[1]) end
+    end })
+    local flush = chat.flush
+    chat.flush = function()
+      flush()
+      local n = vim.api.nvim_buf_line_count(buf)
+      parser:parse({ math.max(0, n - 10), n })
+    end
+  end
+  table.insert(_G.PI_HOOKS, function(ev)
+    if ev.type == "agent_start" then tail = vim.api.nvim_buf_line_count(buf) - 1 end
+    if ev.type == "message_update" then streaming = true end
+    if ev.type == "agent_end" then streaming = false end
+  end)
+  vim.cmd("Pi answer 4")
+  report(wait(30000, function() return agent_ends() >= 4 end), "the fourth run ends")
+  report(chat_text():find(string.rep(md, 6), 1, true) ~= nil, "its answer is in the chat whole", chat_text())
+  report(writes > 5 and #outside == 0, "flushes rewrite only the chat's tail",
+    ("%d writes, %d above line %s: %s"):format(writes, #outside, tostring(tail), table.concat(outside, " ")))
+  local win = chat.win
+  local n = vim.api.nvim_buf_line_count(buf)
+  report(win and vim.api.nvim_win_get_cursor(win)[1] == n, "the chat's window, showing the end, followed it",
+    win and ("cursor %d of %d"):format(vim.api.nvim_win_get_cursor(win)[1], n))
+  if win then
+    vim.api.nvim_win_set_cursor(win, { 1, 0 })  -- scrolled up to read
+    vim.cmd("Pi answer 5")
+    report(wait(30000, function() return agent_ends() >= 5 end), "the fifth run ends")
+    report(vim.api.nvim_buf_line_count(buf) > n and vim.api.nvim_win_get_cursor(win)[1] == 1,
+      "a chat window scrolled up stays where the user put it", ("cursor %d"):format(vim.api.nvim_win_get_cursor(win)[1]))
+  end
+  if not parser then
+    report("skip", "treesitter parses only the tail", "no treesitter highlighting of the chat before Neovim 0.11")
+  else
+    report(parses > 5 and #wide == 0, "treesitter parses only the tail",
+      ("%d parses, %d of a tree from above line %s: %s"):format(parses, #wide, tostring(tail), table.concat(wide, " ")))
+  end
+end
+
 -- A long, slow answer; fn runs (scheduled) at its first streamed delta.
 local function during_long_answer(next_reply, fn)
   start({ vim.tbl_extend("force", text(string.rep("long answer ", 200)), { delayMs = 20, chunkSize = 2 }), next_reply })

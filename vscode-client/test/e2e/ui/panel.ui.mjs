@@ -2,7 +2,8 @@
 // open the panel, type a prompt, watch the answer stream, see the tool card and the edit in
 // the editor, click Undo on the hunk; then measure the panel's responsiveness under a long
 // streamed answer and 300 tool cards (figures for docs/performance.md, not assertions); last,
-// answer "Always" on a permission card and revoke that rule in the rules manager.
+// answer "Always" on a permission card and revoke that rule in the rules manager, resume a
+// 2,000-message session and measure an answer streamed into it.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
@@ -311,6 +312,55 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       await shot('09-big-session');
     });
 
+    await check(ctx, 'measure: an answer streamed into the panel holding the 2,000-message session', async () => {
+      if (!perf.resume) throw new Error('the resume above failed: no long transcript to stream into');
+      // the same typing as on the fresh panel (one key every 500 ms), idle before and after the
+      // stream and pooled, so the ratio compares like with like in the long transcript
+      const input = panel.locator(T('prompt'));
+      const idle = { frames: [], keys: [] };
+      const typeIdleLong = async () => {
+        await input.click();
+        await startFrameProbe(panel);
+        for (let i = 0; i < 20; i++) {
+          await input.press('x');
+          await page.waitForTimeout(500);
+        }
+        const r = await stopFrameProbe(panel, { raw: true });
+        idle.frames.push(...r.raw.frames);
+        idle.keys.push(...r.raw.keys);
+        await input.fill('');
+      };
+      await typeIdleLong();
+      srv.enqueue({ events: longAnswerEvents(4_000), delayMs: 50 });
+      await input.fill('Explain it all again.');
+      await input.press('Enter');
+      await panel.locator(T('message-user'), { hasText: 'Explain it all again.' }).waitFor();
+      await startFrameProbe(panel);
+      const t0 = Date.now();
+      await panel.locator(T('message-assistant'), { hasText: 'The quick agent reads' }).last().waitFor({ timeout: 30_000 });
+      while (await panel.locator(T('stop')).isVisible().catch(() => false)) {
+        await input.press('x');
+        await page.waitForTimeout(500);
+        if (Date.now() - t0 > 120_000) throw new Error('the answer did not finish within 120 s');
+      }
+      const stream = await stopFrameProbe(panel);
+      stream.seconds = (Date.now() - t0) / 1000;
+      await input.fill('');
+      await panel.locator(T('stop')).waitFor({ state: 'hidden' });
+      await typeIdleLong();
+      const idleStats = { frames: stats(idle.frames), input: stats(idle.keys) };
+      perf.longStream = {
+        messages: perf.resume.messages,
+        idle: idleStats,
+        stream,
+        idleKeyP95: idleStats.input.p95,
+        streamKeyP95: stream.input.p95,
+        ratio: +(stream.input.p95 / idleStats.input.p95).toFixed(2),
+        maxFrameStreaming: stream.frames.max,
+      };
+      await shot('10-stream-into-big-session');
+    });
+
     if (perf.idle && perf.stream) {
       perf.streamVsIdle = {
         idleKeyP95: perf.idle.input.p95,
@@ -325,6 +375,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
     if (perf.streamVsIdle) console.log(`  perf  streaming/idle key→frame p95 ${perf.streamVsIdle.streamKeyP95}/${perf.streamVsIdle.idleKeyP95} ms = ${perf.streamVsIdle.ratio}×, max frame while streaming ${perf.streamVsIdle.maxFrameStreaming} ms; long tasks ${JSON.stringify(perf.streamVsIdle.longTasksStreaming)}`);
     if (perf.resume) console.log(`  perf  resume of ${perf.resume.messages} messages (${perf.resume.toolCards} tool cards in DOM): answer→interactive ${perf.resume.answerToInteractiveMs} ms, click→interactive ${perf.resume.clickToInteractiveMs} ms`);
     if (perf.stream) console.log(`  perf  ${describeProbe('10k-token stream at 200 tok/s', perf.stream)}`);
+    if (perf.longStream) console.log(`  perf  streaming into ${perf.longStream.messages} messages: key→frame p95 ${perf.longStream.streamKeyP95}/${perf.longStream.idleKeyP95} ms = ${perf.longStream.ratio}×, max frame while streaming ${perf.longStream.maxFrameStreaming} ms`);
     if (perf.cards) console.log(`  perf  ${describeProbe(`300 tool cards (${perf.cards.toolCards} in DOM)`, perf.cards)}`);
   } finally {
     await browser.close();

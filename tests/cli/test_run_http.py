@@ -184,3 +184,34 @@ async def test_context_overflow_on_the_first_turn_fails_clearly(tmp_path: Path) 
     assert "1024" in text
     assert "contextWindow" in text
     assert len(srv.requests) == 1
+
+
+async def test_plan_offers_the_model_no_write_tool(tmp_path: Path) -> None:
+    """``--plan``: the request's tool list has no ``write`` / ``edit`` (docs/tools.md#plan-mode),
+    not only a refusal when the model calls one."""
+    work = tmp_path / "work"
+    work.mkdir()
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(sse_response(text_chunks("Plan: nothing to write.")))
+        proc = await start(
+            [
+                "plan it",
+                "--cwd",
+                str(work),
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                srv.url + "/v1",
+                "--model",
+                "test-model",
+                "--plan",
+            ],
+            clean_env(tmp_path, OPENAI_COMPATIBLE_API_KEY=FAKE_KEY),
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    assert "Plan: nothing to write." in out.decode()
+    (request,) = srv.requests
+    offered = [t["function"]["name"] for t in request.json["tools"]]
+    assert "read" in offered
+    assert not {"write", "edit"} & set(offered)

@@ -74,9 +74,25 @@ local sets = {}
 function sets.stream()
   start({ EDIT, slow("Done: f returns 2.") })
   local buf = vim.api.nvim_get_current_buf()
+  -- a linter of our own: an error on the changed line as soon as the buffer holds the edit
+  local lint = vim.api.nvim_create_namespace("pi-test-lint")
+  vim.api.nvim_buf_attach(buf, false, { on_lines = function()
+    vim.schedule(function()
+      if buf_text(buf):find("return 2", 1, true) then
+        vim.diagnostic.set(lint, buf, { { lnum = 1, col = 4, end_lnum = 1, end_col = 12,
+          severity = vim.diagnostic.severity.ERROR, message = "test-lint: two is wrong" } })
+      end
+    end)
+  end })
   vim.cmd("Pi change it")
   local ok = wait(30000, function() return agent_ends() >= 1 end)
   report(ok, "prompt runs to the end")
+  local edit_result
+  for _, e in ipairs(events) do
+    if e.type == "tool_execution_end" and e.toolName == "edit" then edit_result = vim.json.encode(e.result) end
+  end
+  report(edit_result ~= nil and edit_result:find("test-lint: two is wrong", 1, true) ~= nil,
+    "the edited file's diagnostics are forwarded (pi/diagnostics) into the edit's result", tostring(edit_result))
   wait(1000, function() return chat_text():find("── done", 1, true) ~= nil end)
   local chat = chat_text()
   report(chat:find("> change it", 1, true) ~= nil, "user prompt shown in the chat")

@@ -39,4 +39,4 @@ def test_every_declared_client_capability_is_known_to_the_server(client: str) ->
     assert {"events", "saveDocuments", "diagnostics"} <= keys  # the parse found the block
     assert keys - KNOWN == set(), f"{client} declares capabilities the server does not know"
     _features, report = client_features({"clientCapabilities": dict.fromkeys(keys, True)})
-    assert [u for u in report.unknown] == []
+    assert report.unknown == []

@@ -136,25 +136,28 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       await panel.locator(T('prompt')).fill('Change the greeting and the sum.');
       await panel.locator(T('prompt')).press('Enter');
       await within(g2.reached, 30_000, 'the second model request');
-      const lenses = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Keep/ });
-      await lenses.nth(1).waitFor({ timeout: 15_000 });
-      if (!(await panel.locator(T('stop')).isVisible())) throw new Error('the run is not going: the keys must be pressed during it');
-      // the editor focused, the cursor at the top: the keys as a user presses them
-      await page.locator('.monaco-editor .view-lines', { hasText: 'def greet' }).first().click();
-      await page.keyboard.press('Control+Home');
-      await page.keyboard.press('Alt+F5');
-      await page.locator('.monaco-editor .current-line').first().waitFor();
-      await page.keyboard.press('Control+Alt+Y');
-      await lenses.nth(1).waitFor({ state: 'detached', timeout: 15_000 }); // one hunk left
-      await page.keyboard.press('Alt+F5');
-      await page.keyboard.press('Control+Alt+N');
-      await page.locator('.monaco-editor .view-lines', { hasText: 'a + b' }).waitFor({ timeout: 15_000 });
-      await lenses.first().waitFor({ state: 'detached', timeout: 15_000 });
-      const text = (await page.locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
-      if (!text.includes('"Hey, "')) throw new Error(`the kept change is gone: ${text}`);
-      if (!(await panel.locator(T('stop')).isVisible())) throw new Error('the run ended before the keys were pressed');
-      await shot('05b-review-keys');
-      g2.open();
+      try {
+        const lenses = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Keep/ });
+        await lenses.nth(1).waitFor({ timeout: 15_000 });
+        if (!(await panel.locator(T('stop')).isVisible())) throw new Error('the run is not going: the keys must be pressed during it');
+        // the editor focused, the cursor at the top: the keys as a user presses them
+        await page.locator('.monaco-editor .view-lines', { hasText: 'def greet' }).first().click();
+        await page.keyboard.press('Control+Home');
+        await page.keyboard.press('Alt+F5');
+        await page.locator('.monaco-editor .current-line').first().waitFor();
+        await page.keyboard.press('Control+Alt+Y');
+        await lenses.nth(1).waitFor({ state: 'detached', timeout: 15_000 }); // one hunk left
+        await page.keyboard.press('Alt+F5');
+        await page.keyboard.press('Control+Alt+N');
+        await page.locator('.monaco-editor .view-lines', { hasText: 'a + b' }).waitFor({ timeout: 15_000 });
+        await lenses.first().waitFor({ state: 'detached', timeout: 15_000 });
+        const text = (await page.locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+        if (!text.includes('"Hey, "')) throw new Error(`the kept change is gone: ${text}`);
+        if (!(await panel.locator(T('stop')).isVisible())) throw new Error('the run ended before the keys were pressed');
+        await shot('05b-review-keys');
+      } finally {
+        g2.open(); // whatever happened, the run goes on to its end: the next checks start clean
+      }
       await panel.locator(T('message-assistant'), { hasText: 'piece by piece' }).waitFor({ timeout: 30_000 });
       await panel.locator(T('stop')).waitFor({ state: 'hidden' });
     });

@@ -74,9 +74,25 @@ local sets = {}
 function sets.stream()
   start({ EDIT, slow("Done: f returns 2.") })
   local buf = vim.api.nvim_get_current_buf()
+  -- a linter of our own: an error on the changed line as soon as the buffer holds the edit
+  local lint = vim.api.nvim_create_namespace("pi-test-lint")
+  vim.api.nvim_buf_attach(buf, false, { on_lines = function()
+    vim.schedule(function()
+      if buf_text(buf):find("return 2", 1, true) then
+        vim.diagnostic.set(lint, buf, { { lnum = 1, col = 4, end_lnum = 1, end_col = 12,
+          severity = vim.diagnostic.severity.ERROR, message = "test-lint: two is wrong" } })
+      end
+    end)
+  end })
   vim.cmd("Pi change it")
   local ok = wait(30000, function() return agent_ends() >= 1 end)
   report(ok, "prompt runs to the end")
+  local edit_result
+  for _, e in ipairs(events) do
+    if e.type == "tool_execution_end" and e.toolName == "edit" then edit_result = vim.json.encode(e.result) end
+  end
+  report(edit_result ~= nil and edit_result:find("test-lint: two is wrong", 1, true) ~= nil,
+    "the edited file's diagnostics are forwarded (pi/diagnostics) into the edit's result", tostring(edit_result))
   wait(1000, function() return chat_text():find("── done", 1, true) ~= nil end)
   local chat = chat_text()
   report(chat:find("> change it", 1, true) ~= nil, "user prompt shown in the chat")
@@ -230,6 +246,27 @@ function sets.queue()
   local q = require("pi.state").queue
   report(wait(5000, function() q = require("pi.state").queue; return #q.followUp == 1 and q.followUp[1].text == "FIRST" end),
     "queue buffer edits reach the server", vim.inspect(q))
+  -- delete a line (pi/queue remove) and turn "follow" into "steer" (pi/queue promote)
+  vim.cmd("PiFollowUp third")
+  vim.cmd("PiFollowUp fourth")
+  wait(5000, function() return #require("pi.state").queue.followUp == 3 end)
+  wait(5000, function() return #vim.api.nvim_buf_get_lines(qbuf, 0, -1, false) == 3 end)
+  local kept = {}
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(qbuf, 0, -1, false)) do
+    if l:find(" third$") then table.insert(kept, (l:gsub("^follow ", "steer ")))
+    elseif not l:find(" fourth$") then table.insert(kept, l) end
+  end
+  vim.api.nvim_buf_set_lines(qbuf, 0, -1, false, kept)
+  vim.api.nvim_buf_call(qbuf, function() vim.cmd("write") end)
+  local function texts(list) local t = {} for _, m in ipairs(list or {}) do table.insert(t, m.text) end return table.concat(t, ",") end
+  report(wait(5000, function()
+    q = require("pi.state").queue
+    return texts(q.followUp) == "FIRST" and texts(q.steering) == "third"
+  end), "a deleted line is removed, follow -> steer promotes it", vim.inspect(q))
+  local server
+  require("pi.protocol").request("pi/state", { sessionId = require("pi.state").session }, function(_, r) server = r end)
+  report(wait(5000, function() return server ~= nil end)
+    and server.pendingFollowUp == 1 and server.pendingSteering == 1, "the server's queue agrees", vim.inspect(server))
 end
 
 local function messages_of_session()
@@ -343,7 +380,8 @@ function sets.revert()
 end
 
 function sets.permission()
-  start({ tool("bash", { command = "echo hi-from-bash" }), text("Ran it.") }, { permissions = { bash = "ask" } })
+  start({ tool("bash", { command = "echo hi-from-bash" }), text("Ran it."),
+    tool("bash", { command = "echo never-ran" }), text("Not running it.") }, { permissions = { bash = "ask" } })
   if not require("pi.permission").handlers_can_wait() then
     return report("skip", "permission answered without blocking", "this Neovim answers server requests synchronously (modal vim.ui.select fallback)")
   end
@@ -355,6 +393,18 @@ function sets.permission()
   vim.cmd("PiApprove once")
   report(wait(30000, function() return agent_ends() >= 1 end), "run ends after :PiApprove")
   report(chat_text():find("hi-from-bash", 1, true) ~= nil, "the command ran", chat_text())
+  -- steering while the question waits denies it (as VS Code does): the instruction is the reason
+  vim.cmd("Pi run another")
+  report(wait(30000, function() return #require("pi.state").permissions == 1 end), "the second question waits")
+  vim.cmd("Pi no, leave it")
+  report(wait(5000, function() return #require("pi.state").permissions == 0 end), "steering answers the waiting question")
+  report(wait(30000, function() return agent_ends() >= 2 end), "the run goes on to its end")
+  local denied
+  for _, e in ipairs(events) do
+    if e.type == "tool_execution_end" and e.isError then denied = vim.json.encode(e.result) end
+  end
+  report(denied ~= nil and denied:find("new instruction instead: no, leave it", 1, true) ~= nil,
+    "the tool call is denied with the new instruction as the reason", tostring(denied))
 end
 
 -- :PiRules lists the workspace's "always allow" rules and revokes the one picked: the next

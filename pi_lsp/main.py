@@ -5,8 +5,8 @@
 [--log-level L] [--version]`` serves LSP (``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one
 headless agent trace in a directory (``cli/``). ``pi-lsp acp [provider flags]`` serves the
 Agent Client Protocol on stdio (``acp/``). ``pi-lsp review [--base REF | --commit SHA] ...``
-reviews a git diff headless (``cli/review.py``, docs/review.md). This module only picks the front end; they never
-import each other.
+reviews a git diff headless (``cli/review.py``, docs/review.md). This module only picks the
+front end; they never import each other.
 """
 
 from __future__ import annotations

@@ -15,8 +15,13 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..runtime.provider_args import add_provider_arguments
+
+if TYPE_CHECKING:
+    from ..codereview import ReviewReport, ReviewTarget
+    from ..runtime import RunConfig
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -58,23 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     logging.basicConfig(level=logging.WARNING, format="pi-lsp: %(levelname)s: %(message)s")
-    from ..runtime.event_loop import run as run_event_loop
-
-    try:
-        return run_event_loop(review(args))
-    except KeyboardInterrupt:
-        return 130
-
-
-def _fail(message: str) -> int:
-    print(f"pi-lsp review: {message}", file=sys.stderr)
-    return EXIT_ERROR
-
-
-async def review(args: argparse.Namespace) -> int:
-    from ..codereview import ReviewError, ReviewTarget, at_or_above, run_review
+    from ..codereview import ReviewError, ReviewTarget, at_or_above
     from ..codereview.formats import counts, render
     from ..runtime import ConfigError, ResourceOptions, RunConfig, check_config
+    from ..runtime.event_loop import run as run_event_loop
     from ..runtime.provider_args import provider_fields
     from .run import usage_text
 
@@ -94,16 +86,20 @@ async def review(args: argparse.Namespace) -> int:
     else:
         target = ReviewTarget()
     try:
-        report = await run_review(config, cwd, target)
+        report = run_event_loop(_review(config, cwd, target))
     except ReviewError as exc:
         return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 130
     out = render(report, args.format)
     if args.output:
         try:
             Path(args.output).write_text(out, encoding="utf-8")
         except OSError as exc:
             return _fail(f"-o {args.output}: {exc.strerror or exc}")
-        print(f"pi-lsp review: {counts(report.findings)}; written to {args.output}", file=sys.stderr)
+        print(
+            f"pi-lsp review: {counts(report.findings)}; written to {args.output}", file=sys.stderr
+        )
     else:
         sys.stdout.write(out)
         sys.stdout.flush()
@@ -113,3 +109,14 @@ async def review(args: argparse.Namespace) -> int:
     if args.fail_on != "never" and at_or_above(report.findings, args.fail_on):
         return EXIT_FINDINGS
     return EXIT_OK
+
+
+def _fail(message: str) -> int:
+    print(f"pi-lsp review: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+async def _review(config: RunConfig, cwd: Path, target: ReviewTarget) -> ReviewReport:
+    from ..codereview import run_review
+
+    return await run_review(config, cwd, target)

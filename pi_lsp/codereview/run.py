@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -119,7 +120,8 @@ async def run_review(
 ) -> ReviewReport:
     """Review ``target`` in the repository at ``cwd`` (see the module docstring).
     ``ReviewError`` when git cannot give the diff; a model failure is the report's ``error``."""
-    diff = diff if diff is not None else collect_diff(cwd, target)
+    if diff is None:  # git runs off the event loop (the language server keeps serving)
+        diff = await asyncio.to_thread(collect_diff, cwd, target)
     report = ReviewReport(diff.target, skipped=list(diff.skipped))
     if not diff.files:
         report.notes.append(EMPTY_DIFF)

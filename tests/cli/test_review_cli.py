@@ -42,8 +42,10 @@ def review(
 ) -> subprocess.CompletedProcess[str]:
     script = faux_script(tmp / "script.json", responses)
     return subprocess.run(
-        [sys.executable, "-m", "pi_lsp", "review", "--cwd", str(repo)]
-        + ["--provider", "faux", "--faux-script", str(script), *args],
+        [
+            *(sys.executable, "-m", "pi_lsp", "review", "--cwd", str(repo)),
+            *("--provider", "faux", "--faux-script", str(script), *args),
+        ],
         env=clean_env(tmp, PI_CODING_AGENT_DIR=str(tmp / "agent")),
         capture_output=True,
         text=True,

@@ -75,6 +75,13 @@ COMMANDS = [
         description="Summarise the conversation so far to free context",
         input=AvailableCommandInput(root=UnstructuredCommandInput(hint="what to keep (optional)")),
     ),
+    AvailableCommand(
+        name="review",
+        description="Code review of the changes: findings with locations and a plan",
+        input=AvailableCommandInput(
+            root=UnstructuredCommandInput(hint="--base REF | --commit SHA (optional)")
+        ),
+    ),
 ]
 
 
@@ -122,6 +129,7 @@ class AcpSession:
         self._turn: asyncio.Task[None] | None = None
         self._cancel_requested = False
         self._compacting = False
+        self._reviews = 0
         self._carry_out_text: str | None = None
         """The carry-out follow-up of a switch to ``act`` made while idle: the next prompt's."""
         self._titled = bool(self.session.messages)
@@ -274,6 +282,8 @@ class AcpSession:
         text = prompt_text(blocks)
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
+        if not self.running and text.strip().split(" ", 1)[0] == "/review":
+            return await self._review(text)
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed
             blocks = [TextContentBlock(type="text", text=carry_out + "\n\n"), *blocks]
@@ -394,6 +404,30 @@ class AcpSession:
         self._turn.add_done_callback(lambda _: setattr(self, "_compacting", False))
         await asyncio.shield(self._turn)
         return self.stop_reason()
+
+    async def _review(self, text: str) -> StopReason:
+        """``/review [--base REF | --commit SHA]``: the findings as a message, tool calls with
+        their locations and a plan (``review.py``)."""
+        from ..codereview import ReviewError, parse_review_command, run_review
+        from .review import review_updates
+
+        async def run() -> None:
+            try:
+                target = parse_review_command(text)
+                assert target is not None
+                report = await run_review(self.session.config, self.cwd, target)
+            except (ValueError, ReviewError) as exc:
+                await self.send(agent_text(f"Review: {exc}"))
+                return
+            self._reviews += 1
+            for update in review_updates(report, self.cwd, f"review-{self._reviews}"):
+                await self.send(update)
+
+        self._cancel_requested = False
+        self._turn = asyncio.get_running_loop().create_task(run())
+        self._turn.add_done_callback(_retrieved)
+        await asyncio.shield(self._turn)
+        return "cancelled" if self._cancel_requested else "end_turn"
 
     # ------------------------------------------------------------------ cancel / close
 

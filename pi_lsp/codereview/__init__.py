@@ -16,7 +16,14 @@ A runtime-level package: it imports the runtime and the layers below, never a fr
 
 from __future__ import annotations
 
-from .diff import ReviewDiff, ReviewError, ReviewTarget, SkippedFile, collect_diff
+from .diff import (
+    ReviewDiff,
+    ReviewError,
+    ReviewTarget,
+    SkippedFile,
+    collect_diff,
+    parse_review_command,
+)
 from .findings import Finding, FindingSet, Severity, at_or_above
 from .run import EMPTY_DIFF, ReviewReport, run_review
 
@@ -32,5 +39,6 @@ __all__ = [
     "SkippedFile",
     "at_or_above",
     "collect_diff",
+    "parse_review_command",
     "run_review",
 ]

@@ -65,6 +65,26 @@ class ReviewTarget:
         return out
 
 
+REVIEW_USAGE = "/review takes no arguments (the working tree), `--base REF` or `--commit SHA`"
+
+
+def parse_review_command(text: str) -> ReviewTarget | None:
+    """``/review``, ``/review --base main`` (or ``base main``), ``/review --commit SHA`` (or
+    ``commit SHA``) → its target; ``None``: the text is not ``/review``. ``ValueError``
+    (``REVIEW_USAGE``) for other arguments."""
+    stripped = text.strip()
+    if stripped != "/review" and not stripped.startswith("/review "):
+        return None
+    args = stripped[len("/review") :].split()
+    if not args:
+        return ReviewTarget()
+    if len(args) == 2 and args[0].lstrip("-") == "base":
+        return ReviewTarget("base", args[1])
+    if len(args) == 2 and args[0].lstrip("-") == "commit":
+        return ReviewTarget("commit", args[1])
+    raise ValueError(REVIEW_USAGE)
+
+
 @dataclass(frozen=True, slots=True)
 class FileChange:
     path: str

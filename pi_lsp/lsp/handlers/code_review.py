@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import unquote
@@ -16,6 +15,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ...codereview import Finding, ReviewError, ReviewReport, ReviewTarget, run_review
+from ...codereview import parse_review_command as parse_target
 from ...codereview.formats import counts
 from ...runtime import ConfigError, RunConfig, check_config
 from ..bridge import ClientBridge
@@ -35,26 +35,15 @@ from .errors import InvalidRequest, RequestFailed
 
 log = logging.getLogger(__name__)
 OpenText = Callable[[str], "tuple[str, int | None] | None"]
-REVIEW_COMMAND = "/review"
 
 
 def parse_review_command(text: str) -> ReviewTarget | None:
-    """``/review``, ``/review --base main`` / ``/review base main``, ``/review --commit SHA``
-    / ``/review commit SHA`` → the target (``None``: not a ``/review``). ``InvalidRequest``
-    for other arguments."""
-    stripped = text.strip()
-    if stripped != REVIEW_COMMAND and not stripped.startswith(REVIEW_COMMAND + " "):
-        return None
-    args = shlex.split(stripped[len(REVIEW_COMMAND) :])
-    if not args:
-        return ReviewTarget()
-    if len(args) == 2 and args[0].lstrip("-") in ("base", "commit"):
-        if args[0].lstrip("-") == "base":
-            return ReviewTarget("base", args[1])
-        return ReviewTarget("commit", args[1])
-    raise InvalidRequest(
-        "/review takes no arguments (the working tree), `--base REF` or `--commit SHA`"
-    )
+    """``/review [--base REF | --commit SHA]`` → its target (``None``: not ``/review``);
+    ``InvalidRequest`` for other arguments."""
+    try:
+        return parse_target(text)
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from None
 
 
 class CodeReviewApi:

@@ -227,3 +227,17 @@ async def test_a_model_failure_is_the_reports_error(tmp_path: Path) -> None:
     report = await run_review(config(tmp_path, [{"errorMessage": "500 boom"}]), repo)
     assert report.error is not None
     assert "500 boom" in report.error
+
+
+def test_review_is_a_builtin_command_of_every_session(tmp_path: Path) -> None:
+    """Front ends handle ``/review`` themselves: never "no such prompt template"."""
+    from pi_lsp.runtime import create_agent_session
+    from pi_lsp.tools.disk_workspace import DiskWorkspace
+
+    session = create_agent_session(config(tmp_path, []), DiskWorkspace([tmp_path]))
+    try:
+        assert "review" in session.builtin_commands
+        assert session.expand_text("/review --base main").warning is None
+        assert session.expand_text("/nope").warning is not None
+    finally:
+        session.close()

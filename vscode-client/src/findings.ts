@@ -1,7 +1,8 @@
 // The "Review" section of the pi view container (docs/review.md#in-an-editor): a code
 // review's findings — the diagnostics with source "pi review" — grouped by file; a click
 // opens the finding's line, where the light bulb has Fix with pi / Explain / Dismiss. The
-// "pi: Review Changes" command (pi.codeReview) runs a review of the working tree.
+// "pi: Review Changes" command (pi.reviewChanges; the server itself offers pi.codeReview, which the language
+// client registers) runs a review of the working tree.
 
 import * as vscode from 'vscode';
 import type { Controller } from './controller';
@@ -63,7 +64,7 @@ export function registerFindings(context: vscode.ExtensionContext, controller: C
   context.subscriptions.push(
     view,
     vscode.languages.onDidChangeDiagnostics(paint),
-    vscode.commands.registerCommand('pi.codeReview', async () => {
+    vscode.commands.registerCommand('pi.reviewChanges', async () => {
       await vscode.window.withProgress(
         { location: { viewId: FINDINGS_VIEW }, title: 'pi: reviewing the changes' },
         async () => {

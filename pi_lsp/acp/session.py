@@ -130,6 +130,8 @@ class AcpSession:
         self._cancel_requested = False
         self._compacting = False
         self._reviews = 0
+        self._review_task: asyncio.Future[Any] | None = None
+        """A ``/review`` in progress (``cancel`` stops it)."""
         self._carry_out_text: str | None = None
         """The carry-out follow-up of a switch to ``act`` made while idle: the next prompt's."""
         self._titled = bool(self.session.messages)
@@ -415,10 +417,19 @@ class AcpSession:
             try:
                 target = parse_review_command(text)
                 assert target is not None
-                report = await run_review(self.session.config, self.cwd, target)
+                review = asyncio.ensure_future(run_review(self.session.config, self.cwd, target))
+                self._review_task = review
+                report = await review
             except (ValueError, ReviewError) as exc:
                 await self.send(agent_text(f"Review: {exc}"))
                 return
+            except asyncio.CancelledError:
+                if not self._cancel_requested:
+                    raise  # the turn itself is being cancelled (shutdown)
+                await self.send(agent_text("Review cancelled."))
+                return
+            finally:
+                self._review_task = None
             self._reviews += 1
             for update in review_updates(report, self.cwd, f"review-{self._reviews}"):
                 await self.send(update)
@@ -436,6 +447,8 @@ class AcpSession:
         if not self.running:
             return
         self._cancel_requested = True
+        if self._review_task is not None:
+            self._review_task.cancel()
         self.session.clear_queues()
         self.permissions.withdraw_all()
         if self.questions is not None:

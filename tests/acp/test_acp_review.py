@@ -4,12 +4,13 @@ tool call per finding with its file location, and a plan entry per finding."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from tests.lsp.openai_sse import response, text_events, tool_events
-from tests.support.http_server import ScriptedHTTPServer
+from tests.support.http_server import Pause, ScriptedHTTPServer
 from tests.support.review_repo import DIV_LINE, EVAL_LINE, commit_all, make_review_repo
 
 from .harness import in_process
@@ -83,3 +84,21 @@ async def test_review_of_a_clean_tree_says_so_without_the_model(
         assert agent.client.text(sid) == "Nothing to review: the diff is empty."
         assert await agent.prompt(sid, "/review --bogus") == "end_turn"
         assert "takes no arguments" in agent.client.text(sid)
+
+
+async def test_cancel_stops_a_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_review_repo(tmp_path / "work")
+    stalled = Pause(asyncio.Event())  # the model starts answering, then never goes on
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("Looking at the diff now."), gate=stalled))
+        srv.enqueue(response(text_events("Hello.")))
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+            await agent.init()
+            sid = await agent.new()
+            pending = asyncio.ensure_future(agent.prompt(sid, "/review"))
+            await srv.wait_for_requests(1)
+            await agent.conn.cancel(session_id=sid)
+            assert await asyncio.wait_for(pending, 30) == "cancelled"
+            assert "Review cancelled." in agent.client.text(sid)
+            assert await agent.prompt(sid, "hi") == "end_turn"
+            stalled.event.set()

@@ -85,6 +85,17 @@ COMMANDS = [
 ]
 
 
+def _is_code_review(text: str) -> bool:
+    """``/review [--base REF | --commit SHA]`` (an unknown ``--flag`` too: it is answered
+    with the usage); ``/review`` with other arguments is a ``review`` prompt template's."""
+    from ..codereview import parse_review_command
+
+    try:
+        return parse_review_command(text) is not None
+    except ValueError:
+        return True
+
+
 def _title(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= TITLE_MAX else flat[: TITLE_MAX - 1].rstrip() + "…"
@@ -284,7 +295,7 @@ class AcpSession:
         text = prompt_text(blocks)
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
-        if not self.running and text.strip().split(" ", 1)[0] == "/review":
+        if not self.running and _is_code_review(text):
             return await self._review(text)
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed
@@ -416,7 +427,8 @@ class AcpSession:
         async def run() -> None:
             try:
                 target = parse_review_command(text)
-                assert target is not None
+                if target is None:  # _is_code_review said it is one
+                    raise ValueError("not a code review")
                 review = asyncio.ensure_future(run_review(self.session.config, self.cwd, target))
                 self._review_task = review
                 report = await review

@@ -70,8 +70,9 @@ REVIEW_USAGE = "/review takes no arguments (the working tree), `--base REF` or `
 
 def parse_review_command(text: str) -> ReviewTarget | None:
     """``/review``, ``/review --base main`` (or ``base main``), ``/review --commit SHA`` (or
-    ``commit SHA``) → its target; ``None``: the text is not ``/review``. ``ValueError``
-    (``REVIEW_USAGE``) for other arguments."""
+    ``commit SHA``) → its target. ``None``: not a code review — other text, or ``/review``
+    with other arguments, which are a ``review`` prompt template's (docs/context.md).
+    ``ValueError`` (``REVIEW_USAGE``) for an unknown ``--flag``."""
     stripped = text.strip()
     if stripped != "/review" and not stripped.startswith("/review "):
         return None
@@ -82,7 +83,9 @@ def parse_review_command(text: str) -> ReviewTarget | None:
         return ReviewTarget("base", args[1])
     if len(args) == 2 and args[0].lstrip("-") == "commit":
         return ReviewTarget("commit", args[1])
-    raise ValueError(REVIEW_USAGE)
+    if args[0].startswith("--"):
+        raise ValueError(REVIEW_USAGE)
+    return None
 
 
 @dataclass(frozen=True, slots=True)

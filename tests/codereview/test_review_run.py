@@ -241,3 +241,17 @@ def test_review_is_a_builtin_command_of_every_session(tmp_path: Path) -> None:
         assert session.expand_text("/nope").warning is not None
     finally:
         session.close()
+
+
+def test_review_command_arguments() -> None:
+    from pi_lsp.codereview import parse_review_command
+
+    assert parse_review_command("/review") == ReviewTarget()
+    assert parse_review_command("/review --base main") == ReviewTarget("base", "main")
+    assert parse_review_command(" /review commit abc ") == ReviewTarget("commit", "abc")
+    assert parse_review_command("/reviewer") is None
+    assert parse_review_command("please /review") is None
+    # other arguments are a `review` prompt template's (docs/context.md), not a code review
+    assert parse_review_command("/review src/x.py 'error handling'") is None
+    with pytest.raises(ValueError, match="--base REF"):
+        parse_review_command("/review --bogus")

@@ -53,6 +53,8 @@ FORBIDDEN: dict[str, set[str]] = {
     "cli": {"pi_lsp.lsp", "pi_lsp.acp", "pi_lsp.main"},
     "acp": {"pi_lsp.lsp", "pi_lsp.cli", "pi_lsp.main"},
 }
+# code review (docs/review.md): a runtime-level capability every front end reaches
+FORBIDDEN["codereview"] = set(FRONT_ENDS)
 FORBIDDEN["review"] = FORBIDDEN["ai"]  # pure text algorithms: nothing of ours either
 # project context, skills and templates: files in, frozen data out; every layer above the
 # tools (the prompt builder, the session's expansion, the runtime, the front ends) uses it
@@ -178,6 +180,7 @@ ACP_MAY_IMPORT = (
     "pi_lsp.tools.todo",
     "pi_lsp.mcp",  # the MCP client: the servers a client passes in session/new become tools
     "pi_lsp.resources",  # the project's commands and context (Command, ResourcesPayload)
+    "pi_lsp.codereview",  # /review: the review run and its findings (docs/review.md)
 )
 ACP_FACTORY_MAY_IMPORT = ("pi_lsp.tools.disk_workspace",)
 """acp/factory.py makes the sessions (runtime.create_agent_session) over a disk workspace."""

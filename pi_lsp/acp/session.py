@@ -75,7 +75,25 @@ COMMANDS = [
         description="Summarise the conversation so far to free context",
         input=AvailableCommandInput(root=UnstructuredCommandInput(hint="what to keep (optional)")),
     ),
+    AvailableCommand(
+        name="review",
+        description="Code review of the changes: findings with locations and a plan",
+        input=AvailableCommandInput(
+            root=UnstructuredCommandInput(hint="--base REF | --commit SHA (optional)")
+        ),
+    ),
 ]
+
+
+def _is_code_review(text: str) -> bool:
+    """``/review [--base REF | --commit SHA]`` (an unknown ``--flag`` too: it is answered
+    with the usage); ``/review`` with other arguments is a ``review`` prompt template's."""
+    from ..codereview import parse_review_command
+
+    try:
+        return parse_review_command(text) is not None
+    except ValueError:
+        return True
 
 
 def _title(text: str) -> str:
@@ -122,6 +140,9 @@ class AcpSession:
         self._turn: asyncio.Task[None] | None = None
         self._cancel_requested = False
         self._compacting = False
+        self._reviews = 0
+        self._review_task: asyncio.Future[Any] | None = None
+        """A ``/review`` in progress (``cancel`` stops it)."""
         self._carry_out_text: str | None = None
         """The carry-out follow-up of a switch to ``act`` made while idle: the next prompt's."""
         self._titled = bool(self.session.messages)
@@ -274,6 +295,8 @@ class AcpSession:
         text = prompt_text(blocks)
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
+        if not self.running and _is_code_review(text):
+            return await self._review(text)
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed
             blocks = [TextContentBlock(type="text", text=carry_out + "\n\n"), *blocks]
@@ -395,6 +418,40 @@ class AcpSession:
         await asyncio.shield(self._turn)
         return self.stop_reason()
 
+    async def _review(self, text: str) -> StopReason:
+        """``/review [--base REF | --commit SHA]``: the findings as a message, tool calls with
+        their locations and a plan (``review.py``)."""
+        from ..codereview import ReviewError, parse_review_command, run_review
+        from .review import review_updates
+
+        async def run() -> None:
+            try:
+                target = parse_review_command(text)
+                if target is None:  # _is_code_review said it is one
+                    raise ValueError("not a code review")
+                review = asyncio.ensure_future(run_review(self.session.config, self.cwd, target))
+                self._review_task = review
+                report = await review
+            except (ValueError, ReviewError) as exc:
+                await self.send(agent_text(f"Review: {exc}"))
+                return
+            except asyncio.CancelledError:
+                if not self._cancel_requested:
+                    raise  # the turn itself is being cancelled (shutdown)
+                await self.send(agent_text("Review cancelled."))
+                return
+            finally:
+                self._review_task = None
+            self._reviews += 1
+            for update in review_updates(report, self.cwd, f"review-{self._reviews}"):
+                await self.send(update)
+
+        self._cancel_requested = False
+        self._turn = asyncio.get_running_loop().create_task(run())
+        self._turn.add_done_callback(_retrieved)
+        await asyncio.shield(self._turn)
+        return "cancelled" if self._cancel_requested else "end_turn"
+
     # ------------------------------------------------------------------ cancel / close
 
     def cancel(self) -> None:
@@ -402,6 +459,8 @@ class AcpSession:
         if not self.running:
             return
         self._cancel_requested = True
+        if self._review_task is not None:
+            self._review_task.cancel()
         self.session.clear_queues()
         self.permissions.withdraw_all()
         if self.questions is not None:

@@ -35,11 +35,13 @@ from .connection.transport import (
 )
 from .editor.code_actions import code_actions
 from .editor.documents import DocumentTracker
+from .editor.finding_actions import finding_actions
 from .handlers.requests import PiApi
 from .protocol.models import COMMANDS, DIAGNOSTICS
 
 if TYPE_CHECKING:
     from .editor.editor_workspace import EditorWorkspace
+    from .editor.findings_book import FindingsBook
     from .editor.review_book import ReviewBook
 
 log = logging.getLogger(__name__)
@@ -55,6 +57,8 @@ class PiLanguageServer(LanguageServer):
         self.config = Configuration(self.bridge)
         self.manager: Any = None  # SessionManager, created at initialize (imports are lazy)
         self.review: ReviewBook | None = None
+        self.findings: FindingsBook | None = None
+        """A code review's findings, published as diagnostics (docs/review.md)."""
         self.api = PiApi(self.bridge, self.tracker, lambda: self.manager, self.config)
         self._stopped = False
         self._warm_up: asyncio.Task[None] | None = None
@@ -86,9 +90,11 @@ class PiLanguageServer(LanguageServer):
         from ..sessions import SessionStore
         from ..sessions.fsync_worker import background_fsync
         from .editor.editor_workspace import EditorWorkspace, EditPolicy
+        from .editor.findings_book import FindingsBook
         from .editor.review_book import ReviewBook
         from .editor.text_document import install
         from .handlers.checkpoints import CheckpointApi
+        from .handlers.code_review import CodeReviewApi
         from .handlers.review import ReviewApi
         from .host.permissions import SecurityContext, rules_file
         from .host.session_manager import SessionManager
@@ -129,6 +135,10 @@ class PiLanguageServer(LanguageServer):
         self.review.on_notes = self._save_notes
         self.review.warn = self._warn
         self.review.display = lambda uri: _shown_path(workspace, uri)
+        self.findings = FindingsBook(self._publish_diagnostics, lambda: self.bridge.encoding)
+        self.api.code_review_api = CodeReviewApi(
+            self.findings, workspace.cwd, self.config.current, self.bridge, self._open_text
+        )
         self.api.checkpoint_api = CheckpointApi(
             workspace,
             self.api.session,
@@ -137,6 +147,18 @@ class PiLanguageServer(LanguageServer):
             self.review,
         )
         log.info("workspace roots: %s; sessions in %s", ", ".join(map(str, roots)), store.directory)
+
+    def _publish_diagnostics(
+        self, uri: str, diagnostics: list[types.Diagnostic], version: int | None
+    ) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
+
+    def _open_text(self, uri: str) -> tuple[str, int | None] | None:
+        """An open document's text and version (``None``: not open)."""
+        doc = self.workspace.text_documents.get(uri)
+        return None if doc is None else (doc.source, doc.version)
 
     def _publish_review(self, session_id: str, event: dict[str, Any]) -> None:
         hosted = self.manager.get(session_id)
@@ -303,6 +325,10 @@ def _register(server: PiLanguageServer) -> None:
             doc = ls.workspace.text_documents.get(uri)
             if doc is not None:
                 ls.review.observe(uri, doc.source)
+        if ls.findings is not None and ls.findings.holds(uri):
+            doc = ls.workspace.text_documents.get(uri)
+            if doc is not None:
+                ls.findings.observe(uri, doc.source, doc.version)
 
     @server.feature(DIAGNOSTICS)
     def diagnostics(ls: PiLanguageServer, params: Any) -> None:
@@ -322,7 +348,7 @@ def _register(server: PiLanguageServer) -> None:
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
     )
     def code_action(ls: PiLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return code_actions(params)
+        return finding_actions(params) + code_actions(params)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: PiLanguageServer, params: Any) -> None:

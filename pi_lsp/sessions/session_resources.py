@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pi_lsp.sessions")
 ResourcesApplier = Callable[[Resources], None]
+BUILTIN_COMMANDS: frozenset[str] = frozenset({"review"})
+"""``/names`` every front end handles itself: ``/review`` (docs/review.md)."""
 
 
 class SessionResourcesMixin:
@@ -41,7 +43,7 @@ class SessionResourcesMixin:
 
     def _init_resources(self) -> None:
         self.project_resources = None
-        self.builtin_commands = frozenset()
+        self.builtin_commands = BUILTIN_COMMANDS
         self._apply_resources = None
 
     @property

@@ -257,6 +257,7 @@ def apply_lsp_edits(text: str, edits: list[Any]) -> str:
 
 
 RECORDED = (
+    types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,  # client.diagnostics (a code review's findings)
     types.WINDOW_SHOW_MESSAGE,
     types.WINDOW_LOG_MESSAGE,
     types.PROGRESS,

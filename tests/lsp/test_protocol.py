@@ -100,6 +100,8 @@ async def test_initialize_advertises_commands_and_code_actions(
             "pi.followUp",
             "pi.abort",
             "pi.newSession",
+            "pi.codeReview",  # docs/review.md
+            "pi.dismissFinding",
         }
         assert caps.code_action_provider
         assert caps.text_document_sync is not None

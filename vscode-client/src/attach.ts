@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { Controller } from './controller';
 import { mention, selectionEndLine } from './mention';
+import { FINDING_SOURCE } from './model/findings';
 
 export function selectionMention(editor: vscode.TextEditor): string {
   const rel = vscode.workspace.asRelativePath(editor.document.uri, false);
@@ -56,7 +57,8 @@ export function registerAttachments(
       { scheme: 'file' },
       {
         provideCodeActions(document, range, ctx) {
-          const diags = ctx.diagnostics.filter((d) => d.severity <= vscode.DiagnosticSeverity.Warning);
+          // a review finding (source "pi review") has the server's own "Fix with pi: <title>"
+          const diags = ctx.diagnostics.filter((d) => d.severity <= vscode.DiagnosticSeverity.Warning && d.source !== FINDING_SOURCE);
           if (diags.length === 0) return [];
           const action = new vscode.CodeAction('Fix with pi', vscode.CodeActionKind.QuickFix);
           action.diagnostics = diags;

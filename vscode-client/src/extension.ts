@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { PiApi } from './api';
 import { registerAttachments } from './attach';
 import { Controller } from './controller';
+import { registerFindings } from './findings';
 import { openPanelInEditor, PanelViewProvider, VIEW_ID } from './panel';
 import { registerReview } from './review';
 
@@ -67,6 +68,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
 
   registerAttachments(context, controller, reveal);
   registerReview(context, controller);
+  registerFindings(context, controller);
 
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -173,10 +173,13 @@ export function createClient(
     synchronize: { configurationSection: 'pi' },
     middleware: {
       // The server's "Ask pi to fix this" is replaced by our "Fix with pi", which goes
-      // through the panel (and attaches the diagnostics); "Explain this" stays.
+      // through the panel (and attaches the diagnostics); "Explain this" stays, and so do a
+      // review finding's own actions (Fix with pi: <title>, Explain, Dismiss; docs/review.md).
       provideCodeActions: async (document, range, context, token, next) => {
         const actions = await next(document, range, context, token);
-        return actions?.filter((a) => !(a instanceof vscode.CodeAction && a.kind?.value === 'quickfix' && /pi/i.test(a.title)));
+        return actions?.filter(
+          (a) => !(a instanceof vscode.CodeAction && a.kind?.value === 'quickfix' && /^ask pi to fix/i.test(a.title)),
+        );
       },
       window: {
         // Follow-along (pi.followEdits) must never disturb the user: an editor already showing

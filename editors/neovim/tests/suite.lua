@@ -718,6 +718,41 @@ function sets.bgattach()
   report(wait(30000, function() return bg.find(ws) == nil end), "the background server ends on SIGTERM")
 end
 
+-- :PiReview: a code review of a repository with seeded defects (tests/support/review_repo.py
+-- has the same): findings as native diagnostics and in the quickfix list
+function sets.codereview()
+  local function git(args) return vim.fn.system("git -c user.name=t -c user.email=t@example.invalid -C " .. root .. " " .. args) end
+  vim.fn.delete(root .. "/.git", "rf")
+  git("init -q -b main")
+  write(root .. "/calc.py", "def average(values):\n    if not values:\n        return 0.0\n    return sum(values) / len(values)\n")
+  git("add -A"); git("commit -q -m initial")
+  write(root .. "/calc.py", "def average(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)\n\n\ndef read_config(path):\n    f = open(path)\n    return f.read()\n")
+  local function finding(line, title, severity)
+    return { type = "toolCall", name = "report_finding",
+      arguments = { path = "calc.py", line = line, severity = severity, title = title, body = "why" } }
+  end
+  start({ { content = { finding(5, "Division by zero", "error"), finding(9, "File never closed", "warning") } }, text("Two findings.") })
+  local buf = vim.fn.bufadd(root .. "/calc.py"); vim.fn.bufload(buf)
+  vim.cmd("PiReview")
+  report(wait(30000, function() return #vim.fn.getqflist() == 2 end), ":PiReview fills the quickfix list", vim.inspect(vim.fn.getqflist()))
+  local qf = vim.fn.getqflist()
+  report(qf[1] and qf[1].lnum == 5 and qf[1].type == "E" and qf[1].text:find("Division by zero", 1, true) ~= nil,
+    "the first item is the division on line 5", vim.inspect(qf[1]))
+  local function ours()
+    local out = {}
+    for _, d in ipairs(vim.diagnostic.get(buf)) do if d.source == "pi review" then table.insert(out, d) end end
+    table.sort(out, function(a, b) return a.lnum < b.lnum end)
+    return out
+  end
+  report(wait(10000, function() return #ours() == 2 end), "the findings are native diagnostics (vim.diagnostic.get)", vim.inspect(vim.diagnostic.get(buf)))
+  local d = ours()
+  report(d[1] and d[1].lnum == 4 and d[1].severity == vim.diagnostic.severity.ERROR and d[1].message == "Division by zero",
+    "on the right line, with the title as message", vim.inspect(d[1]))
+  report(d[2] and d[2].lnum == 8 and d[2].severity == vim.diagnostic.severity.WARN, "the warning on line 9", vim.inspect(d[2]))
+  local target, problem = require("pi.commands").review_target("--commit")
+  report(target == nil and problem ~= nil, "bad :PiReview arguments are refused")
+end
+
 -- :Pi without text asks for the prompt: the server starts then, while the user types
 function sets.warm()
   local script = tmp .. "/script.json"

@@ -59,7 +59,8 @@ def _allowed(kind: str | None, only: Sequence[Any] | None) -> bool:
 
 
 def code_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
-    diagnostics = list(params.context.diagnostics or [])
+    # a code review's findings have their own actions (finding_actions.py)
+    diagnostics = [d for d in params.context.diagnostics or [] if d.source != "pi review"]
     rng = params.range
     if _is_empty(rng) and not diagnostics:
         return []

@@ -27,8 +27,12 @@ from ..host.hosted import HostedSession
 from ..host.session_manager import SessionManager
 from ..protocol.contract import (
     CheckpointsResult,
+    CodeReviewParams,
+    CodeReviewResult,
     DecisionParams,
     DecisionResult,
+    DismissFindingParams,
+    DismissFindingResult,
     McpResult,
     PermissionRule,
     PermissionsResult,
@@ -77,6 +81,7 @@ from .errors import InvalidRequest, NotInitializedError, RequestFailed
 
 if TYPE_CHECKING:
     from .checkpoints import CheckpointApi
+    from .code_review import CodeReviewApi
     from .review import ReviewApi
 
 log = logging.getLogger(__name__)
@@ -97,6 +102,8 @@ class PiApi:
         self.review_api: ReviewApi | None = None
         """Set at initialize (it needs the workspace)."""
         self.checkpoint_api: CheckpointApi | None = None
+        """Set at initialize (it needs the workspace)."""
+        self.code_review_api: CodeReviewApi | None = None
         """Set at initialize (it needs the workspace)."""
 
     def methods(self) -> dict[str, WireHandler]:
@@ -123,6 +130,8 @@ class PiApi:
         _ = self.manager  # before initialize: refused at once, not after the settings wait
         await self.config.wait_loaded()
         hosted = self._session(p.session_id, create=True)
+        if self._start_code_review(p.text):  # /review: the findings become diagnostics
+            return PromptResult(session_id=hosted.id, delivered="prompt")
         attachments: list[Attachment] = list(p.attachments or ())
         if p.context is not None:  # v1: one file or selection
             attachments.insert(0, FileAttachment(uri=p.context.uri, range=p.context.range))
@@ -138,6 +147,31 @@ class PiApi:
             self.bridge.show_message(types.MessageType.Error, str(exc))
             raise
         return PromptResult(session_id=hosted.id, delivered=delivered)
+
+    def _start_code_review(self, text: str) -> bool:
+        from .code_review import parse_review_command
+
+        target = parse_review_command(text)
+        if target is None:
+            return False
+        try:
+            self._code_review().start(target)
+        except SetupError as exc:
+            self.bridge.show_message(types.MessageType.Error, str(exc))
+            raise
+        return True
+
+    def _code_review(self) -> CodeReviewApi:
+        if self.code_review_api is None:
+            raise NotInitializedError
+        return self.code_review_api
+
+    async def code_review(self, p: CodeReviewParams) -> CodeReviewResult:
+        await self.config.wait_loaded()
+        return await self._code_review().code_review(p)
+
+    async def dismiss_finding(self, p: DismissFindingParams) -> DismissFindingResult:
+        return await self._code_review().dismiss_finding(p)
 
     async def steer(self, p: QueueParams) -> PromptResult:
         hosted = self._session(p.session_id, create=True)

@@ -100,6 +100,68 @@ class ReviewResult(WireParams):
     files: list[ReviewFile]
 
 
+# ------------------------------------------------------------------ code review (docs/review.md)
+
+
+class CodeReviewTarget(WireParams):
+    """What a code review looks at: the working tree against ``HEAD`` (``worktree``), ``HEAD``
+    against its merge base with ``ref`` (``base``), or the commit ``ref`` (``commit``)."""
+
+    kind: Literal["worktree", "base", "commit"] = "worktree"
+    ref: str | None = None
+
+
+class CodeReviewParams(WireParams):
+    """``pi/codeReview`` (``pi.codeReview``): review a diff; the findings are published as
+    diagnostics (``source: "pi review"``) and returned when the review is over."""
+
+    target: CodeReviewTarget | None = None
+
+
+class CodeReviewFinding(WireParams):
+    id: str
+    """Stable over re-runs; the diagnostic's ``data.findingId``."""
+    path: str
+    """Relative to the workspace root."""
+    uri: str
+    line: int
+    """1-based, where the review found it (the diagnostic moves with later edits)."""
+    end_line: int
+    severity: Literal["error", "warning", "info"]
+    title: str
+    body: str = ""
+    suggestion: str | None = None
+
+
+class CodeReviewSkipped(WireParams):
+    path: str
+    reason: str
+
+
+class CodeReviewResult(WireParams):
+    target: CodeReviewTarget
+    findings: list[CodeReviewFinding]
+    reviewed: list[str]
+    skipped: list[CodeReviewSkipped]
+    notes: list[str]
+    """What the user is told besides the findings (an empty diff, the split per file)."""
+    summary: str
+    error: str | None = None
+    """The model request failed: the review is incomplete."""
+
+
+class DismissFindingParams(WireParams):
+    """``pi/dismissFinding`` (``pi.dismissFinding``, the "Dismiss" code action): clear one
+    finding, remembered for this version of the file's text."""
+
+    uri: str
+    finding_id: str
+
+
+class DismissFindingResult(WireParams):
+    dismissed: bool
+
+
 # ------------------------------------------------------------------ §9.5 checkpoints
 
 
@@ -310,6 +372,8 @@ REQUEST_TYPES: dict[str, Pair] = {
     m.RESTORE: (RestoreParams, RestoreResult),
     m.UNDO_RESTORE: (UndoRestoreParams, UndoRestoreResult),
     m.REVERT_TOOL_CALL: (RevertToolCallParams, RevertToolCallResult),
+    m.CODE_REVIEW: (CodeReviewParams, CodeReviewResult),
+    m.DISMISS_FINDING: (DismissFindingParams, DismissFindingResult),
 }
 """Client → server requests: method → (params, result)."""
 

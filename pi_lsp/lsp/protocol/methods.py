@@ -30,6 +30,8 @@ SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
 SET_MODE = "pi/setMode"
 MCP = "pi/mcp"
+CODE_REVIEW = "pi/codeReview"
+DISMISS_FINDING = "pi/dismissFinding"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -54,6 +56,8 @@ REQUESTS = (
     RESTORE,
     UNDO_RESTORE,
     REVERT_TOOL_CALL,
+    CODE_REVIEW,
+    DISMISS_FINDING,
 )
 # server -> client
 EVENT = "pi/event"
@@ -67,5 +71,15 @@ CMD_STEER = "pi.steer"
 CMD_FOLLOW_UP = "pi.followUp"
 CMD_ABORT = "pi.abort"
 CMD_NEW_SESSION = "pi.newSession"
-COMMANDS = (CMD_PROMPT, CMD_STEER, CMD_FOLLOW_UP, CMD_ABORT, CMD_NEW_SESSION)
+CMD_CODE_REVIEW = "pi.codeReview"
+CMD_DISMISS_FINDING = "pi.dismissFinding"
+COMMANDS = (
+    CMD_PROMPT,
+    CMD_STEER,
+    CMD_FOLLOW_UP,
+    CMD_ABORT,
+    CMD_NEW_SESSION,
+    CMD_CODE_REVIEW,
+    CMD_DISMISS_FINDING,
+)
 CODE_ACTION_KINDS = ("quickfix",)

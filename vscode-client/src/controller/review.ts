@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { WireNotification } from '../model/reducer';
 import type { SaveDocumentsParams, SaveDocumentsResult } from '../protocol/generated';
+import { FINDING_SOURCE } from '../model/findings';
 import type { Host } from './host';
 
 export type Decision = { hunkId: string; decision: 'keep' | 'undo'; reason?: string };
@@ -71,7 +72,10 @@ export class ReviewControl {
       const key = u.toString();
       if (!this.touchedFiles.has(key)) continue;
       const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
-      const diagnostics = vscode.languages.getDiagnostics(u).map((d) => ({ ...c.code2ProtocolConverter.asDiagnostic(d) }));
+      const diagnostics = vscode.languages
+        .getDiagnostics(u)
+        .filter((d) => d.source !== FINDING_SOURCE) // pi's own review findings are not news to it
+        .map((d) => ({ ...c.code2ProtocolConverter.asDiagnostic(d) }));
       void rpc.diagnostics({ uri: key, version: doc?.version, diagnostics });
     }
   }

@@ -38,6 +38,8 @@ export const REQUESTS = {
   restore: 'pi/restore',
   undoRestore: 'pi/undoRestore',
   revertToolCall: 'pi/revertToolCall',
+  codeReview: 'pi/codeReview',
+  dismissFinding: 'pi/dismissFinding',
 } as const satisfies Record<string, RequestMethod>;
 
 /** Server → client messages and the client's notification. */
@@ -128,6 +130,9 @@ export class PiClient {
   restore = (p: Params<'pi/restore'>) => this.send(REQUESTS.restore, p);
   undoRestore = (p: Params<'pi/undoRestore'>) => this.send(REQUESTS.undoRestore, p);
   revertToolCall = (p: Params<'pi/revertToolCall'>) => this.send(REQUESTS.revertToolCall, p);
+  // code review (docs/review.md): findings as diagnostics with source "pi review"
+  codeReview = (p: Params<'pi/codeReview'> = {}) => this.send(REQUESTS.codeReview, p);
+  dismissFinding = (p: Params<'pi/dismissFinding'>) => this.send(REQUESTS.dismissFinding, p);
 
   /** §9.4: an edited file's diagnostics. */
   diagnostics(p: PiNotifications['pi/diagnostics']['params']): Promise<void> {

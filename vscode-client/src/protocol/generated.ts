@@ -68,7 +68,9 @@ export type RequestMethod =
   | 'pi/checkpoints'
   | 'pi/restore'
   | 'pi/undoRestore'
-  | 'pi/revertToolCall';
+  | 'pi/revertToolCall'
+  | 'pi/codeReview'
+  | 'pi/dismissFinding';
 /**
  * Server → client pi/* notifications and requests.
  *
@@ -91,6 +93,11 @@ export interface PiProtocol {
   Checkpoint?: Checkpoint;
   CheckpointsResult?: CheckpointsResult;
   ClientNotificationMethod?: ClientNotificationMethod;
+  CodeReviewFinding?: CodeReviewFinding;
+  CodeReviewParams?: CodeReviewParams;
+  CodeReviewResult?: CodeReviewResult;
+  CodeReviewSkipped?: CodeReviewSkipped;
+  CodeReviewTarget?: CodeReviewTarget;
   CompactResult?: CompactResult;
   CompactionEndEvent?: CompactionEndEvent;
   CompactionStartEvent?: CompactionStartEvent;
@@ -105,6 +112,8 @@ export interface PiProtocol {
   DiagnosticsAttachment?: DiagnosticsAttachment;
   DiagnosticsList?: DiagnosticsList;
   DiagnosticsNotification?: DiagnosticsNotification;
+  DismissFindingParams?: DismissFindingParams;
+  DismissFindingResult?: DismissFindingResult;
   EventNotification?: EventNotification;
   FileAttachment?: FileAttachment;
   FileConflict?: FileConflict;
@@ -288,6 +297,78 @@ export interface CheckpointsResult {
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CodeReviewFinding".
+ */
+export interface CodeReviewFinding {
+  /**
+   * Stable over re-runs; the diagnostic's ``data.findingId``.
+   */
+  id: string;
+  /**
+   * Relative to the workspace root.
+   */
+  path: string;
+  uri: string;
+  /**
+   * 1-based, where the review found it (the diagnostic moves with later edits).
+   */
+  line: number;
+  endLine: number;
+  severity: 'error' | 'warning' | 'info';
+  title: string;
+  body?: string;
+  suggestion?: string | null;
+}
+/**
+ * ``pi/codeReview`` (``pi.codeReview``): review a diff; the findings are published as
+ * diagnostics (``source: "pi review"``) and returned when the review is over.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CodeReviewParams".
+ */
+export interface CodeReviewParams {
+  target?: CodeReviewTarget | null;
+}
+/**
+ * What a code review looks at: the working tree against ``HEAD`` (``worktree``), ``HEAD``
+ * against its merge base with ``ref`` (``base``), or the commit ``ref`` (``commit``).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CodeReviewTarget".
+ */
+export interface CodeReviewTarget {
+  kind?: 'worktree' | 'base' | 'commit';
+  ref?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CodeReviewResult".
+ */
+export interface CodeReviewResult {
+  target: CodeReviewTarget;
+  findings: CodeReviewFinding[];
+  reviewed: string[];
+  skipped: CodeReviewSkipped[];
+  /**
+   * What the user is told besides the findings (an empty diff, the split per file).
+   */
+  notes: string[];
+  summary: string;
+  /**
+   * The model request failed: the review is incomplete.
+   */
+  error?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CodeReviewSkipped".
+ */
+export interface CodeReviewSkipped {
+  path: string;
+  reason: string;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
  * via the `definition` "CompactResult".
  */
 export interface CompactResult {
@@ -456,6 +537,24 @@ export interface DiagnosticsNotification {
   diagnostics: {
     [k: string]: unknown | undefined;
   }[];
+}
+/**
+ * ``pi/dismissFinding`` (``pi.dismissFinding``, the "Dismiss" code action): clear one
+ * finding, remembered for this version of the file's text.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "DismissFindingParams".
+ */
+export interface DismissFindingParams {
+  uri: string;
+  findingId: string;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "DismissFindingResult".
+ */
+export interface DismissFindingResult {
+  dismissed: boolean;
 }
 /**
  * Server → client ``pi/event`` (docs/protocol.md §3).
@@ -1098,6 +1197,14 @@ export interface PiRequests {
   'pi/revertToolCall': {
     params: RevertToolCallParams;
     result: RevertToolCallResult;
+  };
+  'pi/codeReview': {
+    params: CodeReviewParams;
+    result: CodeReviewResult;
+  };
+  'pi/dismissFinding': {
+    params: DismissFindingParams;
+    result: DismissFindingResult;
   };
 }
 /**

@@ -241,6 +241,65 @@ function M.changes()
   if #items > 0 then vim.cmd("copen") end
 end
 
+--- The code review's target from :PiReview's arguments: none (the working tree against
+--- HEAD), `--base REF` or `--commit SHA`.
+---@param args string
+---@return table|nil target, string|nil error
+function M.review_target(args)
+  local words = vim.split(vim.trim(args or ""), "%s+", { trimempty = true })
+  if #words == 0 then return { kind = "worktree" } end
+  local kind = (words[1] or ""):gsub("^%-%-", "")
+  if #words == 2 and (kind == "base" or kind == "commit") then return { kind = kind, ref = words[2] } end
+  return nil, ":PiReview takes no argument, --base REF or --commit SHA"
+end
+
+--- A finding as a quickfix item (its file under the workspace root).
+---@param f table a pi/codeReview finding
+---@param root string
+---@return table
+function M.finding_item(f, root)
+  local kinds = { error = "E", warning = "W", info = "I" }
+  return {
+    filename = root .. "/" .. f.path,
+    lnum = f.line,
+    end_lnum = f.endLine,
+    col = 1,
+    type = kinds[f.severity] or "I",
+    text = f.title .. ((f.body or "") ~= "" and (": " .. f.body:gsub("\n", " ")) or ""),
+  }
+end
+
+--- :PiReview [--base REF | --commit SHA] — a code review of the diff: the findings become
+--- diagnostics (source "pi review", from the server) and fill the quickfix list.
+---@param o? pi.CommandOpts
+function M.review(o)
+  local target, problem = M.review_target(o and o.args or "")
+  if not target then return vim.notify("pi: " .. problem, vim.log.levels.ERROR) end
+  require("pi.client").ensure()
+  local root = require("pi.client").current_root or vim.fn.getcwd()
+  vim.notify("pi: reviewing the changes…")
+  proto.request(proto.method.codeReview, { target = target }, function(err, res)
+    if err or not res then
+      if err and not proto.is_missing(err) then
+        vim.notify("pi: review failed: " .. (err.message or "?"), vim.log.levels.ERROR)
+      end
+      return
+    end
+    local items = {}
+    for _, f in ipairs(res.findings or {}) do table.insert(items, M.finding_item(f, root)) end
+    vim.fn.setqflist({}, " ", { title = "pi review", items = items })
+    local notes = table.concat(res.notes or {}, " ")
+    if #items > 0 then vim.cmd("copen") end
+    local skipped = {}
+    for _, s in ipairs(res.skipped or {}) do table.insert(skipped, s.path .. " (" .. s.reason .. ")") end
+    local msg = ("%d findings"):format(#items)
+    if #skipped > 0 then msg = msg .. "; skipped: " .. table.concat(skipped, ", ") end
+    if notes ~= "" then msg = msg .. "; " .. notes end
+    if res.error then msg = msg .. "; incomplete: " .. res.error end
+    vim.notify("pi review: " .. msg, res.error and vim.log.levels.WARN or vim.log.levels.INFO)
+  end)
+end
+
 function M.rewind()
   proto.request(proto.method.checkpoints, { sessionId = state.session }, function(err, res)
     if err or not res then return end

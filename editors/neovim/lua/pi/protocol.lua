@@ -33,6 +33,8 @@ M.method = {
   restore = "pi/restore",
   undoRestore = "pi/undoRestore",
   revertToolCall = "pi/revertToolCall",
+  codeReview = "pi/codeReview",
+  dismissFinding = "pi/dismissFinding",
 }
 
 --- Client → server notifications.

@@ -432,6 +432,24 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       return `${l.streamKeyP95}/${l.idleKeyP95} ms = ${l.ratio}× over ${l.messages} messages, max frame while streaming ${l.maxFrameStreaming} ms`;
     });
 
+    await check(ctx, 'pi: Review Changes puts a finding in the Problems panel (issue 43)', async () => {
+      // the workspace becomes a git repository with a seeded defect (tests/support/review_repo.py's division)
+      const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: ws });
+      writeFileSync(join(ws, 'review_calc.py'), 'def average(values):\n    if not values:\n        return 0.0\n    return sum(values) / len(values)\n');
+      git('init', '-q');
+      git('add', 'review_calc.py');
+      git('commit', '-q', '-m', 'before', '--', 'review_calc.py');
+      writeFileSync(join(ws, 'review_calc.py'), 'def average(values):\n    total = 0\n    for v in values:\n        total += v\n    return total / len(values)\n');
+      srv.reset();
+      srv.tools([['report_finding', { path: 'review_calc.py', line: 5, severity: 'error', title: 'Division by zero', body: 'an empty list' }]]);
+      srv.text('One finding.');
+      await runCommand(page, 'pi: Review Changes');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+Shift+M');
+      await page.locator('.markers-panel .monaco-list-row', { hasText: 'Division by zero' }).first().waitFor({ timeout: 60_000 });
+      await shot('10-review-problems-panel');
+    });
+
     if (perf.idle && perf.stream) {
       perf.streamVsIdle = {
         idleKeyP95: perf.idle.input.p95,

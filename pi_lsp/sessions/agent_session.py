@@ -44,6 +44,7 @@ from .events import (
     AutoRetryEndEvent,
     ProviderRetryEvent,
     QueueUpdateEvent,
+    ResourceNoticeEvent,
     SessionEvent,
     SessionSaveEvent,
 )
@@ -209,6 +210,21 @@ class AgentSession(
                     await result
             except Exception:
                 log.exception("session listener failed on %s", event.type)
+
+    async def publish(self, event: SessionEvent) -> None:
+        """Tell this session's listeners about ``event`` (a ``task`` child's
+        ``subagent_update``, sent by the session's subagents)."""
+        await self._emit(event)
+
+    def notify_user(self, message: str) -> None:
+        """Something the user should see, not the model (a ``resource_notice``: an agent
+        definition that was skipped)."""
+        self._notify(ResourceNoticeEvent(message))
+
+    def record_custom(self, custom_type: str, data: Any) -> str | None:
+        """Append a custom entry (product state the model never sees: a ``subagent``
+        record); ``None`` when the file could not be written."""
+        return self._record(self._tree.append_custom, custom_type, data)
 
     def close(self) -> None:
         """Detach from the agent (the session stops recording its events) and release the
@@ -443,6 +459,11 @@ class AgentSession(
         if await self._check_compaction(message):
             return True
         return self.agent.has_queued_messages()
+
+    def last_assistant(self) -> AssistantMessage | None:
+        """The latest assistant message of the session's context (a ``task`` child's
+        answer)."""
+        return self._last_assistant_in_state()
 
     def _last_assistant_in_state(self) -> AssistantMessage | None:
         for message in reversed(self.agent.state.messages):

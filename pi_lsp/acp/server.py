@@ -212,7 +212,13 @@ class PiAcpAgent:
         )
         config = session_config(self.prov, from_acp(mcp))
         tools = attach_mcp(config, cwd, link.ask, rules, self.prov.config.permissions.mcp)
-        bash = bash_rules(bridge, rules, self._bash_mode).before_tool_call
+        rules_of_session = bash_rules(bridge, rules, self._bash_mode)
+        bash = rules_of_session.before_tool_call
+
+        def child_permissions(agent: str, child_id: str) -> tuple[Any, ...]:
+            child = rules_of_session.for_child(agent, child_id).before_tool_call
+            return (child,) if tools is None else (child, tools.check)
+
         opened = open_session(
             config,
             cwd,
@@ -223,6 +229,7 @@ class PiAcpAgent:
                 permissions=(bash,) if tools is None else (bash, tools.check),
                 ask=questions.ask,
                 before_run=() if tools is None else (tools.before_run,),
+                child_permissions=child_permissions,
             ),
             wrap_workspace=lambda workspace: ClientFsWorkspace(workspace, fs),
             roots=_extra_roots(extra),

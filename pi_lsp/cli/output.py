@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from ..agent.messages import CustomMessage
 from ..agent.types import (
+    BeforeToolCall,
     BeforeToolCallContext,
     BeforeToolCallResult,
     MessageEndEvent,
@@ -257,6 +258,11 @@ class BashPermission:
     async def __call__(
         self, ctx: BeforeToolCallContext, signal: AbortSignal | None
     ) -> BeforeToolCallResult | None:
+        return await self._check(ctx, signal, self.rules)
+
+    async def _check(
+        self, ctx: BeforeToolCallContext, signal: AbortSignal | None, rules: BashRules
+    ) -> BeforeToolCallResult | None:
         if ctx.tool_call.name != "bash" or self.allow_all:
             return None
         if not self.interactive:
@@ -270,13 +276,26 @@ class BashPermission:
                 block=True,
                 reason="The user did not allow this command (non-interactive run without --yes).",
             )
-        return await self.rules.before_tool_call(ctx, signal)
+        return await rules.before_tool_call(ctx, signal)
+
+    def for_child(self, agent: str, child_id: str) -> BeforeToolCall:
+        """A ``task`` child's check: the same rules and answers, asked (or denied without a
+        terminal) at once, the question naming the child's agent."""
+        rules = self.rules.for_child(agent, child_id)
+
+        async def check(
+            ctx: BeforeToolCallContext, signal: AbortSignal | None
+        ) -> BeforeToolCallResult | None:
+            return await self._check(ctx, signal, rules)
+
+        return check
 
     async def _ask_bash(self, question: Question, signal: AbortSignal | None) -> Answer:
         """The terminal's ``Ask`` for ``bash``: y/N, and a=always (every later command of this
         run) for a command shown whole."""
         always = "" if question.cut else "/a=always"
-        answer = await self.ask_line(f"\nRun `{question.shown}`? [y/N{always}] ", signal)
+        who = f"[{question.agent}] " if question.agent else ""
+        answer = await self.ask_line(f"\n{who}Run `{question.shown}`? [y/N{always}] ", signal)
         if answer in ("a", "always") and not question.cut:
             return Answer("allowSession", every_call=True)
         if answer in ("y", "yes"):

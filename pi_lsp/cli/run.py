@@ -244,6 +244,10 @@ async def execute(plan: Plan) -> int:
             http_transport=wrap,
             before_run=() if mcp is None else (mcp.before_run,),
             resources=resources,
+            child_permissions=lambda agent, child_id: (
+                permission.for_child(agent, child_id),
+                *(() if mcp is None else (mcp.check,)),
+            ),
         ),
     )
     if plan.config.default_mode == "plan" and session.mode != "plan":  # --plan on a resume

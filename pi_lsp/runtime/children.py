@@ -21,7 +21,9 @@ from typing import Any
 from ..resources.loader import agent_dir
 from ..sessions import SessionFile
 from ..subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition, load_agents
-from ..subagents.runner import ChildSpec, Subagents
+from ..subagents.runner import ChildEvent, ChildSpec, Subagents
+
+__all__ = ["ChildEvent", "Subagents", "attach_subagents", "child_config", "make_child"]
 from ..subagents.tool import TaskTool
 from ..tools import Workspace
 from .resolve import ConfigError

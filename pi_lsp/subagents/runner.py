@@ -213,6 +213,7 @@ class Subagents:
         spec = child.spec
         self.root.record_custom(SUBAGENT_ENTRY_TYPE, self._record(child))
         if self._slots.locked():
+            await self._announce(child)  # queued: shown waiting
             await self._update(child, on_update, "queued: waiting for a free slot")
         async with self._slots:
             if child.stop_requested or (signal is not None and signal.aborted):

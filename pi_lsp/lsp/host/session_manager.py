@@ -105,6 +105,10 @@ class SessionManager:
                 ask=questions.ask,
                 sandbox=self.security,
                 before_run=(before_run,),
+                child_permissions=lambda agent, child_id: (
+                    permissions.for_child(agent, child_id).before_tool_call,
+                    mcp_permissions.before_tool_call,
+                ),
             ),
         )
         self.mcp.start_eager(lambda: session_id)

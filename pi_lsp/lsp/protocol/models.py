@@ -317,6 +317,8 @@ class PendingPermission(WireParams):
     tool_call_id: str
     tool: str
     title: str
+    child_session_id: str | None = None
+    """Asked for a ``task`` child (docs/subagents.md): that child's session id."""
 
 
 class TodoEntry(WireParams):
@@ -429,6 +431,10 @@ class RequestPermissionParams(WireParams):
     title: str
     detail: str
     options: list[PermissionOption]
+    child_session_id: str | None = None
+    """Asked for a ``task`` child (docs/subagents.md): its session id (``sessionId`` stays
+    the root's, the one the client knows; ``title`` starts with ``[agentName] ``)."""
+    agent_name: str | None = None
 
 
 class RequestPermissionResult(WireParams):

@@ -88,7 +88,6 @@ _LAZY = {
 
 __all__ = [
     "ChildEvent",
-    "Subagents",
     "ConfigError",
     "ConfiguredSession",
     "CustomModelConfig",
@@ -102,6 +101,7 @@ __all__ = [
     "RunConfig",
     "SessionHooks",
     "SessionOptions",
+    "Subagents",
     "TrustOutcome",
     "UnknownModelError",
     "api_key_variable",

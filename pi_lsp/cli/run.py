@@ -256,6 +256,8 @@ async def execute(plan: Plan) -> int:
         JsonPrinter(session.session_id) if plan.json else terminal
     )
     session.subscribe(printer)
+    if session.subagents is not None:  # task children: indented lines / their own JSON lines
+        session.subagents.subscribe(printer.child)
     if plan.json and session.project_resources is not None:  # what was loaded, first
         printer(ResourcesUpdateEvent(session.project_resources.payload()))
     session.subscribe(

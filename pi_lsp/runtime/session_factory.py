@@ -291,7 +291,13 @@ class ConfiguredSession(AgentSession):
         return self._http
 
     def kill_processes(self) -> None:
-        """Kill every command the session's tools started (and what they left behind)."""
+        """Kill every command the session's tools started (and what they left behind), its
+        ``task`` children's too."""
+        if self.subagents is not None:
+            for child in self.subagents.running():
+                kill = getattr(child.session, "kill_processes", None)
+                if kill is not None:
+                    kill()
         self.registry.kill_all()
 
     async def aclose(self) -> None:

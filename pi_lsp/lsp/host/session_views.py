@@ -39,6 +39,16 @@ def state_result(
             cache_write=usage.cache_write,
             cost=usage.cost,
             reasoning=usage.reasoning,
+            children=None
+            if usage.children is None
+            else UsageTotals(
+                input=usage.children.input,
+                output=usage.children.output,
+                cache_read=usage.children.cache_read,
+                cache_write=usage.children.cache_write,
+                cost=usage.children.cost,
+                reasoning=usage.children.reasoning,
+            ),
         ),
         context_tokens=session.context_tokens(),
         context_window=model.context_window if model is not None else None,

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -318,7 +325,12 @@ class PendingPermission(WireParams):
     tool: str
     title: str
     child_session_id: str | None = None
-    """Asked for a ``task`` child (docs/subagents.md): that child's session id."""
+    """Asked for a ``task`` child (docs/subagents.md): that child's session id (left out
+    for the session's own questions)."""
+
+    @model_serializer(mode="wrap")
+    def _without_child(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _drop_none(handler(self), "childSessionId", "child_session_id")
 
 
 class TodoEntry(WireParams):
@@ -335,6 +347,20 @@ class UsageTotals(WireParams):
     cost: float = 0.0
     reasoning: int = 0
     """Of ``output``: the reasoning tokens the providers reported."""
+    children: UsageTotals | None = None
+    """Of the totals: what the session's ``task`` children spent (docs/subagents.md); left
+    out when it had none."""
+
+    @model_serializer(mode="wrap")
+    def _without_children(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _drop_none(handler(self), "children")
+
+
+def _drop_none(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    for key in keys:
+        if key in data and data[key] is None:
+            del data[key]
+    return data
 
 
 class StateResult(WireParams):

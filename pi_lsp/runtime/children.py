@@ -22,11 +22,23 @@ from ..resources.loader import agent_dir
 from ..sessions import SessionFile
 from ..subagents.definitions import MODEL_ALIASES, AgentCatalog, AgentDefinition, load_agents
 from ..subagents.runner import ChildEvent, ChildSpec, Subagents
-
-__all__ = ["ChildEvent", "Subagents", "attach_subagents", "child_config", "make_child"]
 from ..subagents.tool import TaskTool
+from ..subagents.worktrees import list_worktrees, prune, worktree_summary
 from ..tools import Workspace
 from .resolve import ConfigError
+
+__all__ = [
+    "ChildEvent",
+    "Subagents",
+    "attach_subagents",
+    "child_config",
+    "list_worktrees",
+    "make_child",
+    "prune_worktrees",
+    "worktree_summary",
+]
+prune_worktrees = prune
+_pruned_at_start = False
 
 ConfiguredSession = Any
 """``session_factory.ConfiguredSession`` (not imported: the factory imports this module)."""
@@ -72,7 +84,11 @@ def attach_subagents(
     def factory(spec: ChildSpec) -> Any:
         return make_child(session, workspace, options, spec, create)
 
-    subagents = Subagents(session, factory, catalog)
+    from ..subagents.worktrees import GitWorktrees
+
+    _prune_once()
+    worktrees = GitWorktrees(workspace, session.session_id)
+    subagents = Subagents(session, factory, catalog, worktrees=worktrees)
     session.subagents = subagents
     session.add_session_tools(ask=session.ask_handler is not None, extra=(TaskTool(subagents),))
     return subagents
@@ -114,7 +130,7 @@ def make_child(
     from ..tools.disk_workspace import DiskWorkspace
 
     config = child_config(parent, spec.agent)
-    child_workspace: Workspace = workspace if spec.cwd is None else DiskWorkspace(spec.cwd)
+    child_workspace: Workspace = workspace if spec.cwd is None else DiskWorkspace([spec.cwd])
     tree = parent.tree
     if tree.persist:
         file = SessionFile.new(
@@ -167,3 +183,34 @@ def make_child(
         },
     )
     return child
+
+
+def _prune_once() -> None:
+    """At the first session of the process: remove the worktrees a crashed pi-lsp left
+    (not kept for the user, their process gone), in the background."""
+    global _pruned_at_start
+    if _pruned_at_start:
+        return
+    _pruned_at_start = True
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    task = loop.create_task(_prune_quietly())
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+
+
+_background: set[Any] = set()
+
+
+async def _prune_quietly() -> None:
+    try:
+        removed = await prune()
+    except Exception:
+        log.exception("pruning stale worktrees failed")
+        return
+    for path in removed:
+        log.info("removed a stale subagent worktree: %s", path)

@@ -63,7 +63,7 @@ class WorktreeHook(Protocol):
 
     async def start(self, spec: ChildSpec) -> str: ...
 
-    async def finish(self, spec: ChildSpec, path: str) -> str: ...
+    async def finish(self, spec: ChildSpec, path: str, *, apply: bool = True) -> str: ...
 
 
 @dataclass(slots=True)
@@ -263,13 +263,6 @@ class Subagents:
         last = _last_assistant(session)
         text = _text_of(last) if last is not None else ""
         child.usage = _usage(session, child.turns)
-        note = ""
-        if child.worktree is not None and self.worktrees is not None:
-            try:
-                note = await self.worktrees.finish(child.spec, child.worktree)
-            except Exception as exc:
-                log.exception("bringing back the worktree of %s failed", child.child_id)
-                note = f"Its worktree is kept at {child.worktree}: {exc}"
         close = getattr(session, "aclose", None)
         try:
             if close is not None:
@@ -279,21 +272,33 @@ class Subagents:
                 kill()
         finally:
             session.close()
+        state: ChildState
         if child.max_turns_hit and not child.stop_requested:
             limit = child.spec.agent.max_turns
-            done = _last_answer(session)
-            body = (done or "(no text)") + f"\n\n(stopped after {limit} turns: maxTurns)"
-            return await self._end(child, "completed", body, on_update, note=note)
-        if child.stop_requested or (last is not None and last.stop_reason == "aborted"):
-            body = f"{CANCELLED_TEXT}" + (f"\n\nPartial output:\n{text}" if text.strip() else "")
-            return await self._end(child, "cancelled", body, on_update, note=note)
-        if last is None or last.stop_reason == "error":
+            state, body = (
+                "completed",
+                (text or "(no text)") + f"\n\n(stopped after {limit} turns: maxTurns)",
+            )
+        elif child.stop_requested or (last is not None and last.stop_reason == "aborted"):
+            state = "cancelled"
+            body = CANCELLED_TEXT + (f"\n\nPartial output:\n{text}" if text.strip() else "")
+        elif last is None or last.stop_reason == "error":
             error = last.error_message if last is not None else "the child gave no answer"
-            body = f"The {child.spec.agent.name} agent failed: {error}"
+            state, body = "failed", f"The {child.spec.agent.name} agent failed: {error}"
             if text.strip():
                 body += f"\n\nPartial output:\n{text}"
-            return await self._end(child, "failed", body, on_update, note=note)
-        return await self._end(child, "completed", text or "(no text)", on_update, note=note)
+        else:
+            state, body = "completed", text or "(no text)"
+        note = ""
+        if child.worktree is not None and self.worktrees is not None:
+            try:
+                note = await self.worktrees.finish(
+                    child.spec, child.worktree, apply=state == "completed"
+                )
+            except Exception as exc:
+                log.exception("bringing back the worktree of %s failed", child.child_id)
+                note = f"Its worktree is kept at {child.worktree}: {exc}"
+        return await self._end(child, state, body, on_update, note=note)
 
     async def _end(
         self,
@@ -398,11 +403,6 @@ def _last_assistant(session: AgentSession) -> AssistantMessage | None:
 
 def _stopped(child: Child) -> bool:
     return child.stop_requested
-
-
-def _last_answer(session: AgentSession) -> str:
-    last = session.last_assistant()
-    return _text_of(last) if last is not None else ""
 
 
 def _text_of(message: AssistantMessage) -> str:

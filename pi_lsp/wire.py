@@ -92,7 +92,7 @@ def subagent_wire(event: Any) -> dict[str, Any]:
         "type": "subagent_update",
         "childSessionId": event.child_session_id,
         "toolCallId": event.tool_call_id,
-        "agent": event.agent,
+        "agent": event.agent_name,
         "description": event.description,
         "state": event.state,
     }

@@ -48,7 +48,7 @@ class Question:
     """The command as shown to the user (``security.prompt_text.shown_command``)."""
     cut: bool = False
     """``shown`` was cut (or the command cannot be split safely): no "always" is offered."""
-    agent: str | None = None
+    agent_name: str | None = None
     """Asked on behalf of a ``task`` child: its agent's name (the ``title`` starts with
     ``[agent] ``); ``None`` for the session's own calls."""
     child_session_id: str | None = None
@@ -61,7 +61,7 @@ def attributed(question: Question, agent: str, child_session_id: str) -> Questio
     return replace(
         question,
         title=f"[{agent}] {question.title}",
-        agent=agent,
+        agent_name=agent,
         child_session_id=child_session_id,
     )
 

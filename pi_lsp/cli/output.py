@@ -162,7 +162,7 @@ class TerminalPrinter:
         """A ``task`` child's event: its tool calls and results, indented and named by the
         child's agent (its text is not streamed: the parent gets it as the task's result)."""
         event = wrapped.event
-        who = f"  [{wrapped.agent}] "
+        who = f"  [{wrapped.agent_name}] "
         if isinstance(event, ToolExecutionStartEvent):
             self._line(who + "→ " + describe_call(event.tool_name, event.args))
         elif isinstance(event, MessageEndEvent) and isinstance(event.message, ToolResultMessage):
@@ -179,7 +179,7 @@ class TerminalPrinter:
 
     def subagent(self, event: SubagentUpdateEvent) -> None:
         """A child started, waits, or ended (with what it spent, added to the summary)."""
-        who = f"  [{event.agent}] "
+        who = f"  [{event.agent_name}] "
         if event.state == "running":
             self._line(f"{who}started: {_short(event.description, 100)}")
         elif event.state == "queued":
@@ -366,7 +366,7 @@ class BashPermission:
         """The terminal's ``Ask`` for ``bash``: y/N, and a=always (every later command of this
         run) for a command shown whole."""
         always = "" if question.cut else "/a=always"
-        who = f"[{question.agent}] " if question.agent else ""
+        who = f"[{question.agent_name}] " if question.agent_name else ""
         answer = await self.ask_line(f"\n{who}Run `{question.shown}`? [y/N{always}] ", signal)
         if answer in ("a", "always") and not question.cut:
             return Answer("allowSession", every_call=True)

@@ -138,7 +138,7 @@ class SubagentUpdateEvent:
 
     child_session_id: str
     tool_call_id: str
-    agent: str
+    agent_name: str
     description: str
     state: Literal["queued", "running", "completed", "failed", "cancelled"]
     usage: dict[str, Any] | None = None

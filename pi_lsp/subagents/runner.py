@@ -73,7 +73,7 @@ class ChildEvent:
     child_id: str
     parent_id: str
     tool_call_id: str
-    agent: str
+    agent_name: str
     event: SessionEvent
 
 
@@ -353,7 +353,7 @@ class Subagents:
             SubagentUpdateEvent(
                 child_session_id=child.child_id,
                 tool_call_id=child.spec.tool_call_id,
-                agent=child.spec.agent.name,
+                agent_name=child.spec.agent.name,
                 description=child.spec.description,
                 state=child.state,
                 usage=child.usage or None,

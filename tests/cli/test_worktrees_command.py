@@ -4,6 +4,7 @@ prune (which every new session also runs at start)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -15,6 +16,8 @@ from pathlib import Path
 from tests.subagents.helpers import calls, task, text
 
 from .helpers import ROOT, clean_env, faux_script
+
+RUN = [sys.executable, "-m", "pi_lsp", "run"]
 
 
 def git(repo: Path, *args: str) -> str:
@@ -62,8 +65,18 @@ def test_no_stale_worktree_after_kill_9(tmp_path: Path) -> None:
     )
     env = clean_env(tmp_path)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pi_lsp", "run", "go", "--cwd", str(repo)]
-        + ["--faux-script", str(script), "--yes"],
+        [
+            sys.executable,
+            "-m",
+            "pi_lsp",
+            "run",
+            "go",
+            "--cwd",
+            str(repo),
+            "--faux-script",
+            str(script),
+            "--yes",
+        ],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -86,10 +99,8 @@ def test_no_stale_worktree_after_kill_9(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
         if marker.exists() and marker.read_text().strip():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(int(marker.read_text()), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     assert len(worktrees(repo)) == 2  # the orphan, until a prune
     pruned = pi(["worktrees", "prune"], env)
     assert pruned.returncode == 0, pruned.stderr

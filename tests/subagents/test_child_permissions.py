@@ -60,7 +60,7 @@ async def test_a_childs_ask_reaches_the_root_attributed_and_always_is_shared(
     assert len(asked) == 1  # the sibling's same command was allowed by the first answer
     [question] = asked
     assert question.title == "[general] Run: echo one"
-    assert question.agent == "general"
+    assert question.agent_name == "general"
     assert session.subagents is not None
     first = session.subagents.children()[0]
     assert question.child_session_id == first.child_id

@@ -64,6 +64,7 @@ from .permissions import BashMode, PermissionBridge, bash_rules
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
+from .subagents import ChildStream, SubagentsCapability
 from .tool_view import wants_terminal
 
 log = logging.getLogger("pi_lsp.acp")
@@ -120,6 +121,15 @@ class ClientLink:
             session_id=self.session_id, tool_call=tool_call, options=options
         )
 
+    async def ask_for(
+        self, child_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        """A ``task`` child's question, under the child's id (the client declared
+        ``subagents``)."""
+        return await self.conn.request_permission(
+            session_id=child_id, tool_call=tool_call, options=options
+        )
+
     async def elicit(self, message: str, mode: ElicitationFormSessionMode) -> ElicitationAnswer:
         return await self.conn.create_elicitation(message=message, mode=mode)
 
@@ -132,11 +142,14 @@ class PiAcpAgent:
         self.prov = prov
         self.conn: Client | None = None
         self.client_caps = ClientCapabilities()
+        self.subagents_cap = SubagentsCapability()
+        """``clientCapabilities.subagents`` (read from the raw ``initialize``)."""
         self.sessions: dict[str, AcpSession] = {}
         self._opening: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
+        self.subagents_cap.watch(conn)
 
     def _client(self) -> Client:
         assert self.conn is not None, "on_connect was not called"
@@ -197,7 +210,11 @@ class PiAcpAgent:
         session_id = file.session_id if file is not None else new_session_id()
         link = ClientLink(self._client(), session_id)
         rules = RuleStore(rules_file(cwd), str(cwd))
-        bridge = PermissionBridge(request=link.ask, on_cancelled=lambda: self._stop(session_id))
+        bridge = PermissionBridge(
+            request=link.ask,
+            on_cancelled=lambda: self._stop(session_id),
+            request_for_child=link.ask_for if self.subagents_cap.enabled else None,
+        )
         elicitation = self.client_caps.elicitation
         forms = elicitation is not None and elicitation.form is not None
         questions = AcpQuestions(
@@ -236,6 +253,10 @@ class PiAcpAgent:
             mcp=None if tools is None else tools.hub,
         )
         session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
+        subagents = opened.session.subagents
+        if subagents is not None and self.subagents_cap.enabled:  # the RFD's updates
+            session.children = ChildStream(session_id, cwd, self._client())
+            subagents.subscribe(session.children.on_child)
         session.live.terminal = wants_terminal(self.client_caps.field_meta)
         self.sessions[session_id] = session
         return session
@@ -387,6 +408,12 @@ class PiAcpAgent:
         session = self.sessions.get(session_id)
         if session is not None:
             session.cancel()
+            return
+        for parent in list(self.sessions.values()):  # a task child (capabilities.cancel)
+            subagents = parent.session.subagents
+            if subagents is not None and subagents.get(session_id) is not None:
+                subagents.stop(session_id)
+                return
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(f"_{method}")

@@ -56,7 +56,7 @@ from .session_file import SessionFile
 from .session_queues import SessionQueues
 from .session_resources import SessionResourcesMixin
 from .session_retry import RetryMixin, RetrySettings, Sleep, abortable_sleep
-from .usage import UsageTotals, context_tokens, usage_totals
+from .usage import UsageTotals, context_tokens, subagent_records, usage_totals
 
 if TYPE_CHECKING:
     from .compaction.summarize import CompactionResult
@@ -324,6 +324,11 @@ class AgentSession(
                 if isinstance(provider, str) and isinstance(model_id, str):
                     return provider, model_id, level if isinstance(level, str) else None
         return None
+
+    def subagents_recorded(self) -> list[dict[str, Any]]:
+        """This session's ``task`` children as its file recorded them (a resumed session
+        lists them; ``pi/state``'s ``subagents``)."""
+        return subagent_records(self._tree.entries)
 
     def usage_totals(self) -> UsageTotals:
         return usage_totals(self._tree.entries)

@@ -40,6 +40,20 @@ SUBAGENT_ENTRY_TYPE = "subagent"
 """The custom entry a parent writes for each ``task`` child (start and end)."""
 
 
+def subagent_records(entries: Sequence[SessionEntry]) -> list[dict[str, Any]]:
+    """The session's ``task`` children, each as its latest ``subagent`` record
+    (``childSessionId``, ``toolCallId``, ``agent``, ``description``, ``state``, ``usage``…),
+    in the order they started: what a resumed session shows."""
+    latest: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        if isinstance(entry, CustomEntry) and entry.custom_type == SUBAGENT_ENTRY_TYPE:
+            data = entry.data if isinstance(entry.data, dict) else {}
+            child = data.get("childSessionId")
+            if isinstance(child, str):
+                latest[child] = data
+    return list(latest.values())
+
+
 def children_usage(entries: Sequence[SessionEntry]) -> UsageTotals | None:
     """What the session's ``task`` children spent (their final ``subagent`` records)."""
     found = False

@@ -124,3 +124,26 @@ async def test_pi_abort_with_a_child_id_stops_only_that_child(
     assert "cancelled by the user" in results[0]["content"][0]["text"]
     assert not results[1]["isError"]
     assert end["messages"][-1]["content"][0]["text"] == "Parent: carried on"
+
+
+async def test_a_resumed_session_lists_its_children(pi_in_process: Start, tmp_path: Path) -> None:
+    settings = faux(
+        tmp_path,
+        calls(task("look", "CHILD-A: look")),
+        text("seen", when="CHILD-A"),
+        text("Parent: done"),
+    )
+    h = await pi_in_process(pi=settings)
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    await parent_end(h, sid)
+    second = await pi_in_process(pi=settings)  # another editor window, the same data dir
+    await second.call("pi/resumeSession", {"sessionId": sid})
+    state = await second.call("pi/state", {"sessionId": sid})
+    [child] = state["subagents"]
+    assert child["agent"] == "general"
+    assert child["description"] == "look"
+    assert child["state"] == "completed"
+    assert child["usage"]["turns"] == 1
+    assert "subagents" not in await h.call(
+        "pi/state", {"sessionId": (await h.call("pi/newSession"))["sessionId"]}
+    )

@@ -363,6 +363,19 @@ def _drop_none(data: dict[str, Any], *keys: str) -> dict[str, Any]:
     return data
 
 
+class SubagentSummary(WireParams):
+    """One ``task`` child of a session (its latest record)."""
+
+    child_session_id: str
+    tool_call_id: str
+    agent: str
+    description: str
+    state: Literal["queued", "running", "completed", "failed", "cancelled", "disconnected"]
+    """``disconnected``: recorded as started, never ended (the process stopped meanwhile)."""
+    usage: dict[str, Any] | None = None
+    worktree: str | None = None
+
+
 class StateResult(WireParams):
     """``pi/state``. Every field is always sent (``null`` when unknown): ``to_state_wire``."""
 
@@ -383,6 +396,16 @@ class StateResult(WireParams):
     mode: Mode = "act"
     todo: list[TodoEntry] = Field(default_factory=list)
     pending_questions: list[PendingQuestion] = Field(default_factory=list)
+    subagents: list[SubagentSummary] = Field(default_factory=list)
+    """The session's ``task`` children as its file recorded them (a resumed session's too;
+    docs/subagents.md); left out when it had none."""
+
+    @model_serializer(mode="wrap")
+    def _without_no_subagents(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("subagents"):
+            data.pop("subagents", None)
+        return data
 
     def to_state_wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")

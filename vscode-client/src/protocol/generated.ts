@@ -183,6 +183,7 @@ export interface PiProtocol {
   Skill?: Skill;
   StateReply?: StateReply;
   StateResult?: StateResult;
+  SubagentSummary?: SubagentSummary;
   SubagentUpdateEvent?: SubagentUpdateEvent;
   SubagentUsage?: SubagentUsage;
   TodoEntry?: TodoEntry;
@@ -1281,6 +1282,11 @@ export interface StateReply {
   mode?: 'plan' | 'act';
   todo?: TodoEntry[];
   pendingQuestions?: PendingQuestion[];
+  /**
+   * The session's ``task`` children as its file recorded them (a resumed session's too;
+   * docs/subagents.md); left out when it had none.
+   */
+  subagents?: SubagentSummary[];
   mcp?: McpServerInfo[];
 }
 /**
@@ -1311,6 +1317,26 @@ export interface TodoEntry {
   id: string;
   content: string;
   status: 'pending' | 'in_progress' | 'completed';
+}
+/**
+ * One ``task`` child of a session (its latest record).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "SubagentSummary".
+ */
+export interface SubagentSummary {
+  childSessionId: string;
+  toolCallId: string;
+  agent: string;
+  description: string;
+  /**
+   * ``disconnected``: recorded as started, never ended (the process stopped meanwhile).
+   */
+  state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'disconnected';
+  usage?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  worktree?: string | null;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1562,4 +1588,9 @@ export interface StateResult {
   mode?: 'plan' | 'act';
   todo?: TodoEntry[];
   pendingQuestions?: PendingQuestion[];
+  /**
+   * The session's ``task`` children as its file recorded them (a resumed session's too;
+   * docs/subagents.md); left out when it had none.
+   */
+  subagents?: SubagentSummary[];
 }

@@ -277,7 +277,8 @@ class Subagents:
             limit = child.spec.agent.max_turns
             state, body = (
                 "completed",
-                (text or "(no text)") + f"\n\n(stopped after {limit} turns: maxTurns)",
+                (_last_text(session) or "(no text)")
+                + f"\n\n(stopped after {limit} turns: maxTurns)",
             )
         elif child.stop_requested or (last is not None and last.stop_reason == "aborted"):
             state = "cancelled"
@@ -375,7 +376,7 @@ class Subagents:
             await result
 
     async def _on_child_event(self, child: Child, event: SessionEvent) -> None:
-        if event.type == "turn_end":
+        if event.type == "turn_end" and not child.max_turns_hit:
             child.turns += 1
             limit = child.spec.agent.max_turns
             if limit is not None and child.turns >= limit and child.session is not None:
@@ -403,6 +404,14 @@ def _last_assistant(session: AgentSession) -> AssistantMessage | None:
 
 def _stopped(child: Child) -> bool:
     return child.stop_requested
+
+
+def _last_text(session: AgentSession) -> str:
+    """The latest assistant text of the child (its answer so far)."""
+    for message in reversed(session.messages):
+        if isinstance(message, AssistantMessage) and _text_of(message):
+            return _text_of(message)
+    return ""
 
 
 def _text_of(message: AssistantMessage) -> str:

@@ -121,3 +121,47 @@ async def test_a_definition_shapes_the_child_and_a_bad_file_is_a_notice(
     assert "SCOUT-BODY: be brief." in prompt
     assert [t.name for t in child.session.tools] == ["read", "grep"]
     session.close()
+
+
+async def test_max_turns_model_and_disallowed_tools_shape_the_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent_dir = tmp_path / "agentdir"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(agent_dir))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    write(
+        agent_dir / "agents" / "brief.md",
+        "---\ndescription: two turns at most\nmaxTurns: 2\nmodel: faux/faux-1\n"
+        "disallowedTools: Bash, Write\n---\n",
+    )
+    write(
+        agent_dir / "agents" / "other.md", "---\ndescription: d\nmodel: no-such-provider/x\n---\n"
+    )
+    session = make_session(
+        tmp_path,
+        [
+            calls(
+                task("loop", "CHILD-B: loop", agent="brief"), task("x", "CHILD-O: x", agent="other")
+            ),
+            calls(("ls", {"path": "."}), when="CHILD-B"),
+            calls(("ls", {"path": "."}), when="CHILD-B"),
+            calls(("ls", {"path": "."}), when="CHILD-B"),
+            text("Parent: ok"),
+        ],
+    )
+    await session.prompt("go")
+    assert session.subagents is not None
+    brief, other = session.subagents.children()
+    assert brief.state == "completed"
+    assert brief.usage["turns"] == 2
+    assert brief.session is not None
+    assert "bash" not in [t.name for t in brief.session.tools]
+    assert "write" not in [t.name for t in brief.session.tools]
+    assert brief.session.model.id == "faux-1"
+    assert other.state == "failed"
+    messages = session.agent.state.messages
+    results = [m for m in messages if getattr(m, "role", "") == "toolResult"]
+    texts = ["".join(b.text for b in r.content if hasattr(b, "text")) for r in results]
+    assert "(stopped after 2 turns: maxTurns)" in texts[0]
+    assert "model does not resolve" in texts[1]
+    session.close()

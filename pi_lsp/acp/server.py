@@ -323,8 +323,15 @@ class PiAcpAgent:
     ) -> LoadSessionResponse:
         session = await self._reopen(cwd, session_id, additional_directories, mcp_servers)
         branch = session.session.tree.get_branch()
+        children = {r["toolCallId"]: r for r in session.session.subagents_recorded()}
         for update in replay(session_id, session.cwd, branch, session.live.terminal):
             await session.send(update)
+            record = children.pop(getattr(update, "tool_call_id", None) or "", None)
+            if record is not None and session.children is not None:  # the child, in place
+                await session.children.replay_child(record, store_for(session.cwd))
+        if session.children is not None:  # recorded, their call not on this branch: at the end
+            for record in children.values():
+                await session.children.replay_child(record, store_for(session.cwd))
         await session.announce()
         return LoadSessionResponse(config_options=session.config_options(), modes=session.modes())
 

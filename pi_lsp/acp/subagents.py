@@ -102,6 +102,34 @@ class ChildStream:
             update["_meta"] = {"piLsp": {"usage": event.usage}}
         await self._notify(self.session_id, update)
 
+    async def replay_child(self, record: dict[str, Any], store: Any) -> None:
+        """``session/load``: a recorded child — announced, its history under its id, then
+        its terminal state (``disconnected`` when it never ended: the process stopped)."""
+        from .replay import replay
+
+        child = str(record.get("childSessionId"))
+        announce = {
+            "sessionUpdate": "subagent_update",
+            "subagentSessionId": child,
+            "name": record.get("agent"),
+            "task": record.get("description"),
+        }
+        await self._notify(self.session_id, announce)
+        try:
+            file = store.open(child)
+        except LookupError:
+            file = None
+        if file is not None:
+            for update in replay(child, self.cwd, file.get_branch()):
+                data = update.model_dump(by_alias=True, exclude_none=True, mode="json")
+                await self._notify(child, data)
+        state = record.get("state")
+        terminal = state if state in TERMINAL else "disconnected"
+        await self._notify(
+            self.session_id,
+            {"sessionUpdate": "subagent_update", "subagentSessionId": child, "state": terminal},
+        )
+
     async def on_child(self, wrapped: ChildEvent) -> None:
         """One event of a child: its updates under its own id."""
         live = self.children.get(wrapped.child_id)

@@ -187,3 +187,62 @@ async def test_cancel_with_a_child_id_stops_only_that_child(
         if u["sessionUpdate"] == "subagent_update" and u.get("state") not in (None, "running")
     }
     assert states == {"slow": "cancelled", "fast": "completed"}
+
+
+async def test_load_replays_children_in_place_and_ends_orphans_disconnected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pi_lsp.sessions import SessionStore
+
+    responses = [
+        calls(task("one", "CHILD-1: look")),
+        text("one looked", when="CHILD-1"),
+        text("Parent: done"),
+    ]
+    async with served(tmp_path, monkeypatch, responses) as (conn, _client, _raw):
+        await initialize(conn, subagents=True)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=prompt_blocks("go"))
+    # a child recorded as started whose process died (kill -9): no end record
+    file = SessionStore.for_workspace(tmp_path).open(sid)
+    file.append_custom(
+        "subagent",
+        {
+            "childSessionId": "orphan-child",
+            "toolCallId": "call-gone",
+            "agent": "general",
+            "description": "lost",
+            "state": "running",
+        },
+    )
+    file.close()
+    async with served(tmp_path, monkeypatch, responses) as (conn, _client, raw):
+        await initialize(conn, subagents=True)
+        await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+    updates = raw.updates()
+    kinds = [(s == sid, u["sessionUpdate"]) for s, u in updates]
+    task_call = next(
+        i for i, (s, u) in enumerate(updates) if u["sessionUpdate"] == "tool_call" and s == sid
+    )
+    announce = next(
+        i for i, (_, u) in enumerate(updates) if u["sessionUpdate"] == "subagent_update"
+    )
+    child = updates[announce][1]["subagentSessionId"]
+    own = [i for i, (s, _) in enumerate(updates) if s == child]
+    terminal = next(
+        i
+        for i, (_, u) in enumerate(updates)
+        if u.get("subagentSessionId") == child and u.get("state") == "completed"
+    )
+    assert task_call < announce < own[0]
+    assert own[-1] < terminal
+    assert any(
+        u.get("content", {}).get("text") == "one looked" for s, u in updates if s == child
+    ), kinds
+    # the orphan: recorded as started, never ended (its process died) — ended as disconnected
+    orphan = [
+        u.get("state")
+        for _, u in updates
+        if u["sessionUpdate"] == "subagent_update" and u["subagentSessionId"] == "orphan-child"
+    ]
+    assert orphan == [None, "disconnected"]

@@ -246,3 +246,18 @@ async def test_a_long_answer_is_cut_like_other_tool_output(tmp_path: Path) -> No
     assert "[output cut at 2000 of 3000 lines; the whole answer is in session " in body
     assert body.splitlines()[-1].startswith("[task general: 1 turns")
     session.close()
+
+
+async def test_children_are_not_listed_as_sessions_of_their_own(tmp_path: Path) -> None:
+    from pi_lsp.sessions import SessionStore
+
+    session = make_session(
+        tmp_path, [calls(task("look", "CHILD-A: look")), text("seen", when="CHILD-A"), text("ok")]
+    )
+    await session.prompt("go")
+    store = SessionStore(tmp_path / "sessions", tmp_path / "project")
+    assert [i.session_id for i in store.list()] == [session.session_id]
+    every = store.list(include_children=True)
+    [child] = [i for i in every if i.subagent_of == session.session_id]
+    assert child.session_id != session.session_id
+    session.close()

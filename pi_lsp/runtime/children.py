@@ -25,6 +25,7 @@ from ..subagents.runner import ChildEvent, ChildSpec, Subagents
 from ..subagents.tool import TaskTool
 from ..subagents.worktrees import list_worktrees, prune, worktree_summary
 from ..tools import Workspace
+from ..tools.factory import bind_session
 from .resolve import ConfigError
 
 __all__ = [
@@ -173,6 +174,8 @@ def make_child(
         if (keep is None or t.name in keep or t.name.startswith("mcp__")) and t.name not in drop
     ]
     child.set_tools(tools)
+    if spec.cwd is None:  # its edits are the root's to review (hunks tagged with its calls)
+        bind_session(tools, parent.session_id)
     child.record_custom(
         "subagent_parent",
         {

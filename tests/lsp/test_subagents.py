@@ -147,3 +147,83 @@ async def test_a_resumed_session_lists_its_children(pi_in_process: Start, tmp_pa
     assert "subagents" not in await h.call(
         "pi/state", {"sessionId": (await h.call("pi/newSession"))["sessionId"]}
     )
+
+
+async def test_a_childs_edit_becomes_a_review_hunk_of_the_open_session(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    """Without isolation a child edits the editor's buffers like its parent: the change is a
+    review hunk the user keeps or undoes in the parent session's review."""
+    from .test_review import VSCODE
+
+    edit = {"path": "a.py", "edits": [{"oldText": "return 1", "newText": "return 2"}]}
+    h = await pi_in_process(
+        capabilities=VSCODE,
+        pi=faux(
+            tmp_path,
+            calls(task("fix", "CHILD-E: fix")),
+            calls(("edit", edit), when="CHILD-E"),
+            text("fixed", when="CHILD-E"),
+            text("Parent: done"),
+            clientCapabilities={"subagents": True},
+        ),
+    )
+    uri = h.open(workspace / "a.py", "def f():\n    return 1\n")
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    await parent_end(h, sid)
+    assert h.docs[uri][1] == "def f():\n    return 2\n"
+    [file] = (await h.call("pi/review", {"sessionId": sid}))["files"]
+    assert file["uri"] == uri
+    [hunk] = file["hunks"]
+    child_calls = [
+        e["event"]["toolCallId"]
+        for e in h.events
+        if e.get("parentSessionId") == sid and e["event"]["type"] == "tool_execution_start"
+    ]
+    assert hunk["toolCallId"] in child_calls  # tagged with the child's edit call
+
+
+async def test_a_worktree_childs_change_comes_back_as_a_review_hunk(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    import subprocess
+
+    from .test_review import VSCODE
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=workspace,
+            check=True,
+            capture_output=True,
+        )
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    edit = {"path": "a.py", "edits": [{"oldText": "return 1", "newText": "return 3"}]}
+    h = await pi_in_process(
+        capabilities=VSCODE,
+        pi=faux(
+            tmp_path,
+            calls(task("fix", "CHILD-W: fix", isolation="worktree")),
+            calls(("edit", edit), when="CHILD-W"),
+            text("fixed in my worktree", when="CHILD-W"),
+            text("Parent: done"),
+        ),
+    )
+    uri = h.open(workspace / "a.py", "def f():\n    return 1\n")
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    end = await parent_end(h, sid)
+    result = next(m for m in end["messages"] if m["role"] == "toolResult")
+    assert "Applied from its worktree: a.py" in result["content"][0]["text"]
+    assert h.docs[uri][1] == "def f():\n    return 3\n"  # into the open buffer
+    [file] = (await h.call("pi/review", {"sessionId": sid}))["files"]
+    [hunk] = file["hunks"]
+    assert hunk["toolCallId"] == result["toolCallId"]  # tagged with the task call
+    undone = await h.call(
+        "pi/reviewDecision",
+        {"sessionId": sid, "decisions": [{"hunkId": hunk["id"], "decision": "undo"}]},
+    )
+    assert undone["applied"] == [hunk["id"]]
+    assert h.docs[uri][1] == "def f():\n    return 1\n"  # its undo restores the file

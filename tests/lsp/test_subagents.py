@@ -8,6 +8,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_lsp.lsp.protocol.contract import EventNotification
 from tests.subagents.helpers import calls, task, text
 
@@ -227,3 +229,28 @@ async def test_a_worktree_childs_change_comes_back_as_a_review_hunk(
     )
     assert undone["applied"] == [hunk["id"]]
     assert h.docs[uri][1] == "def f():\n    return 1\n"  # its undo restores the file
+
+
+async def test_a_child_session_cannot_be_resumed_or_prompted(
+    pi_in_process: Start, tmp_path: Path
+) -> None:
+    from pygls.exceptions import JsonRpcException
+
+    settings = faux(
+        tmp_path,
+        calls(task("look", "CHILD-A: look")),
+        text("seen", when="CHILD-A"),
+        text("Parent: done"),
+    )
+    h = await pi_in_process(pi=settings)
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    await parent_end(h, sid)
+    child = (await h.call("pi/state", {"sessionId": sid}))["subagents"][0]["childSessionId"]
+    for method, params in (
+        ("pi/resumeSession", {"sessionId": child}),
+        ("pi/prompt", {"sessionId": child, "text": "hi"}),
+    ):
+        with pytest.raises(JsonRpcException) as info:
+            await h.call(method, params)
+        assert f"a subagent of session {sid}" in str(info.value)
+    assert child not in [s["sessionId"] for s in (await h.call("pi/sessions"))["sessions"]]

@@ -161,3 +161,32 @@ async def test_outside_a_repository_the_task_fails_clearly(tmp_path: Path) -> No
     assert result.is_error
     assert "worktree: worktree isolation needs a git repository" in body(result)
     session.close()
+
+
+async def test_deletions_and_binaries_are_listed_not_applied(tmp_path: Path, repo: Path) -> None:
+    (repo / "old.txt").write_text("old\n")
+    git(repo, "add", "old.txt")
+    git(repo, "commit", "-qm", "old")
+    command = "rm old.txt && printf 'a\\0b' > blob.bin"
+    session = make_session(
+        tmp_path,
+        [
+            calls(task("tidy", "CHILD-W: tidy", isolation="worktree")),
+            calls(("bash", {"command": command}), when="CHILD-W"),
+            text("tidied", when="CHILD-W"),
+            text("Parent: seen"),
+        ],
+        cwd=repo,
+        permissions={"bash": "allow"},
+    )
+    await session.prompt("go")
+    [result] = results(session)
+    text_ = body(result)
+    assert "old.txt (deleted: not applied)" in text_
+    assert "blob.bin (binary: not applied)" in text_
+    assert (repo / "old.txt").exists()
+    assert not (repo / "blob.bin").exists()
+    [kept] = list_worktrees()
+    assert kept.kept
+    assert f"Its worktree is kept at {kept.path}" in text_
+    session.close()

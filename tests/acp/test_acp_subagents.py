@@ -246,3 +246,42 @@ async def test_load_replays_children_in_place_and_ends_orphans_disconnected(
         if u["sessionUpdate"] == "subagent_update" and u["subagentSessionId"] == "orphan-child"
     ]
     assert orphan == [None, "disconnected"]
+
+
+async def test_cancelling_the_parent_with_a_childs_question_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The question is withdrawn, the child ends ``cancelled`` (its terminal update before the
+    prompt's response), and the prompt ends ``cancelled``: nothing hangs."""
+    responses = [
+        calls(task("one", "CHILD-1: run")),
+        calls(("bash", {"command": "touch never"}), when="CHILD-1"),
+        text("never", when="CHILD-1"),
+        text("never"),
+    ]
+    async with served(tmp_path, monkeypatch, responses) as (conn, client, raw):
+        await initialize(conn, subagents=True)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        asked = asyncio.Event()
+
+        async def never(_request: Any) -> str:
+            asked.set()
+            await asyncio.get_running_loop().create_future()
+            return "allow_once"
+
+        client.answer = never
+        running = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=prompt_blocks("go")))
+        await asyncio.wait_for(asked.wait(), 30)
+        await conn.cancel(session_id=sid)
+        result = await asyncio.wait_for(running, 30)
+        responded_at = len(raw.incoming)
+    assert result.stop_reason == "cancelled"
+    states = [
+        (i, u.get("state"))
+        for i, (_, u) in enumerate(raw.updates())
+        if u["sessionUpdate"] == "subagent_update" and u.get("state") not in (None, "running")
+    ]
+    assert [s for _, s in states] == ["cancelled"]
+    assert not (tmp_path / "never").exists()
+    last_update = max(i for i, m in enumerate(raw.incoming) if m.get("method") == "session/update")
+    assert last_update < responded_at

@@ -92,6 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cli.review import main as review_main
 
         return review_main(args_list[1:])
+    if args_list and args_list[0] == "worktrees":
+        from .cli.worktrees import main as worktrees_main
+
+        return worktrees_main(args_list[1:])
     if args_list and args_list[0] == "run":
         from .ai.tls import warm_up
         from .cli.prefetch import start

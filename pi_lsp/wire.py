@@ -86,6 +86,23 @@ def update_wire(event: MessageUpdateEvent) -> dict[str, Any] | None:
     return {"type": "message_update", "assistantMessageEvent": inner}
 
 
+def subagent_wire(event: Any) -> dict[str, Any]:
+    """``subagent_update`` (wire_events.SubagentUpdateEvent)."""
+    out: dict[str, Any] = {
+        "type": "subagent_update",
+        "childSessionId": event.child_session_id,
+        "toolCallId": event.tool_call_id,
+        "agent": event.agent_name,
+        "description": event.description,
+        "state": event.state,
+    }
+    if event.usage:
+        out["usage"] = event.usage
+    if event.worktree:
+        out["worktree"] = event.worktree
+    return out
+
+
 def event_wire(event: Any) -> dict[str, Any] | None:
     """The wire ``event`` for an agent or session event; ``None`` for ones not sent."""
     if isinstance(event, MessageUpdateEvent):
@@ -148,6 +165,8 @@ def event_wire(event: Any) -> dict[str, Any] | None:
         return {"type": "resources_update", **payload}
     if kind == "resource_notice":
         return {"type": "resource_notice", "message": event.message}
+    if kind == "subagent_update":
+        return subagent_wire(event)
     if kind == "session_save":
         out: dict[str, Any] = {"type": "session_save", "ok": event.ok}
         if event.error_message:

@@ -263,6 +263,33 @@ class ResourceNoticeEvent(EventModel):
     message: str
 
 
+class SubagentUsage(EventModel):
+    """What a ``task`` child spent (docs/subagents.md)."""
+
+    turns: int
+    input: int
+    output: int
+    cache_read: int
+    cache_write: int
+    reasoning: int = 0
+    cost: float
+
+
+class SubagentUpdateEvent(EventModel):
+    """A ``task`` child of this session: announced (``running``, or ``queued`` while it waits
+    for a slot) before any of its events, then exactly one terminal state (``completed`` |
+    ``failed`` | ``cancelled``) after its last event (docs/subagents.md#what-each-client-shows)."""
+
+    type: Literal["subagent_update"]
+    child_session_id: str
+    tool_call_id: str
+    agent: str
+    description: str
+    state: Literal["queued", "running", "completed", "failed", "cancelled"]
+    usage: SubagentUsage | None = None
+    worktree: str | None = None
+
+
 WireEvent: TypeAlias = (
     AgentStartEvent
     | TurnStartEvent
@@ -285,5 +312,6 @@ WireEvent: TypeAlias = (
     | ModeUpdateEvent
     | ResourcesUpdateEvent
     | ResourceNoticeEvent
+    | SubagentUpdateEvent
 )
 """Every event ``wire.event_wire`` emits (and the compact forms the language server sends)."""

@@ -15,6 +15,8 @@ import pytest
 
 from pi_lsp.acp.args import build_parser as acp_parser
 from pi_lsp.cli.args import build_parser as run_parser
+from pi_lsp.cli.review import build_parser as review_parser
+from pi_lsp.cli.worktrees import USAGE as worktrees_usage
 from pi_lsp.lsp.settings import Settings
 from pi_lsp.main import _server_parser
 
@@ -34,7 +36,13 @@ def _options(parser: argparse.ArgumentParser) -> set[str]:
     return {o for a in parser._actions for o in a.option_strings if o.startswith("--")}
 
 
-FLAGS = _options(run_parser()) | _options(_server_parser()) | _options(acp_parser())
+FLAGS = (
+    _options(run_parser())
+    | _options(_server_parser())
+    | _options(acp_parser())
+    | _options(review_parser())
+    | set(re.findall(r"--[a-z][a-z-]*", worktrees_usage))  # hand-parsed: its usage line
+)
 SETTINGS = {f.alias or n for n, f in Settings.model_fields.items()}
 PACKAGE = json.loads((ROOT / "vscode-client" / "package.json").read_text(encoding="utf-8"))
 VSCODE_SETTINGS = {

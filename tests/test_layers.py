@@ -23,6 +23,7 @@ EDITOR_LIBS = {"pygls", "lsprotocol"}
 
 ABOVE_AI = {
     "pi_lsp.runtime",
+    "pi_lsp.subagents",
     "pi_lsp.mcp",
     "pi_lsp.agent",
     "pi_lsp.tools",
@@ -47,6 +48,9 @@ FORBIDDEN: dict[str, set[str]] = {
     "sessions": {*FRONT_ENDS, "pi_lsp.runtime"},
     # the MCP client, beside tools/: the runtime and the front ends import it
     "mcp": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime"},
+    # task children (definitions, the runner, the task tool): the runtime makes their
+    # sessions, so it imports the runtime's factory only through what it is given
+    "subagents": {*FRONT_ENDS, "pi_lsp.runtime"},
     # the runtime every front end shares: no front end in it
     "runtime": FRONT_ENDS,
     # the two front ends never import each other (main.py picks one)

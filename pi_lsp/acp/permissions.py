@@ -40,6 +40,9 @@ log = logging.getLogger("pi_lsp.acp")
 
 BashMode = Literal["ask", "allow", "deny"]
 Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
+ChildAsk = Callable[
+    [str, ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]
+]
 KINDS: dict[str, AnswerKind] = {
     "allow_once": "allowOnce",
     "allow_always": "allowAlways",
@@ -89,17 +92,24 @@ class PermissionBridge:
     on_cancelled: Callable[[], None] = lambda: None
     """Called when the user answered ``cancelled``: the session aborts the run."""
     pending: dict[str, asyncio.Task[RequestPermissionResponse]] = field(default_factory=dict)
+    request_for_child: ChildAsk | None = None
+    """A ``task`` child's question under the child's id (a client that declared
+    ``subagents``); ``None``: on the parent, titled ``[agent] …``."""
 
     async def ask(self, question: Question, signal: AbortSignal | None) -> Answer:
+        title = view.title_of("bash", {"command": question.shown})
+        child = question.child_session_id
+        if question.agent_name and (child is None or self.request_for_child is None):
+            title = f"[{question.agent_name}] {title}"
         tool_call = ToolCallUpdate(
             tool_call_id=question.call_id,
-            title=view.title_of("bash", {"command": question.shown}),
+            title=title,
             kind="execute",
             status="pending",
             raw_input={"command": question.detail},
         )
         options = options_for(list(question.patterns) or None)
-        answer = await self._wait(question.call_id, tool_call, options, signal)
+        answer = await self._wait(question.call_id, tool_call, options, signal, child)
         if answer is None:
             return Answer("cancel")
         outcome = answer.outcome
@@ -114,10 +124,14 @@ class PermissionBridge:
         tool_call: ToolCallUpdate,
         options: list[PermissionOption],
         signal: AbortSignal | None,
+        child: str | None = None,
     ) -> RequestPermissionResponse | None:
         """The client's answer, or ``None`` when the run was aborted first or the client
         failed."""
-        task = asyncio.ensure_future(self.request(tool_call, options))
+        if child is not None and self.request_for_child is not None:
+            task = asyncio.ensure_future(self.request_for_child(child, tool_call, options))
+        else:
+            task = asyncio.ensure_future(self.request(tool_call, options))
         self.pending[call_id] = task
         try:
             done = await done_before_abort(task, signal)

@@ -64,6 +64,7 @@ from .permissions import BashMode, PermissionBridge, bash_rules
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
+from .subagents import ChildStream, SubagentsCapability
 from .tool_view import wants_terminal
 
 log = logging.getLogger("pi_lsp.acp")
@@ -120,6 +121,15 @@ class ClientLink:
             session_id=self.session_id, tool_call=tool_call, options=options
         )
 
+    async def ask_for(
+        self, child_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse:
+        """A ``task`` child's question, under the child's id (the client declared
+        ``subagents``)."""
+        return await self.conn.request_permission(
+            session_id=child_id, tool_call=tool_call, options=options
+        )
+
     async def elicit(self, message: str, mode: ElicitationFormSessionMode) -> ElicitationAnswer:
         return await self.conn.create_elicitation(message=message, mode=mode)
 
@@ -132,11 +142,14 @@ class PiAcpAgent:
         self.prov = prov
         self.conn: Client | None = None
         self.client_caps = ClientCapabilities()
+        self.subagents_cap = SubagentsCapability()
+        """``clientCapabilities.subagents`` (read from the raw ``initialize``)."""
         self.sessions: dict[str, AcpSession] = {}
         self._opening: set[asyncio.Task[Any]] = set()
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
+        self.subagents_cap.watch(conn)
 
     def _client(self) -> Client:
         assert self.conn is not None, "on_connect was not called"
@@ -197,7 +210,11 @@ class PiAcpAgent:
         session_id = file.session_id if file is not None else new_session_id()
         link = ClientLink(self._client(), session_id)
         rules = RuleStore(rules_file(cwd), str(cwd))
-        bridge = PermissionBridge(request=link.ask, on_cancelled=lambda: self._stop(session_id))
+        bridge = PermissionBridge(
+            request=link.ask,
+            on_cancelled=lambda: self._stop(session_id),
+            request_for_child=link.ask_for if self.subagents_cap.enabled else None,
+        )
         elicitation = self.client_caps.elicitation
         forms = elicitation is not None and elicitation.form is not None
         questions = AcpQuestions(
@@ -212,7 +229,13 @@ class PiAcpAgent:
         )
         config = session_config(self.prov, from_acp(mcp))
         tools = attach_mcp(config, cwd, link.ask, rules, self.prov.config.permissions.mcp)
-        bash = bash_rules(bridge, rules, self._bash_mode).before_tool_call
+        rules_of_session = bash_rules(bridge, rules, self._bash_mode)
+        bash = rules_of_session.before_tool_call
+
+        def child_permissions(agent: str, child_id: str) -> tuple[Any, ...]:
+            child = rules_of_session.for_child(agent, child_id).before_tool_call
+            return (child,) if tools is None else (child, tools.check)
+
         opened = open_session(
             config,
             cwd,
@@ -223,12 +246,17 @@ class PiAcpAgent:
                 permissions=(bash,) if tools is None else (bash, tools.check),
                 ask=questions.ask,
                 before_run=() if tools is None else (tools.before_run,),
+                child_permissions=child_permissions,
             ),
             wrap_workspace=lambda workspace: ClientFsWorkspace(workspace, fs),
             roots=_extra_roots(extra),
             mcp=None if tools is None else tools.hub,
         )
         session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
+        subagents = opened.session.subagents
+        if subagents is not None and self.subagents_cap.enabled:  # the RFD's updates
+            session.children = ChildStream(session_id, cwd, self._client())
+            subagents.subscribe(session.children.on_child)
         session.live.terminal = wants_terminal(self.client_caps.field_meta)
         self.sessions[session_id] = session
         return session
@@ -295,8 +323,15 @@ class PiAcpAgent:
     ) -> LoadSessionResponse:
         session = await self._reopen(cwd, session_id, additional_directories, mcp_servers)
         branch = session.session.tree.get_branch()
+        children = {r["toolCallId"]: r for r in session.session.subagents_recorded()}
         for update in replay(session_id, session.cwd, branch, session.live.terminal):
             await session.send(update)
+            record = children.pop(getattr(update, "tool_call_id", None) or "", None)
+            if record is not None and session.children is not None:  # the child, in place
+                await session.children.replay_child(record, store_for(session.cwd))
+        if session.children is not None:  # recorded, their call not on this branch: at the end
+            for record in children.values():
+                await session.children.replay_child(record, store_for(session.cwd))
         await session.announce()
         return LoadSessionResponse(config_options=session.config_options(), modes=session.modes())
 
@@ -380,6 +415,12 @@ class PiAcpAgent:
         session = self.sessions.get(session_id)
         if session is not None:
             session.cancel()
+            return
+        for parent in list(self.sessions.values()):  # a task child (capabilities.cancel)
+            subagents = parent.session.subagents
+            if subagents is not None and subagents.get(session_id) is not None:
+                subagents.stop(session_id)
+                return
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise RequestError.method_not_found(f"_{method}")

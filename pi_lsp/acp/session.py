@@ -45,7 +45,7 @@ from acp.schema import (
 
 from ..agent.types import MessageEndEvent, ToolExecutionEndEvent, ToolExecutionStartEvent
 from ..ai.types import AssistantMessage
-from ..sessions.events import ModeUpdateEvent, TodoUpdateEvent
+from ..sessions.events import ModeUpdateEvent, SubagentUpdateEvent, TodoUpdateEvent
 from ..tools.todo import TodoItem
 from . import config_options as options
 from .factory import OpenedSession, Provision
@@ -53,6 +53,7 @@ from .permissions import PermissionBridge
 from .prompt_input import prompt_text, to_message
 from .questions import AcpQuestions
 from .replay import OLD_TEXT_ENTRY
+from .subagents import ChildStream
 from .updates import (
     LiveUpdates,
     SessionUpdate,
@@ -148,6 +149,8 @@ class AcpSession:
         self._titled = bool(self.session.messages)
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.closed = False
+        self.children: ChildStream | None = None
+        """The ``task`` children's updates, for a client that declared ``subagents``."""
 
     # ------------------------------------------------------------------ state for the client
 
@@ -238,6 +241,10 @@ class AcpSession:
             self.cancel()
 
     async def _on_event(self, event: Any) -> None:
+        if isinstance(event, SubagentUpdateEvent):
+            if self.children is not None:
+                await self.children.on_update(event)
+            return
         if isinstance(event, TodoUpdateEvent):
             await self.send(plan_update(event.items))
             return

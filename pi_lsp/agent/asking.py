@@ -13,7 +13,7 @@ offers the options its user interface has (ACP has no "for this session", the ed
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..ai.abort import AbortSignal
@@ -48,6 +48,22 @@ class Question:
     """The command as shown to the user (``security.prompt_text.shown_command``)."""
     cut: bool = False
     """``shown`` was cut (or the command cannot be split safely): no "always" is offered."""
+    agent_name: str | None = None
+    """Asked on behalf of a ``task`` child: its agent's name (the ``title`` starts with
+    ``[agent] ``); ``None`` for the session's own calls."""
+    child_session_id: str | None = None
+    """The child session whose tool call this is (the question still goes to the root's
+    client: docs/subagents.md#permissions)."""
+
+
+def attributed(question: Question, agent: str, child_session_id: str) -> Question:
+    """``question`` as asked for a ``task`` child: ``[agent] `` before its title."""
+    return replace(
+        question,
+        title=f"[{agent}] {question.title}",
+        agent_name=agent,
+        child_session_id=child_session_id,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,11 @@ import contextlib
 import json
 import sys
 import threading
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..agent.messages import CustomMessage
 from ..agent.types import (
+    BeforeToolCall,
     BeforeToolCallContext,
     BeforeToolCallResult,
     MessageEndEvent,
@@ -33,10 +34,14 @@ from ..sessions.events import (
     ProviderRetryEvent,
     SessionEvent,
     SessionSaveEvent,
+    SubagentUpdateEvent,
     TodoUpdateEvent,
 )
 from ..tools.todo import render_todos
 from ..wire import event_wire
+
+if TYPE_CHECKING:
+    from ..runtime import ChildEvent
 
 DENIED = "The user denied running this command."
 MAX_ARG_CHARS = 160
@@ -77,6 +82,9 @@ class TerminalPrinter:
         self._in_thinking = False
         self.usage = Usage()
         self.errors: list[str] = []
+        self.children = 0
+        self.children_tokens = 0
+        self.children_cost = 0.0
 
     def _write(self, text: str) -> None:
         if text:
@@ -142,10 +150,48 @@ class TerminalPrinter:
             self._line(f"Todo ({done}/{len(event.items)}):" if lines else "Todo: (cleared)")
             for line in lines:
                 self._line("  " + line)
+        elif isinstance(event, SubagentUpdateEvent):
+            self.subagent(event)
         elif isinstance(event, AutoRetryStartEvent):
             self.notice(
                 f"[retry {event.attempt}/{event.max_attempts} in {event.delay_ms / 1000:g}s: "
                 f"{_short(event.error_message)}]"
+            )
+
+    def child(self, wrapped: ChildEvent) -> None:
+        """A ``task`` child's event: its tool calls and results, indented and named by the
+        child's agent (its text is not streamed: the parent gets it as the task's result)."""
+        event = wrapped.event
+        who = f"  [{wrapped.agent_name}] "
+        if isinstance(event, ToolExecutionStartEvent):
+            self._line(who + "→ " + describe_call(event.tool_name, event.args))
+        elif isinstance(event, MessageEndEvent) and isinstance(event.message, ToolResultMessage):
+            text = "".join(b.text for b in event.message.content if isinstance(b, TextContent))
+            mark = "✗" if event.message.is_error else "✓"
+            first = (text.strip().splitlines() or ["(no output)"])[0]
+            self._line(f"{who}  {mark} {first[:200]}")
+        elif (
+            isinstance(event, MessageEndEvent)
+            and isinstance(event.message, AssistantMessage)
+            and event.message.stop_reason == "error"
+        ):
+            self._line(f"{who}error: {event.message.error_message or 'the request failed'}")
+
+    def subagent(self, event: SubagentUpdateEvent) -> None:
+        """A child started, waits, or ended (with what it spent, added to the summary)."""
+        who = f"  [{event.agent_name}] "
+        if event.state == "running":
+            self._line(f"{who}started: {_short(event.description, 100)}")
+        elif event.state == "queued":
+            self._line(f"{who}queued (4 agents already running): {_short(event.description, 80)}")
+        else:
+            u = event.usage or {}
+            self.children_cost += float(u.get("cost", 0.0))
+            self.children_tokens += int(u.get("input", 0)) + int(u.get("output", 0))
+            self.children += 1
+            self._line(
+                f"{who}{event.state} · {u.get('turns', 0)} turns · "
+                f"{u.get('input', 0)}/{u.get('output', 0)} tokens · ${u.get('cost', 0.0):.4f}"
             )
 
     def told(self, message: CustomMessage) -> None:
@@ -209,6 +255,11 @@ class TerminalPrinter:
         if u.cache_read or u.cache_write:
             parts.append(f"cache {u.cache_read:,} read · {u.cache_write:,} write")
         parts.append(f"cost ${u.cost.total:.4f}")
+        if self.children:
+            parts.append(
+                f"subagents ({self.children}): {self.children_tokens:,} tokens · "
+                f"${self.children_cost:.4f} more"
+            )
         return " · ".join(parts)
 
 
@@ -219,6 +270,7 @@ class JsonPrinter:
         self.session_id = session_id
         self.out = out
         self.seq = 0
+        self._child_seq: dict[str, int] = {}
 
     def emit(self, event: Any) -> None:
         wire = event_wire(event)
@@ -235,6 +287,27 @@ class JsonPrinter:
 
     def __call__(self, event: SessionEvent) -> None:
         self.emit(event)
+
+    def child(self, wrapped: ChildEvent) -> None:
+        """A ``task`` child's event: its own line with ``sessionId`` (the child's),
+        ``parentSessionId`` and the child's own ``seq``."""
+        wire = event_wire(wrapped.event)
+        if wire is None:
+            return
+        seq = self._child_seq.get(wrapped.child_id, 0) + 1
+        self._child_seq[wrapped.child_id] = seq
+        line = json.dumps(
+            {
+                "sessionId": wrapped.child_id,
+                "parentSessionId": wrapped.parent_id,
+                "seq": seq,
+                "event": wire,
+            },
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
+        self.out.write(line + "\n")
+        self.out.flush()
 
     def on_retry(self, info: RetryInfo | ProviderRetryEvent) -> None:
         self.emit(info)
@@ -257,6 +330,11 @@ class BashPermission:
     async def __call__(
         self, ctx: BeforeToolCallContext, signal: AbortSignal | None
     ) -> BeforeToolCallResult | None:
+        return await self._check(ctx, signal, self.rules)
+
+    async def _check(
+        self, ctx: BeforeToolCallContext, signal: AbortSignal | None, rules: BashRules
+    ) -> BeforeToolCallResult | None:
         if ctx.tool_call.name != "bash" or self.allow_all:
             return None
         if not self.interactive:
@@ -270,13 +348,26 @@ class BashPermission:
                 block=True,
                 reason="The user did not allow this command (non-interactive run without --yes).",
             )
-        return await self.rules.before_tool_call(ctx, signal)
+        return await rules.before_tool_call(ctx, signal)
+
+    def for_child(self, agent: str, child_id: str) -> BeforeToolCall:
+        """A ``task`` child's check: the same rules and answers, asked (or denied without a
+        terminal) at once, the question naming the child's agent."""
+        rules = self.rules.for_child(agent, child_id)
+
+        async def check(
+            ctx: BeforeToolCallContext, signal: AbortSignal | None
+        ) -> BeforeToolCallResult | None:
+            return await self._check(ctx, signal, rules)
+
+        return check
 
     async def _ask_bash(self, question: Question, signal: AbortSignal | None) -> Answer:
         """The terminal's ``Ask`` for ``bash``: y/N, and a=always (every later command of this
         run) for a command shown whole."""
         always = "" if question.cut else "/a=always"
-        answer = await self.ask_line(f"\nRun `{question.shown}`? [y/N{always}] ", signal)
+        who = f"[{question.agent_name}] " if question.agent_name else ""
+        answer = await self.ask_line(f"\n{who}Run `{question.shown}`? [y/N{always}] ", signal)
         if answer in ("a", "always") and not question.cut:
             return Answer("allowSession", every_call=True)
         if answer in ("y", "yes"):

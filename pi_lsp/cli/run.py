@@ -244,6 +244,10 @@ async def execute(plan: Plan) -> int:
             http_transport=wrap,
             before_run=() if mcp is None else (mcp.before_run,),
             resources=resources,
+            child_permissions=lambda agent, child_id: (
+                permission.for_child(agent, child_id),
+                *(() if mcp is None else (mcp.check,)),
+            ),
         ),
     )
     if plan.config.default_mode == "plan" and session.mode != "plan":  # --plan on a resume
@@ -252,6 +256,8 @@ async def execute(plan: Plan) -> int:
         JsonPrinter(session.session_id) if plan.json else terminal
     )
     session.subscribe(printer)
+    if session.subagents is not None:  # task children: indented lines / their own JSON lines
+        session.subagents.subscribe(printer.child)
     if plan.json and session.project_resources is not None:  # what was loaded, first
         printer(ResourcesUpdateEvent(session.project_resources.payload()))
     session.subscribe(

@@ -117,6 +117,9 @@ class ClientFeatures(_Model):
     compact_events: bool = False
     """``turn_end`` / ``agent_end`` name the messages the client already received (the ``seq``
     of their ``message_end``) instead of repeating them."""
+    subagents: bool = False
+    """The client shows ``task`` children: their events stream as ``pi/event`` under the
+    child's ``sessionId`` with ``parentSessionId`` (docs/protocol.md#subagents)."""
 
     @property
     def update_interval(self) -> float:

@@ -1,10 +1,11 @@
 """Project trust: which of a project's own files pi-lsp may load.
 
 A repository's ``.pi/SYSTEM.md``, ``.pi/APPEND_SYSTEM.md``, ``.pi/settings.json``, skills
-(``.pi/skills``, ``.agents/skills``, ``.claude/skills``) and templates (``.pi/prompts``,
-``.claude/commands``) steer the agent as much as the user does, so they load only in a trusted
-project. Context files (``AGENTS.md``, ``CLAUDE.md``) need no trust (Pi and Codex agree), nor
-does anything under the agent dir or the home directory.
+(``.pi/skills``, ``.agents/skills``, ``.claude/skills``), templates (``.pi/prompts``,
+``.claude/commands``) and subagent definitions (``.pi/agents``, ``.claude/agents``) steer
+the agent as much as the user does, so they load only in a trusted project. Context files
+(``AGENTS.md``, ``CLAUDE.md``) need no trust (Pi and Codex agree), nor does anything under
+the agent dir or the home directory.
 
 One decision per directory, kept in ``<pi-lsp data dir>/project-trust.json`` (never in the
 repository); the closest ancestor's decision applies.
@@ -36,6 +37,10 @@ def protected_candidates(
     candidates = [os.path.join(cwd, ".pi", name) for name in PROTECTED_PI_FILES]
     candidates += [r.path for r in project_skill_roots(cwd, claude_compat=claude_compat, home=home)]
     candidates += [r.path for r in project_template_roots(cwd, claude_compat=claude_compat)]
+    # task agents' definitions (pi_lsp/subagents/definitions.py): they steer a child agent
+    candidates.append(os.path.join(cwd, ".pi", "agents"))
+    if claude_compat:
+        candidates.append(os.path.join(cwd, ".claude", "agents"))
     return list(dict.fromkeys(candidates))
 
 

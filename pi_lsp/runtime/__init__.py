@@ -22,6 +22,7 @@ from .providers import api_key_variable, default_provider
 
 if TYPE_CHECKING:
     from .assemble import build_agent
+    from .children import ChildEvent, Subagents
     from .config import (
         CustomModelConfig,
         McpServerConfig,
@@ -56,6 +57,8 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
+    "ChildEvent": ".children",
+    "Subagents": ".children",
     "build_agent": ".assemble",
     "CustomModelConfig": ".config",
     "McpServerConfig": ".config",
@@ -84,6 +87,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "ChildEvent",
     "ConfigError",
     "ConfiguredSession",
     "CustomModelConfig",
@@ -97,6 +101,7 @@ __all__ = [
     "RunConfig",
     "SessionHooks",
     "SessionOptions",
+    "Subagents",
     "TrustOutcome",
     "UnknownModelError",
     "api_key_variable",

@@ -20,11 +20,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..agent.asking import Answer, AnswerKind, Ask, Kind, Option, Question
+from ..agent.asking import Answer, AnswerKind, Ask, Kind, Option, Question, attributed
 from ..agent.types import BeforeToolCallContext, BeforeToolCallResult
 from ..ai.abort import AbortSignal
 from ..security.prompt_text import shown_command
@@ -132,6 +132,32 @@ class BashRules:
     never: list[str] = field(default_factory=list)
     pending: dict[str, dict[str, str]] = field(default_factory=dict)
     _lock: asyncio.Lock | None = None
+    parent: BashRules | None = None
+    """A ``task`` child's view (``for_child``): the root's rules, whose answers it shares."""
+    child: tuple[str, str] | None = None
+    """A ``task`` child's view: ``(agent name, child session id)``."""
+
+    def for_child(self, agent: str, child_session_id: str) -> BashRules:
+        """The rules of a ``task`` child: the same answers that stick (this session's
+        patterns and "never"s, the workspace's rules, an "every command" answer — given by
+        the child or the root, they hold for the whole tree), the same pending list and
+        question order, and questions asked through the same ``Ask`` with ``[agent] ``
+        before their title (docs/subagents.md#permissions)."""
+        root = self.parent or self
+        if root.one_at_a_time and root._lock is None:
+            root._lock = asyncio.Lock()
+        ask = root.ask
+
+        async def child_ask(question: Question, signal: AbortSignal | None) -> Answer:
+            assert ask is not None
+            return await ask(attributed(question, agent, child_session_id), signal)
+
+        return replace(
+            root,
+            ask=child_ask if ask is not None else None,
+            parent=root,
+            child=(agent, child_session_id),
+        )
 
     def pending_list(self) -> list[dict[str, str]]:
         return list(self.pending.values())
@@ -158,6 +184,8 @@ class BashRules:
             return await self._decide(ctx.tool_call.id, command, signal)
 
     def allowed_already(self, command: str) -> bool:
+        if self.parent is not None and self.parent.always_allow:
+            return True
         if self.always_allow or command in self.session_exact:
             return True
         if command_allowed(command, self.session_patterns):
@@ -186,7 +214,7 @@ class BashRules:
             )
             return BeforeToolCallResult(block=True, reason=reason)
         if answer.every_call:
-            self.always_allow = True
+            (self.parent or self).always_allow = True
         elif answer.kind == "allowAlways" and patterns and self.rules is not None:
             try:
                 await asyncio.to_thread(self.rules.add, "bash", patterns)
@@ -212,6 +240,9 @@ class BashRules:
             "tool": question.tool,
             "title": question.title,
         }
+        if self.child is not None:  # asked for a task child: its title says which
+            self.pending[question.call_id]["title"] = f"[{self.child[0]}] {question.title}"
+            self.pending[question.call_id]["childSessionId"] = self.child[1]
         try:
             return await self.ask(question, signal)
         except Exception as exc:  # a prompt that fails is a "no"

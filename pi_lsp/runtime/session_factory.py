@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     import httpx
 
     from ..security.sandbox import Bubblewrap
+    from ..subagents.runner import Subagents
 
 TransportWrap = Callable[["httpx.AsyncBaseTransport"], "httpx.AsyncBaseTransport"]
 
@@ -62,6 +63,10 @@ class SandboxSource(Protocol):
 BeforeRun = Callable[["ConfiguredSession"], Awaitable[None]]
 """Awaited at the start of each prompted run, before the model is asked (an MCP toolset
 starts its servers and puts their tools in the session there)."""
+
+
+ChildPermissions = Callable[[str, str], Sequence[BeforeToolCall]]
+"""``(agent name, child session id)`` → the child's permission checks."""
 
 
 def new_session_id() -> str:
@@ -91,6 +96,12 @@ class SessionOptions:
     resources: ProjectResources | None = None
     """The project's context, skills and templates as the front end loaded them (after its
     trust question); ``None``: loaded for the workspace with the saved trust decision."""
+    child_permissions: ChildPermissions | None = None
+    """The permission checks of a ``task`` child (its agent's name, its session id): the
+    front end's same rules with the questions attributed to the child (``BashRules.
+    for_child``); ``None``: the children use ``permissions`` as they are."""
+    subagents: bool = True
+    """Give the session the ``task`` tool and its children (a child itself gets none)."""
 
 
 SessionHooks = SessionOptions
@@ -195,6 +206,10 @@ def create_agent_session(
         session.set_system_prompt(prompt)
 
     session.attach_resources(resources, apply_resources)
+    if options.subagents:
+        from .children import attach_subagents
+
+        attach_subagents(session, workspace, options, create_agent_session)
     if not resume:
         session.set_default_mode(config.default_mode)
     bind_session(agent.state.tools, session.session_id)
@@ -250,6 +265,19 @@ class ConfiguredSession(AgentSession):
         """``(provider, model id)`` picked for this session (``select_model``): it keeps that
         model whatever the config says (re-resolved against the config before each run)."""
         self.thinking_choice: AgentThinkingLevel | None = None
+        self.subagents: Subagents | None = None
+        """The session's ``task`` children (``None`` for a child: depth 1)."""
+
+    def abort(self) -> None:
+        """Abort the run; every ``task`` child first (their streams, commands, questions)."""
+        if self.subagents is not None:
+            self.subagents.abort_all()
+        super().abort()
+
+    def share_faux(self, parent: ConfiguredSession) -> None:
+        """Play the parent's faux script (a ``task`` child: one script scripts the tree)."""
+        if parent._faux is not None:
+            self._faux = parent._faux
 
     # ------------------------------------------------------------------ resources
 
@@ -263,7 +291,13 @@ class ConfiguredSession(AgentSession):
         return self._http
 
     def kill_processes(self) -> None:
-        """Kill every command the session's tools started (and what they left behind)."""
+        """Kill every command the session's tools started (and what they left behind), its
+        ``task`` children's too."""
+        if self.subagents is not None:
+            for child in self.subagents.running():
+                kill = getattr(child.session, "kill_processes", None)
+                if kill is not None:
+                    kill()
         self.registry.kill_all()
 
     async def aclose(self) -> None:

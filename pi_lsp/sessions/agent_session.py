@@ -44,6 +44,7 @@ from .events import (
     AutoRetryEndEvent,
     ProviderRetryEvent,
     QueueUpdateEvent,
+    ResourceNoticeEvent,
     SessionEvent,
     SessionSaveEvent,
 )
@@ -55,7 +56,7 @@ from .session_file import SessionFile
 from .session_queues import SessionQueues
 from .session_resources import SessionResourcesMixin
 from .session_retry import RetryMixin, RetrySettings, Sleep, abortable_sleep
-from .usage import UsageTotals, context_tokens, usage_totals
+from .usage import UsageTotals, context_tokens, subagent_records, usage_totals
 
 if TYPE_CHECKING:
     from .compaction.summarize import CompactionResult
@@ -210,6 +211,21 @@ class AgentSession(
             except Exception:
                 log.exception("session listener failed on %s", event.type)
 
+    async def publish(self, event: SessionEvent) -> None:
+        """Tell this session's listeners about ``event`` (a ``task`` child's
+        ``subagent_update``, sent by the session's subagents)."""
+        await self._emit(event)
+
+    def notify_user(self, message: str) -> None:
+        """Something the user should see, not the model (a ``resource_notice``: an agent
+        definition that was skipped)."""
+        self._notify(ResourceNoticeEvent(message))
+
+    def record_custom(self, custom_type: str, data: Any) -> str | None:
+        """Append a custom entry (product state the model never sees: a ``subagent``
+        record); ``None`` when the file could not be written."""
+        return self._record(self._tree.append_custom, custom_type, data)
+
     def close(self) -> None:
         """Detach from the agent (the session stops recording its events) and release the
         session file's lock."""
@@ -308,6 +324,11 @@ class AgentSession(
                 if isinstance(provider, str) and isinstance(model_id, str):
                     return provider, model_id, level if isinstance(level, str) else None
         return None
+
+    def subagents_recorded(self) -> list[dict[str, Any]]:
+        """This session's ``task`` children as its file recorded them (a resumed session
+        lists them; ``pi/state``'s ``subagents``)."""
+        return subagent_records(self._tree.entries)
 
     def usage_totals(self) -> UsageTotals:
         return usage_totals(self._tree.entries)
@@ -443,6 +464,11 @@ class AgentSession(
         if await self._check_compaction(message):
             return True
         return self.agent.has_queued_messages()
+
+    def last_assistant(self) -> AssistantMessage | None:
+        """The latest assistant message of the session's context (a ``task`` child's
+        answer)."""
+        return self._last_assistant_in_state()
 
     def _last_assistant_in_state(self) -> AssistantMessage | None:
         for message in reversed(self.agent.state.messages):

@@ -11,7 +11,7 @@ Must not import pygls/lsprotocol or ``pi_lsp.lsp``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from ..agent.queue import QueuedMessage
 from ..agent.types import AgentEvent
@@ -130,6 +130,23 @@ class ResourceNoticeEvent:
     type: Literal["resource_notice"] = "resource_notice"
 
 
+@dataclass(slots=True)
+class SubagentUpdateEvent:
+    """A ``task`` child of this session started or changed state (docs/subagents.md): an
+    upsert keyed by ``child_session_id``; ``running`` first, then exactly one terminal state
+    (``completed`` | ``failed`` | ``cancelled``)."""
+
+    child_session_id: str
+    tool_call_id: str
+    agent_name: str
+    description: str
+    state: Literal["queued", "running", "completed", "failed", "cancelled"]
+    usage: dict[str, Any] | None = None
+    """``{turns, input, output, cacheRead, cacheWrite, cost}`` (terminal states)."""
+    worktree: str | None = None
+    type: Literal["subagent_update"] = "subagent_update"
+
+
 SessionOnlyEvent: TypeAlias = (
     CompactionStartEvent
     | CompactionEndEvent
@@ -142,5 +159,6 @@ SessionOnlyEvent: TypeAlias = (
     | ProviderRetryEvent
     | ResourcesUpdateEvent
     | ResourceNoticeEvent
+    | SubagentUpdateEvent
 )
 SessionEvent: TypeAlias = AgentEvent | SessionOnlyEvent

@@ -184,11 +184,13 @@ class PlanStateMixin:
         self._base_prompt = None
         self._apply_mode()
 
-    def add_session_tools(self, *, ask: bool = True) -> None:
-        """Give the agent the ``todo`` tool (and ``ask``) bound to this session."""
+    def add_session_tools(self, *, ask: bool = True, extra: Sequence[AgentTool[Any]] = ()) -> None:
+        """Give the agent the ``todo`` tool (and ``ask``, and ``extra``: the ``task`` tool)
+        bound to this session."""
         tools: list[AgentTool[Any]] = [TodoTool(self)]
         if ask:
             tools.append(AskTool(self))
+        tools.extend(extra)
         names = {t.name for t in tools}
         state = self.agent.state
         state.tools = [t for t in state.tools if t.name not in names] + tools

@@ -49,6 +49,8 @@ class SessionInfo:
     created_at: datetime
     name: str | None = None
     parent_session: str | None = None
+    subagent_of: str | None = None
+    """A ``task`` child's parent session id (its ``subagent_parent`` entry)."""
 
     @property
     def updated_at_iso(self) -> str:
@@ -131,8 +133,9 @@ class SessionStore:
         log.warning("session %s is open elsewhere: continuing in %s", session_id, copy.session_id)
         return copy, session_id
 
-    def list(self) -> list[SessionInfo]:
-        """Every readable session, newest activity first."""
+    def list(self, *, include_children: bool = False) -> list[SessionInfo]:
+        """Every readable session, newest activity first; ``task`` children only with
+        ``include_children`` (their parent lists them: docs/subagents.md)."""
         if not self.directory.is_dir():
             return []
         infos: list[SessionInfo] = []
@@ -142,7 +145,7 @@ class SessionStore:
             except OSError as exc:
                 log.warning("cannot read session %s: %s", path.name, exc)
                 continue
-            if info is not None:
+            if info is not None and (include_children or info.subagent_of is None):
                 infos.append(info)
         infos.sort(key=lambda i: (i.updated_at, i.created_at, i.path.name), reverse=True)
         return infos
@@ -155,6 +158,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
     count = 0
     first_prompt = ""
     name: str | None = None
+    subagent_of: str | None = None
     last_activity = 0
     with path.open("rb") as f:
         for raw in f:
@@ -172,6 +176,10 @@ def read_session_info(path: Path) -> SessionInfo | None:
             kind = record.get("type")
             if kind == "session_info":
                 name = str(record.get("name") or "").strip() or None
+            if kind == "custom" and record.get("customType") == "subagent_parent":
+                data = record.get("data")
+                parent = data.get("parentSessionId") if isinstance(data, dict) else None
+                subagent_of = parent if isinstance(parent, str) else None
             if kind != "message" or not isinstance(record.get("message"), dict):
                 continue
             count += 1
@@ -197,6 +205,7 @@ def read_session_info(path: Path) -> SessionInfo | None:
         created_at=created,
         name=name,
         parent_session=header.get("parentSession"),
+        subagent_of=subagent_of,
     )
 
 

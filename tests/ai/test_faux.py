@@ -106,3 +106,34 @@ async def test_script_from_json_file_and_registry(tmp_path: Path) -> None:
     assert [b.type for b in msg.content] == ["thinking", "text"]
     assert msg.usage.input > 0
     assert msg.usage.total_tokens >= msg.usage.input
+
+
+async def test_when_plays_a_response_for_the_request_it_names() -> None:
+    """``when``: a response only for a request whose first user message contains the text
+    (a task child's prompt); the others in order for the rest."""
+
+    def ctx(text: str) -> Context:
+        return Context(system_prompt="sys", messages=[UserMessage(content=text)])
+
+    faux = FauxProvider(
+        [
+            FauxResponse.text("parent 1"),
+            FauxResponse.text("for B", when="CHILD-B"),
+            FauxResponse.text("for A", when="CHILD-A"),
+            FauxResponse.text("parent 2"),
+        ]
+    )
+
+    async def reply(text: str) -> str:
+        final = await faux.stream(FAUX_MODEL, ctx(text)).result()
+        return "".join(b.text for b in final.content if b.type == "text")
+
+    assert await reply("go") == "parent 1"
+    assert await reply("CHILD-A: look") == "for A"
+    assert await reply("CHILD-B: look") == "for B"
+    assert await reply("go on") == "parent 2"
+    assert faux.remaining == 0
+    final = await faux.stream(FAUX_MODEL, ctx("CHILD-A: again")).result()
+    assert final.error_message == "No more faux responses queued"
+    script = FauxScript.model_validate({"responses": [{"content": [], "when": "X"}]})
+    assert script.responses[0].when == "X"

@@ -100,3 +100,18 @@ async def test_a_long_or_disguised_command_is_shown_safely_and_never_always(
     assert "; rm -rf ~`? [y/N] " in shown
     assert "\x1b" not in shown
     assert not permission.allow_all
+
+
+async def test_a_childs_question_is_asked_on_the_terminal_named_and_its_always_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ``task`` child's command is asked on the same terminal, one question at a time,
+    with the child's agent named; an "always" there holds for the parent too."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\n"))
+    err = io.StringIO()
+    permission = BashPermission(allow_all=False, interactive=True, err=err)
+    child = permission.for_child("scout", "child-1")
+    assert await child(ctx(), AbortSignal()) is None
+    assert "[scout] Run `rm -rf build`? [y/N/a=always]" in err.getvalue()
+    assert await permission(ctx(command="make"), None) is None  # the tree's answer
+    assert err.getvalue().count("Run `") == 1

@@ -101,6 +101,7 @@ FAUX_RUN = {
 }
 HTTP_RUN = {"RetryEvent", "SessionSaveEvent"}
 CONTEXT_RUN = {"ResourcesUpdateEvent", "ResourceNoticeEvent"}
+SUBAGENT_RUN = {"SubagentUpdateEvent"}
 
 
 async def faux_run(
@@ -198,8 +199,37 @@ async def test_every_event_of_a_context_run_is_declared(
     assert [f["content"] for f in update["contextFiles"]][-1].startswith("Run the tests")
 
 
+async def test_every_event_of_a_run_with_task_children_is_declared(
+    pi_in_process: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``task`` child (docs/subagents.md): its ``subagent_update``s on the parent, its own
+    events under its id."""
+    recorded = Recorded(monkeypatch)
+    task = {"description": "look", "prompt": "CHILD-A: look"}
+    script = write_script(
+        tmp_path / "script.json",
+        [
+            tool_reply("task", task),
+            {"content": [{"type": "text", "text": "seen"}], "when": "CHILD-A"},
+            text_reply("done"),
+        ],
+    )
+    h = await pi_in_process(
+        pi={
+            "provider": "faux",
+            "fauxScript": str(script),
+            "clientCapabilities": {"subagents": True},
+        }
+    )
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    await h.wait_event(sid, "agent_end")
+    seen = validated(h, recorded)
+    assert {m.__name__ for m in seen} >= SUBAGENT_RUN
+    assert any(e.get("parentSessionId") == sid for e in h.events)  # validated above too
+
+
 def test_the_runs_cover_every_declared_event() -> None:
-    assert {m.__name__ for m in EVENT_MODELS} == FAUX_RUN | HTTP_RUN | CONTEXT_RUN
+    assert {m.__name__ for m in EVENT_MODELS} == FAUX_RUN | HTTP_RUN | CONTEXT_RUN | SUBAGENT_RUN
 
 
 async def test_an_added_or_dropped_field_fails_the_declaration(

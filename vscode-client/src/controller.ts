@@ -210,6 +210,8 @@ export class Controller implements vscode.Disposable, Host {
         return this.run.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images);
       case 'stop':
         return this.run.abort();
+      case 'stopChild':
+        return this.rpc().abort({ sessionId: msg.childSessionId });
       case 'newSession':
         return this.sessions.newSession();
       case 'listSessions':

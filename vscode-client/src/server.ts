@@ -35,6 +35,8 @@ export const CLIENT_CAPABILITIES = {
    * the text the deltas already brought (`streamed: true` blocks). */
   compactEvents: true,
   maxUpdatesPerSecond: 30,
+  /** task children: their events come under their own session ids (parentSessionId). */
+  subagents: true,
 };
 
 export function isExecutable(file: string): boolean {

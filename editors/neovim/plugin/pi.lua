@@ -31,4 +31,6 @@ cmd("PiRules", "rules", { desc = 'pi: list the "always allow" rules, revoke the 
 cmd("PiTodo", "todo", { desc = "pi: the agent's todo list in a float" })
 cmd("PiPlan", "plan_mode", { desc = "pi: plan mode (read-only tools)" })
 cmd("PiAct", "act", { desc = "pi: act mode; after a plan, the agent carries it out" })
+cmd("PiChild", "child", { nargs = "?", complete = function() return require("pi.children").complete() end,
+  desc = "pi: a subagent's transcript (default: the latest)" })
 cmd("PiAnswer", "answer", { nargs = "*", bang = true, desc = "pi: answer the agent's question" })

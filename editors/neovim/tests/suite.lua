@@ -753,6 +753,30 @@ function sets.codereview()
   report(target == nil and problem ~= nil, "bad :PiReview arguments are refused")
 end
 
+-- a task child: a line in the chat with its state, its question answered, :PiChild
+function sets.subagents()
+  local task = tool("task", { description = "look around", prompt = "CHILD-A: look" })
+  local child_bash = vim.tbl_extend("force", tool("bash", { command = "echo from-child" }), { when = "CHILD-A" })
+  local child_text = vim.tbl_extend("force", text("child found it"), { when = "CHILD-A" })
+  start({ task, child_bash, child_text, text("Parent: done.") })
+  local asked
+  require("pi.permission").ask = function(params)
+    asked = params
+    return { optionId = "allowOnce" }
+  end
+  vim.cmd("Pi look with a subagent")
+  report(wait(30000, function() return chat_text():find("Parent: done.", 1, true) ~= nil end), "the run ends", chat_text())
+  local chat = chat_text()
+  report(chat:find("✓ [general] look around — completed · 2 turns", 1, true) ~= nil, "one chat line per child, with its state", chat)
+  report(asked ~= nil and asked.title == "[general] Run: echo from-child" and asked.childSessionId ~= nil,
+    "the child's question reached Neovim, attributed", vim.inspect(asked))
+  local buf = require("pi.children").open()
+  local t = buf and buf_text(buf) or ""
+  report(t:find("▶ bash echo from-child", 1, true) ~= nil and t:find("child found it", 1, true) ~= nil
+    and t:find("── completed", 1, true) ~= nil, ":PiChild shows the child's transcript", t)
+  report(vim.api.nvim_buf_get_name(buf or 0):find("pi://child/", 1, true) ~= nil, "in a pi://child/ buffer")
+end
+
 -- :Pi without text asks for the prompt: the server starts then, while the user types
 function sets.warm()
   local script = tmp .. "/script.json"

@@ -90,6 +90,9 @@ class FauxResponse(WireModel):
     usage: Usage | None = None
     chunk_size: int | None = None
     delay_ms: float | None = None
+    when: str | None = None
+    """Play this response only for a request whose first user message contains this text
+    (a ``task`` child's prompt): one script scripts a parent and its parallel children."""
 
     @classmethod
     def text(cls, text: str, **kw: Any) -> FauxResponse:
@@ -144,6 +147,7 @@ class FauxProvider:
         self.options: list[StreamOptions] = []
         self.models: list[Model] = []
         self._next = 0
+        self._played: set[int] = set()
         self._tool_ids = 0
 
     def push(self, *entries: FauxEntry) -> None:
@@ -151,6 +155,8 @@ class FauxProvider:
 
     @property
     def remaining(self) -> int:
+        if self._keyed:
+            return len(self.responses) - len(self._played)
         return len(self.responses) - self._next
 
     def stream(
@@ -161,10 +167,38 @@ class FauxProvider:
         self.calls.append(context)
         self.options.append(options)
         self.models.append(model)
-        entry = self.responses[self._next] if self._next < len(self.responses) else None
-        self._next += 1
+        entry = self._take(context)
         out.attach_task(asyncio.ensure_future(self._play(out, entry, model, context, options)))
         return out
+
+    def _take(self, context: Context) -> FauxEntry | None:
+        """The next response for this request: the first unplayed one whose ``when`` is in
+        the first user message, else the first unplayed one without ``when``."""
+        if not self._keyed:
+            entry = self.responses[self._next] if self._next < len(self.responses) else None
+            self._next += 1
+            return entry
+        first = _first_user_text(context)
+        fallback: int | None = None
+        for i, entry in enumerate(self.responses):
+            if i in self._played:
+                continue
+            when = getattr(entry, "when", None)
+            if when is None:
+                if fallback is None:
+                    fallback = i
+                continue
+            if when in first:
+                self._played.add(i)
+                return entry
+        if fallback is None:
+            return None
+        self._played.add(fallback)
+        return self.responses[fallback]
+
+    @property
+    def _keyed(self) -> bool:
+        return any(getattr(e, "when", None) is not None for e in self.responses)
 
     # ------------------------------------------------------------------ playback
 
@@ -328,3 +362,13 @@ def _stream(model: Model, context: Context, options: StreamOptions) -> Assistant
 
 
 register_provider("faux", _stream)
+
+
+def _first_user_text(context: Context) -> str:
+    for message in context.messages:
+        if getattr(message, "role", None) == "user":
+            content = getattr(message, "content", "")
+            if isinstance(content, str):
+                return content
+            return "".join(getattr(b, "text", "") or "" for b in content)
+    return ""

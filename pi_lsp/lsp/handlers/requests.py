@@ -233,6 +233,10 @@ class PiApi:
     async def abort(self, p: SessionParams) -> AbortResult:
         if p.session_id is None and self.manager.current is None:
             return AbortResult(aborted=False)
+        if p.session_id is not None and p.session_id not in self.manager.sessions:
+            for hosted in list(self.manager.sessions.values()):  # a task child: stop it alone
+                if hosted.has_child(p.session_id):
+                    return AbortResult(aborted=hosted.stop_child(p.session_id))
         return AbortResult(aborted=self._session(p.session_id).abort())
 
     async def new_session(self, p: NewSessionParams) -> SessionIdResult:

@@ -39,6 +39,7 @@ from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config, setup_error
 from .channel import MAX_WINDOW, EventChannel
 from .checkpoint_log import CheckpointLog
+from .child_events import ChildRelay
 from .event_relay import EventRelay
 from .plain_answers import PlainAnswers
 from .progress import RunProgress
@@ -88,6 +89,15 @@ class HostedSession:
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self.events)
+        self.children = ChildRelay(
+            bridge,
+            interval=features.update_interval,
+            adaptive=not features.update_budget_declared,
+            enabled=features.subagents,
+        )
+        """The ``task`` children's events, for a client that shows them."""
+        if session.subagents is not None:
+            session.subagents.subscribe(self.children)
         self.review: ReviewBook | None = None
         self.questions = questions
         session.set_call_notes(self._call_notes)
@@ -198,6 +208,15 @@ class HostedSession:
         exc = task.exception()
         if exc is not None:
             log.error("session %s: run failed: %s", self.id, exc, exc_info=exc)
+
+    def stop_child(self, child_id: str) -> bool:
+        """Stop one ``task`` child: its call returns "cancelled", the run goes on."""
+        subagents = self.session.subagents
+        return subagents is not None and subagents.stop(child_id)
+
+    def has_child(self, child_id: str) -> bool:
+        subagents = self.session.subagents
+        return subagents is not None and subagents.get(child_id) is not None
 
     def abort(self) -> bool:
         """Abort the run (model stream, pending prompt, tool processes); True if one ran."""

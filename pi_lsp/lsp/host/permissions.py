@@ -130,6 +130,8 @@ class EditorAsk:
             title=question.title,
             detail=question.detail,
             options=options,
+            child_session_id=question.child_session_id,
+            agent_name=question.agent_name,
         )
         try:
             raw = await self._bridge.request(REQUEST_PERMISSION, params.to_wire(), signal)
@@ -144,8 +146,9 @@ class EditorAsk:
         patterns, cut = question.patterns, question.cut
         here = f"Always allow {quoted(patterns)} in this workspace" if patterns else None
         actions = [ALLOW] + ([] if cut else [ALWAYS_ALLOW]) + ([here] if here else []) + [DENY]
+        who = f"pi ({question.agent_name} subagent)" if question.agent_name else "pi"
         answer = await self._bridge.ask(
-            f"pi wants to run a shell command:\n\n{question.shown}",
+            f"{who} wants to run a shell command:\n\n{question.shown}",
             actions,
             kind=types.MessageType.Warning,
             signal=signal,

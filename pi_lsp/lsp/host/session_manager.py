@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from ...runtime import ConfiguredSession, SessionOptions, create_agent_session
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
+from ...sessions.entries import CustomEntry
 from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
@@ -106,6 +107,10 @@ class SessionManager:
                 ask=questions.ask,
                 sandbox=self.security,
                 before_run=(before_run,),
+                child_permissions=lambda agent, child_id: (
+                    permissions.for_child(agent, child_id).before_tool_call,
+                    mcp_permissions.before_tool_call,
+                ),
             ),
         )
         self.mcp.start_eager(lambda: session_id)
@@ -171,6 +176,13 @@ class SessionManager:
             raise UnknownSessionError(session_id) from None
         except OSError as exc:
             raise UnknownSessionError(f"{session_id} ({exc})") from None
+        parent = subagent_parent(file)
+        if parent is not None:  # a task child: shown through its parent, never prompted
+            file.close()
+            raise UnknownSessionError(
+                f"{session_id} (a subagent of session {parent}: it cannot be resumed or "
+                "prompted; pi/state of its parent lists it)"
+            )
         hosted = self._host(file, resume=True)
         if locked_original is not None:
             hosted.forked_from = locked_original
@@ -256,3 +268,13 @@ def _title(hosted: HostedSession) -> str:
     first = next((m for m in hosted.session.messages if getattr(m, "role", None) == "user"), None)
     prompt = prompt_text(getattr(first, "content", None))
     return session_title(prompt, hosted.session.tree.name)
+
+
+def subagent_parent(file: SessionFile) -> str | None:
+    """The parent session of a ``task`` child's file (its ``subagent_parent`` entry)."""
+    for entry in file.entries[:3]:
+        if isinstance(entry, CustomEntry) and entry.custom_type == "subagent_parent":
+            data = entry.data if isinstance(entry.data, dict) else {}
+            parent = data.get("parentSessionId")
+            return parent if isinstance(parent, str) else "?"
+    return None

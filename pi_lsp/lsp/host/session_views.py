@@ -9,7 +9,25 @@ from ...agent.messages import user_message
 from ...sessions.agent_session import AgentSession
 from ...sessions.session_queues import NotQueuedError
 from ...wire import message_wire, queue_wire
-from ..protocol.models import PendingPermission, QueueResult, StateResult, UsageTotals
+from ..protocol.models import (
+    PendingPermission,
+    QueueResult,
+    StateResult,
+    SubagentSummary,
+    UsageTotals,
+)
+
+
+def _subagents(session: AgentSession) -> list[SubagentSummary]:
+    live = getattr(session, "subagents", None)
+    out = []
+    for record in session.subagents_recorded():
+        summary = SubagentSummary.model_validate(record)
+        running = live is not None and live.get(summary.child_session_id) is not None
+        if summary.state in ("queued", "running") and not running:
+            summary.state = "disconnected"
+        out.append(summary)
+    return out
 
 
 def state_result(
@@ -39,7 +57,18 @@ def state_result(
             cache_write=usage.cache_write,
             cost=usage.cost,
             reasoning=usage.reasoning,
+            children=None
+            if usage.children is None
+            else UsageTotals(
+                input=usage.children.input,
+                output=usage.children.output,
+                cache_read=usage.children.cache_read,
+                cache_write=usage.children.cache_write,
+                cost=usage.children.cost,
+                reasoning=usage.children.reasoning,
+            ),
         ),
+        subagents=_subagents(session),
         context_tokens=session.context_tokens(),
         context_window=model.context_window if model is not None else None,
         save_error=session.persist_error,

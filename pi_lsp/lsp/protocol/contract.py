@@ -300,6 +300,8 @@ class EventNotification(WireParams):
     session_id: str
     seq: int
     event: PiEvent
+    parent_session_id: str | None = None
+    """A ``task`` child's event (``sessionId`` is the child's; docs/protocol.md#subagents)."""
 
 
 class DiagnosticsNotification(WireParams):

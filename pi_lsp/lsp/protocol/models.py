@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 from pydantic.alias_generators import to_camel
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -317,6 +324,13 @@ class PendingPermission(WireParams):
     tool_call_id: str
     tool: str
     title: str
+    child_session_id: str | None = None
+    """Asked for a ``task`` child (docs/subagents.md): that child's session id (left out
+    for the session's own questions)."""
+
+    @model_serializer(mode="wrap")
+    def _without_child(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _drop_none(handler(self), "childSessionId", "child_session_id")
 
 
 class TodoEntry(WireParams):
@@ -333,6 +347,33 @@ class UsageTotals(WireParams):
     cost: float = 0.0
     reasoning: int = 0
     """Of ``output``: the reasoning tokens the providers reported."""
+    children: UsageTotals | None = None
+    """Of the totals: what the session's ``task`` children spent (docs/subagents.md); left
+    out when it had none."""
+
+    @model_serializer(mode="wrap")
+    def _without_children(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _drop_none(handler(self), "children")
+
+
+def _drop_none(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    for key in keys:
+        if key in data and data[key] is None:
+            del data[key]
+    return data
+
+
+class SubagentSummary(WireParams):
+    """One ``task`` child of a session (its latest record)."""
+
+    child_session_id: str
+    tool_call_id: str
+    agent: str
+    description: str
+    state: Literal["queued", "running", "completed", "failed", "cancelled", "disconnected"]
+    """``disconnected``: recorded as started, never ended (the process stopped meanwhile)."""
+    usage: dict[str, Any] | None = None
+    worktree: str | None = None
 
 
 class StateResult(WireParams):
@@ -355,6 +396,16 @@ class StateResult(WireParams):
     mode: Mode = "act"
     todo: list[TodoEntry] = Field(default_factory=list)
     pending_questions: list[PendingQuestion] = Field(default_factory=list)
+    subagents: list[SubagentSummary] = Field(default_factory=list)
+    """The session's ``task`` children as its file recorded them (a resumed session's too;
+    docs/subagents.md); left out when it had none."""
+
+    @model_serializer(mode="wrap")
+    def _without_no_subagents(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("subagents"):
+            data.pop("subagents", None)
+        return data
 
     def to_state_wire(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, mode="json")
@@ -429,6 +480,10 @@ class RequestPermissionParams(WireParams):
     title: str
     detail: str
     options: list[PermissionOption]
+    child_session_id: str | None = None
+    """Asked for a ``task`` child (docs/subagents.md): its session id (``sessionId`` stays
+    the root's, the one the client knows; ``title`` starts with ``[agentName] ``)."""
+    agent_name: str | None = None
 
 
 class RequestPermissionResult(WireParams):

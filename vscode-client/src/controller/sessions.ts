@@ -17,7 +17,9 @@ const LAST_SESSION_KEY = 'pi.lastSessionId';
  * `pi/replay` result's events are such notifications (its schema leaves them untyped). */
 export function slimNote(n: EventNotification | Record<string, unknown>): WireNotification {
   const raw = n as EventNotification;
-  return { sessionId: raw.sessionId, seq: raw.seq, event: slimEvent(raw.event) };
+  const note: WireNotification = { sessionId: raw.sessionId, seq: raw.seq, event: slimEvent(raw.event) };
+  if (typeof raw.parentSessionId === 'string') note.parentSessionId = raw.parentSessionId;
+  return note;
 }
 
 export class Sessions {

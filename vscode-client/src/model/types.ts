@@ -113,6 +113,26 @@ export interface ToolItem {
   diff?: DiffLine[];
   turn: number;
   rev: number;
+  /** A `task` call's child agent (docs/subagents.md): its state and live transcript. */
+  child?: ChildView;
+}
+
+/** One entry of a child's transcript: its text, or one of its tool calls. */
+export interface ChildEntry {
+  kind: 'text' | 'tool';
+  text: string;
+  status?: ToolStatus;
+  toolCallId?: string;
+}
+
+export interface ChildView {
+  /** The child's session id. */
+  id: string;
+  agent: string;
+  description: string;
+  state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'disconnected';
+  usage?: { turns?: number; input?: number; output?: number; cost?: number };
+  entries: ChildEntry[];
 }
 
 export interface NoticeItem {

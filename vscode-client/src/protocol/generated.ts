@@ -38,6 +38,7 @@ export type PiEvent =
   | ModeUpdateEvent
   | ResourcesUpdateEvent
   | ResourceNoticeEvent
+  | SubagentUpdateEvent
   | ReviewUpdateEvent;
 /**
  * Client → server pi/* requests.
@@ -191,6 +192,9 @@ export interface PiProtocol {
   Skill?: Skill;
   StateReply?: StateReply;
   StateResult?: StateResult;
+  SubagentSummary?: SubagentSummary;
+  SubagentUpdateEvent?: SubagentUpdateEvent;
+  SubagentUsage?: SubagentUsage;
   TodoEntry?: TodoEntry;
   TodoItemWire?: TodoItemWire;
   TodoUpdateEvent?: TodoUpdateEvent;
@@ -566,6 +570,10 @@ export interface EventNotification {
   sessionId: string;
   seq: number;
   event: PiEvent;
+  /**
+   * A ``task`` child's event (``sessionId`` is the child's; docs/protocol.md#subagents).
+   */
+  parentSessionId?: string | null;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -832,6 +840,39 @@ export interface ResourceNoticeEvent {
   message: string;
 }
 /**
+ * A ``task`` child of this session: announced (``running``, or ``queued`` while it waits
+ * for a slot) before any of its events, then exactly one terminal state (``completed`` |
+ * ``failed`` | ``cancelled``) after its last event (docs/subagents.md#what-each-client-shows).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "SubagentUpdateEvent".
+ */
+export interface SubagentUpdateEvent {
+  type: 'subagent_update';
+  childSessionId: string;
+  toolCallId: string;
+  agent: string;
+  description: string;
+  state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  usage?: SubagentUsage | null;
+  worktree?: string | null;
+}
+/**
+ * What a ``task`` child spent (docs/subagents.md).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "SubagentUsage".
+ */
+export interface SubagentUsage {
+  turns: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning?: number;
+  cost: number;
+}
+/**
  * The session's pending hunks changed (§9.1): the ``pi/review`` snapshot.
  *
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1016,6 +1057,11 @@ export interface PendingPermission {
   toolCallId: string;
   tool: string;
   title: string;
+  /**
+   * Asked for a ``task`` child (docs/subagents.md): that child's session id (left out
+   * for the session's own questions).
+   */
+  childSessionId?: string | null;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1343,6 +1389,11 @@ export interface StateReply {
   mode?: 'plan' | 'act';
   todo?: TodoEntry[];
   pendingQuestions?: PendingQuestion[];
+  /**
+   * The session's ``task`` children as its file recorded them (a resumed session's too;
+   * docs/subagents.md); left out when it had none.
+   */
+  subagents?: SubagentSummary[];
   mcp?: McpServerInfo[];
 }
 /**
@@ -1359,6 +1410,11 @@ export interface UsageTotals {
    * Of ``output``: the reasoning tokens the providers reported.
    */
   reasoning?: number;
+  /**
+   * Of the totals: what the session's ``task`` children spent (docs/subagents.md); left
+   * out when it had none.
+   */
+  children?: UsageTotals | null;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1368,6 +1424,26 @@ export interface TodoEntry {
   id: string;
   content: string;
   status: 'pending' | 'in_progress' | 'completed';
+}
+/**
+ * One ``task`` child of a session (its latest record).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "SubagentSummary".
+ */
+export interface SubagentSummary {
+  childSessionId: string;
+  toolCallId: string;
+  agent: string;
+  description: string;
+  /**
+   * ``disconnected``: recorded as started, never ended (the process stopped meanwhile).
+   */
+  state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'disconnected';
+  usage?: {
+    [k: string]: unknown | undefined;
+  } | null;
+  worktree?: string | null;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1576,6 +1652,12 @@ export interface RequestPermissionParams {
   title: string;
   detail: string;
   options: PermissionOption[];
+  /**
+   * Asked for a ``task`` child (docs/subagents.md): its session id (``sessionId`` stays
+   * the root's, the one the client knows; ``title`` starts with ``[agentName] ``).
+   */
+  childSessionId?: string | null;
+  agentName?: string | null;
 }
 /**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1613,4 +1695,9 @@ export interface StateResult {
   mode?: 'plan' | 'act';
   todo?: TodoEntry[];
   pendingQuestions?: PendingQuestion[];
+  /**
+   * The session's ``task`` children as its file recorded them (a resumed session's too;
+   * docs/subagents.md); left out when it had none.
+   */
+  subagents?: SubagentSummary[];
 }

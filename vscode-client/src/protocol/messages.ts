@@ -74,6 +74,7 @@ const SCHEMAS: Record<string, Check> = {
     images: S.opt(S.arr(S.obj({ data: S.str(8_000_000), mimeType: S.oneOf('image/png', 'image/jpeg', 'image/gif', 'image/webp') }), 8)),
   }),
   stop: S.obj({ type: S.str() }),
+  stopChild: S.obj({ type: S.str(), childSessionId: S.str(200) }),
   newSession: S.obj({ type: S.str() }),
   listSessions: S.obj({ type: S.str() }),
   resumeSession: S.obj({ type: S.str(), sessionId: S.str(200) }),
@@ -128,6 +129,7 @@ export type WebviewMessage =
       images?: ImageParam[];
     }
   | { type: 'stop' }
+  | { type: 'stopChild'; childSessionId: string }
   | { type: 'newSession' }
   | { type: 'listSessions' }
   | { type: 'resumeSession'; sessionId: string }

@@ -69,7 +69,50 @@ export function toolEl(t: ToolItem, ctx: Ctx): HTMLElement {
       ),
     );
   }
+  if (t.child) card.append(childEl(t, ctx));
   return card;
+}
+
+const CHILD_ICON: Record<string, string> = { queued: '…', running: '◌', completed: '✓', failed: '✗', cancelled: '⏹', disconnected: '⚠' };
+
+/** A `task` card's child agent: its state and usage, a stop button while it runs, and — when the
+ * card is expanded — its live transcript (text and tool calls). */
+function childEl(t: ToolItem, ctx: Ctx): HTMLElement {
+  const c = t.child!;
+  const u = c.usage;
+  const usage = u ? ` · ${u.turns ?? 0} turns · ${u.input ?? 0}/${u.output ?? 0} tokens · $${(u.cost ?? 0).toFixed(4)}` : '';
+  const running = c.state === 'running' || c.state === 'queued';
+  const box = h(
+    'div.child',
+    { 'data-testid': 'child', 'data-state': c.state, 'data-child': c.id },
+    h(
+      'div.child-head',
+      {},
+      h('span.status', { text: CHILD_ICON[c.state] ?? '' }),
+      h('span.child-agent', { text: `[${c.agent}] ` }),
+      h('span.child-state', { 'data-testid': 'child-state', text: `${c.state}${usage}` }),
+      running
+        ? h('button.link', {
+            'data-testid': 'child-stop',
+            title: 'Stop this subagent (the run goes on)',
+            text: 'Stop',
+            onclick: () => ctx.post({ type: 'stopChild', childSessionId: c.id }),
+          })
+        : null,
+    ),
+  );
+  if (ctx.expanded.has(t.id)) {
+    const list = h('div.child-transcript', { 'data-testid': 'child-transcript' });
+    for (const e of c.entries) {
+      list.append(
+        e.kind === 'tool'
+          ? h('div.child-tool', { 'data-status': e.status ?? '', text: `${STATUS_ICON[e.status ?? 'running'] ?? ''} ${e.text}` })
+          : h('div.child-text', { text: e.text }),
+      );
+    }
+    box.append(list);
+  }
+  return box;
 }
 
 /** Workspace-relative paths are resolved by the host (`openFile` takes a uri or a path). */

@@ -141,6 +141,21 @@ local function line(text, hl)
   return at
 end
 
+--- The one chat line of a task child (pi.children): made at its first update, then replaced.
+---@param id string the child's session id
+---@param text string
+---@param hl? string
+function M.child_line(id, text, hl)
+  M.child_rows = M.child_rows or {}
+  local at = M.child_rows[id]
+  if at and M.buf and at < vim.api.nvim_buf_line_count(M.buf) then
+    vim.api.nvim_buf_set_lines(M.buf, at, at + 1, false, { text })
+    if hl then vim.api.nvim_buf_add_highlight(M.buf, ns(), hl, at, 0, -1) end
+  else
+    M.child_rows[id] = line(text, hl)
+  end
+end
+
 --- A muted "· text" line.
 ---@param text string
 ---@param hl? string highlight group (default Comment)
@@ -302,6 +317,8 @@ function M.on_event(ev, params)
     fold_output(text)
   elseif t == "queue_update" then
     M.flush()
+  elseif t == "subagent_update" then
+    require("pi.children").on_update(ev)
   elseif t == "compaction_start" then M.note("compacting (" .. tostring(ev.reason) .. ")")
   elseif t == "compaction_end" then
     M.note(("compacted %s → %s tokens"):format(tostring(ev.tokensBefore), tostring(ev.tokensAfter)))

@@ -43,6 +43,7 @@ function M.capabilities()
     ask = true,
     diagnostics = config.options.diagnostics and true or false,
     compactEvents = true, -- message_end leaves out streamed text; turn_end/agent_end are refs
+    subagents = true, -- task children's events under their own ids (pi.children)
     maxUpdatesPerSecond = math.floor(1000 / config.options.chat.render_ms),
   }
 end

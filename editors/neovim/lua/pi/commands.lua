@@ -89,6 +89,9 @@ function M.pi(o)
   end)
 end
 function M.todo() return require("pi.plan").float() end
+
+--- :PiChild [id]: a task child's transcript.
+function M.child(o) return require("pi.children").open(o.args) end
 function M.plan_mode() return require("pi.plan").set_mode("plan") end
 function M.act() return require("pi.plan").set_mode("act") end
 ---@param o pi.CommandOpts

@@ -11,6 +11,10 @@ local M = {}
 function M.on_event(_, params)
   if type(params) ~= "table" or params.event == nil then return end
   if state.hold then table.insert(state.hold, params) return end -- re-attaching: replay first
+  if params.parentSessionId then -- a task child's event: its own transcript (pi.children)
+    require("pi.children").on_event(params)
+    return
+  end
   local sid = params.sessionId
   if sid then
     if params.seq and state.seq[sid] and params.seq <= state.seq[sid] then return end -- replayed twice

@@ -16,6 +16,8 @@ export interface WireNotification {
   sessionId: string;
   seq: number;
   event: WireEvent;
+  /** A `task` child's event: the session it belongs under (docs/protocol.md#subagents). */
+  parentSessionId?: string;
 }
 
 /** Everything that changes the view model. */

@@ -7,6 +7,7 @@ import { clipOutput, summariseTool, toolDiff, toolOutputText, toolTitle } from '
 import type { Draft } from './draft';
 import { ensureTool, messageEnd, messageStart, messageUpdate } from './messages';
 import { fmtTokens, normQueue, normTodo, notice, num, obj, str } from './parse';
+import { applySubagentUpdate } from './children';
 import { endRunLocally } from './run_end';
 import { setMode } from './state';
 
@@ -63,6 +64,9 @@ export function applyEvent(d: Draft, ev: WireEvent): void {
       break;
     }
     case 'turn_end':
+      break;
+    case 'subagent_update':
+      applySubagentUpdate(d, ev);
       break;
     case 'agent_end':
       endRunLocally(d, null);

@@ -3,10 +3,16 @@
 
 import type { WireNotification } from './actions';
 import type { Draft } from './draft';
+import { applyChildEvent } from './children';
 import { applyEvent } from './events';
 
 export function acceptEvent(d: Draft, note: WireNotification): void {
   const vm = d.vm;
+  if (note.parentSessionId !== undefined) {
+    // a task child's event: into its card's transcript (its own seq; no replay for children)
+    if (note.parentSessionId === vm.sessionId) applyChildEvent(d, note.sessionId, note.event);
+    return;
+  }
   if (vm.sessionId === null) vm.sessionId = note.sessionId;
   if (note.sessionId !== vm.sessionId) return; // another session: shown when resumed
   const seq = note.seq;

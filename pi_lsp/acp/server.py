@@ -61,6 +61,7 @@ from .factory import (
 )
 from .mcp_servers import attach_mcp, from_acp
 from .permissions import BashMode, PermissionBridge, bash_rules
+from .project_trust import TrustGate
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
@@ -134,6 +135,8 @@ class PiAcpAgent:
         self.client_caps = ClientCapabilities()
         self.sessions: dict[str, AcpSession] = {}
         self._opening: set[asyncio.Task[Any]] = set()
+        self.trust = TrustGate()
+        """Project trust, asked once per directory (``project_trust.py``)."""
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
@@ -228,7 +231,15 @@ class PiAcpAgent:
             roots=_extra_roots(extra),
             mcp=None if tools is None else tools.hub,
         )
-        session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
+        session = AcpSession(
+            opened,
+            cwd,
+            self.prov,
+            bridge,
+            link.send,
+            questions,
+            settle_trust=lambda: self.trust.settle(opened.session, link.ask),
+        )
         session.live.terminal = wants_terminal(self.client_caps.field_meta)
         self.sessions[session_id] = session
         return session

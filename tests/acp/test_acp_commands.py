@@ -49,7 +49,8 @@ async def test_commands_after_new_and_the_template_expands(
             update = agent.client.of("available_commands_update", sid)[0]
             assert _names(update) == ["compact", "context", "reload", "review", "skill:release"]
             review = update.available_commands[3]
-            assert review.input is not None and review.input.root.hint == "FILE"
+            assert review.input is not None
+            assert review.input.root.hint == "FILE"
             assert await agent.prompt(sid, "/review a.py") == "end_turn"
         last = srv.requests[0].json["messages"][-1]
     content = last["content"] if isinstance(last["content"], str) else last["content"][0]["text"]
@@ -68,7 +69,8 @@ async def test_context_and_reload_answer_without_the_model(
             assert await agent.prompt(sid, "/context") == "end_turn"
             shown = agent.client.text(sid)
             assert str((tmp_path / "work" / "AGENTS.md").resolve()) in shown
-            assert "`release`" in shown and "`/review`" in shown
+            assert "`release`" in shown
+            assert "`/review`" in shown
             write(agent_dir / "prompts" / "fix.md", "Fix $@.\n")
             before = len(agent.client.of("available_commands_update", sid))
             assert await agent.prompt(sid, "/reload") == "end_turn"
@@ -108,7 +110,8 @@ async def test_commands_after_load_and_resume(tmp_path: Path, monkeypatch: Any) 
             await agent.init()
             await agent.conn.load_session(cwd=str(agent.cwd), session_id=sid, mcp_servers=[])
             loaded = agent.client.of("available_commands_update", sid)
-            assert loaded and "skill:release" in _names(loaded[-1])  # before the response
+            assert loaded
+            assert "skill:release" in _names(loaded[-1])
             await agent.conn.resume_session(cwd=str(agent.cwd), session_id=sid, mcp_servers=[])
             await agent.client.wait_for(
                 lambda: len(agent.client.of("available_commands_update", sid)) == 2

@@ -3,21 +3,15 @@
 prompt's resources load, and while a prompt is outstanding (clients such as CodeCompanion
 answer nothing outside one).
 
-One question per directory per process (``TrustGate``): sessions of a directory already
-decided (saved, a flag, or answered in this process — "this session only" answers count for
-the process) take the decision without asking, and a second session's first prompt waits for
-the first one's question instead of asking again. Options: ``allow_always`` (remembered),
-``allow_once`` (this process), ``reject_always`` (remembered as untrusted); ``cancelled``
-leaves the project untrusted without remembering it. Imports the SDK's schema and
-``runtime``.
+One question per directory per process (``runtime.trust_gate.TrustGate``). Options:
+``allow_always`` (remembered), ``allow_once`` (this process), ``reject_always`` (remembered
+as untrusted); ``cancelled`` leaves the project untrusted without remembering it on disk.
+Imports the SDK's schema and the neutral question types.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from acp.schema import (
@@ -27,11 +21,9 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from ..agent.asking import Answer, AnswerKind, Question
+from ..runtime.permissions import Answer, AnswerKind, Question
 from ..ai.abort import AbortSignal
-from ..runtime import settle_project_trust
 
-log = logging.getLogger("pi_lsp.acp")
 AcpAsk = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
 _KINDS: dict[str, Any] = {
     "allowAlways": "allow_always",
@@ -69,32 +61,3 @@ def trust_ask(ask: AcpAsk) -> Callable[[Question, AbortSignal | None], Awaitable
         return Answer(kind or "deny")
 
     return question_to_client
-
-
-@dataclass(slots=True)
-class TrustGate:
-    """The process's project-trust answers, one question per directory."""
-
-    decided: dict[str, bool] = field(default_factory=dict)
-    _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
-
-    async def settle(self, session: Any, ask: AcpAsk) -> None:
-        """Before ``session``'s first prompt: its project's trust, asked when undecided."""
-        project = getattr(session, "project_resources", None)
-        if project is None:
-            return
-        cwd = project.cwd
-        lock = self._locks.setdefault(cwd, asyncio.Lock())
-        async with lock:
-            known = self.decided.get(cwd)
-            if known is not None:
-                if known != project.trusted:
-                    session.set_resources_trust(known)
-                return
-            try:
-                outcome = await settle_project_trust(session, trust_ask(ask))
-            except Exception:  # nothing about trust may stop a prompt: untrusted
-                log.exception("project trust for %s", cwd)
-                return
-            if outcome is not None and outcome.source in ("answer", "no-one-to-ask"):
-                self.decided[cwd] = outcome.load_project

@@ -48,6 +48,7 @@ from acp.schema import (
 from .. import __version__
 from ..runtime import ConfigError, SessionOptions, new_session_id
 from ..runtime.permissions import rules_file
+from ..runtime.trust_gate import TrustGate
 from ..security.rules import RuleStore
 from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
@@ -61,7 +62,7 @@ from .factory import (
 )
 from .mcp_servers import attach_mcp, from_acp
 from .permissions import BashMode, PermissionBridge, bash_rules
-from .project_trust import TrustGate
+from .project_trust import trust_ask
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
@@ -238,7 +239,7 @@ class PiAcpAgent:
             bridge,
             link.send,
             questions,
-            settle_trust=lambda: self.trust.settle(opened.session, link.ask),
+            settle_trust=lambda: self.trust.settle(opened.session, trust_ask(link.ask)),
         )
         session.live.terminal = wants_terminal(self.client_caps.field_meta)
         self.sessions[session_id] = session

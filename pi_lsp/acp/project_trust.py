@@ -21,8 +21,8 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from ..runtime.permissions import Answer, AnswerKind, Question
 from ..ai.abort import AbortSignal
+from ..runtime.permissions import Answer, AnswerKind, Question
 
 AcpAsk = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
 _KINDS: dict[str, Any] = {

@@ -30,6 +30,9 @@ SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
 SET_MODE = "pi/setMode"
 MCP = "pi/mcp"
+COMMANDS_LIST = "pi/commands"
+CONTEXT = "pi/context"
+RELOAD = "pi/reload"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -48,6 +51,9 @@ REQUESTS = (
     PERMISSIONS,
     SET_MODE,
     MCP,
+    COMMANDS_LIST,
+    CONTEXT,
+    RELOAD,
     REVIEW,
     REVIEW_DECISION,
     CHECKPOINTS,

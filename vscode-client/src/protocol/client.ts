@@ -38,6 +38,9 @@ export const REQUESTS = {
   restore: 'pi/restore',
   undoRestore: 'pi/undoRestore',
   revertToolCall: 'pi/revertToolCall',
+  commands: 'pi/commands',
+  context: 'pi/context',
+  reload: 'pi/reload',
 } as const satisfies Record<string, RequestMethod>;
 
 /** Server → client messages and the client's notification. */
@@ -128,6 +131,10 @@ export class PiClient {
   restore = (p: Params<'pi/restore'>) => this.send(REQUESTS.restore, p);
   undoRestore = (p: Params<'pi/undoRestore'>) => this.send(REQUESTS.undoRestore, p);
   revertToolCall = (p: Params<'pi/revertToolCall'>) => this.send(REQUESTS.revertToolCall, p);
+  // project context (docs/context.md)
+  commands = (p: Params<'pi/commands'> = {}) => this.send(REQUESTS.commands, p);
+  context = (p: Params<'pi/context'> = {}) => this.send(REQUESTS.context, p);
+  reload = (p: Params<'pi/reload'> = {}) => this.send(REQUESTS.reload, p);
 
   /** §9.4: an edited file's diagnostics. */
   diagnostics(p: PiNotifications['pi/diagnostics']['params']): Promise<void> {

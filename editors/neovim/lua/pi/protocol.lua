@@ -33,6 +33,10 @@ M.method = {
   restore = "pi/restore",
   undoRestore = "pi/undoRestore",
   revertToolCall = "pi/revertToolCall",
+  compact = "pi/compact",
+  commands = "pi/commands",
+  context = "pi/context",
+  reload = "pi/reload",
 }
 
 --- Client → server notifications.

@@ -85,6 +85,7 @@ export class Completion {
     this.items.forEach((f, i) => {
       this.el.append(
         h('div.completion-item', {
+          'data-testid': 'completion-item',
           role: 'option',
           'aria-selected': String(i === this.index),
           text: this.slash ? this.label(f) : f,

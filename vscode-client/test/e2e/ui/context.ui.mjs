@@ -61,7 +61,7 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       const input = panel.locator(T('prompt'));
       await input.click();
       await input.pressSequentially('/fi');
-      await panel.locator(T('completion-item'), { hasText: '/fix — Fix it' }).waitFor();
+      await panel.locator(T('completion-item'), { hasText: '/fix <arguments> — Fix it' }).waitFor();
       await input.fill('');
     });
 

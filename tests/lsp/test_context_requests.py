@@ -147,3 +147,18 @@ async def test_project_trust_is_asked_once_before_the_first_prompt(
         ]
     saved = ProjectTrustStore(data_dir / "project-trust.json").decision(str(workspace.resolve()))
     assert saved == {"allowAlways": "trusted", "allowSession": None, "deny": "untrusted"}[option]
+
+
+async def test_a_first_steer_is_asked_about_trust_too(
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path, agent_dir: Path
+) -> None:
+    write(workspace / ".pi" / "prompts" / "ship.md", "Ship $1 now.\n")
+    srv.enqueue(response(text_events("ok")))
+    h, perms = await start_with_permissions(pi_in_process, http_settings(srv))
+    perms.answer("allowSession")
+    sid = (await h.call("pi/newSession"))["sessionId"]
+    await h.call("pi/steer", {"sessionId": sid, "text": "/ship v3"})
+    assert [r["tool"] for r in perms.requests] == ["trust"]
+    await h.run("go", sessionId=sid)
+    texts = [str(m["content"]) for m in srv.requests[0].json["messages"] if m["role"] == "user"]
+    assert any("Ship v3 now." in t for t in texts), texts

@@ -149,11 +149,13 @@ class PiApi:
 
     async def steer(self, p: QueueParams) -> PromptResult:
         hosted = self._session(p.session_id, create=True)
+        await self.manager.trust.settle(hosted.session, hosted.id)
         delivered = hosted.queue(user_message(p.text), "steer")
         return PromptResult(session_id=hosted.id, delivered=delivered)
 
     async def follow_up(self, p: QueueParams) -> PromptResult:
         hosted = self._session(p.session_id, create=True)
+        await self.manager.trust.settle(hosted.session, hosted.id)
         delivered = hosted.queue(user_message(p.text), "followUp")
         return PromptResult(session_id=hosted.id, delivered=delivered)
 

@@ -172,6 +172,11 @@ export class Controller implements vscode.Disposable, Host {
     return this.sessions.newSession();
   }
 
+  /** Load the project's context files, skills and templates again (pi/reload). */
+  reloadContext(): Promise<void> {
+    return this.resources.reload();
+  }
+
   loadSession(sessionId: string): Promise<void> {
     return this.sessions.load(sessionId);
   }

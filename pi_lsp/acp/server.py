@@ -265,7 +265,10 @@ class PiAcpAgent:
     def _announce_soon(self, session: AcpSession) -> None:
         """Commands, title and usage right after the response (some clients drop updates for
         a session id they have not seen in a response yet)."""
-        task = asyncio.get_running_loop().create_task(session.announce())
+        self._after_response(session.announce())
+
+    def _after_response(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         self._opening.add(task)
         task.add_done_callback(self._opening.discard)
 
@@ -309,7 +312,8 @@ class PiAcpAgent:
         branch = session.session.tree.get_branch()
         for update in replay(session_id, session.cwd, branch, session.live.terminal):
             await session.send(update)
-        await session.announce()
+        await session.announce(commands=False)  # the history's title, plan and usage first
+        self._after_response(session.announce_commands())
         return LoadSessionResponse(config_options=session.config_options(), modes=session.modes())
 
     async def resume_session(

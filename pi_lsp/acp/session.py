@@ -143,9 +143,10 @@ class AcpSession:
     def modes(self) -> Any:
         return options.modes(self.thinking)
 
-    async def announce(self) -> None:
+    async def announce(self, *, commands: bool = True) -> None:
         """What a client shows beside the conversation: commands, title, usage."""
-        await self.send(commands_update(self.session.project_resources))
+        if commands:
+            await self.send(commands_update(self.session.project_resources))
         info = self.session.tree.name or self._first_prompt()
         if info:
             self._titled = True
@@ -379,6 +380,10 @@ class AcpSession:
         if last.stop_reason == "aborted":
             return "cancelled"
         return "end_turn"  # "error" too: the failure was sent as an agent message
+
+    async def announce_commands(self) -> None:
+        """The commands alone (after ``session/load``'s response)."""
+        await self.send(commands_update(self.session.project_resources))
 
     async def _resources_command(self, name: str) -> StopReason:
         """``/context`` (what was loaded) and ``/reload`` (load again now): answered here,

@@ -109,8 +109,13 @@ async def test_commands_after_load_and_resume(tmp_path: Path, monkeypatch: Any) 
         async with in_process(tmp_path, srv.url, monkeypatch) as agent:
             await agent.init()
             await agent.conn.load_session(cwd=str(agent.cwd), session_id=sid, mcp_servers=[])
+            await agent.client.wait_for(
+                lambda: bool(agent.client.of("available_commands_update", sid))
+            )
+            kinds = agent.validator.updates_then_response("session/load")
+            # after the response has gone out
+            assert kinds.index("response") < kinds.index("update:available_commands_update")
             loaded = agent.client.of("available_commands_update", sid)
-            assert loaded
             assert "skill:release" in _names(loaded[-1])
             await agent.conn.resume_session(cwd=str(agent.cwd), session_id=sid, mcp_servers=[])
             await agent.client.wait_for(

@@ -284,7 +284,9 @@ class AcpSession:
             await settle()  # before this prompt's resources load
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
-        if not self.running and text.split(maxsplit=1)[:1] in (["/context"], ["/reload"]):
+        if text.split(maxsplit=1)[:1] in (["/context"], ["/reload"]):
+            if self._turn is not None and self.running:  # after the turn, never to the model
+                await asyncio.wait({self._turn})
             return await self._resources_command(text.split(maxsplit=1)[0][1:])
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed

@@ -7,6 +7,7 @@ they show differs."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 
 from tests.lsp.openai_sse import response, text_events
 from tests.resources.trees import skill, write
-from tests.support.http_server import ScriptedHTTPServer
+from tests.support.http_server import Pause, ScriptedHTTPServer
 
 from .harness import FULL, Profile, in_process
 
@@ -175,3 +176,24 @@ async def test_project_trust_is_asked_once_before_the_first_prompt(
     for index, version in ((0, "v1"), (1, "v2")):
         text = _last_user_text(srv, index)
         assert text == (f"Ship {version} now.\n" if expanded else f"/ship {version}")
+
+
+async def test_context_during_a_turn_waits_for_it_and_never_reaches_the_model(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    _home(tmp_path, monkeypatch)
+    gate = Pause(asyncio.Event())
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("first answer", pieces=4), gate=gate, gate_after=2))
+        async with in_process(tmp_path, srv.url, monkeypatch) as agent:
+            await agent.init()
+            sid = await agent.new()
+            first = asyncio.ensure_future(agent.prompt(sid, "one"))
+            await agent.client.wait_for(lambda: bool(agent.client.of("agent_message_chunk", sid)))
+            second = asyncio.ensure_future(agent.prompt(sid, "/context"))
+            gate.event.set()
+            assert await asyncio.wait_for(first, 30) == "end_turn"
+            assert await asyncio.wait_for(second, 30) == "end_turn"
+            shown = agent.client.text(sid)
+            assert shown.index("first answer") < shown.index("Context for")
+        assert len(srv.requests) == 1  # /context was not queued for the model

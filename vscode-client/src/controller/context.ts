@@ -3,7 +3,8 @@
 // and what the current session loaded (`pi/context`: context files, skills, templates, trust,
 // diagnostics) for the panel's Context section. Pulled when the panel shows another session,
 // when the session's resources are loaded again (`resources_update`), and on reload
-// (`pi/reload`). Only against a server that declares the `context` feature.
+// (`pi/reload`). Only against a server that declares the `context` feature. A
+// `resource_notice` becomes a warning toast in the panel.
 
 import type { CommandInfo, ContextResult } from '../protocol/generated';
 import type { WireNotification } from '../model/reducer';
@@ -24,9 +25,13 @@ export class ContextControl {
     });
   }
 
-  /** A `pi/event` seen by the controller: the current session's resources changed. */
+  /** A `pi/event` seen by the controller: the current session's resources changed, or a
+   * notice about the typed `/name` (unknown: sent as typed; too few arguments). */
   noteEvent(note: WireNotification): void {
-    if (note.event.type === 'resources_update' && note.sessionId === this.host.state().sessionId) void this.refresh();
+    if (note.sessionId !== this.host.state().sessionId) return;
+    const ev = note.event as { type: string; message?: unknown };
+    if (ev.type === 'resources_update') void this.refresh();
+    else if (ev.type === 'resource_notice' && typeof ev.message === 'string') this.host.post({ type: 'toast', level: 'warning', text: ev.message });
   }
 
   /** Ask the server again and post the result to the panels. */

@@ -3,7 +3,7 @@
 // a scratch directory): the Context section lists the file, and a click opens it in an
 // editor; `/rev` in the composer completes the template with its description and argument
 // hint; a template added afterwards appears after Reload; the typed `/review a.py` reaches the
-// model expanded.
+// model expanded; an unknown `/nosuch` is sent as typed with a warning toast.
 import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +36,9 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       await runCommand(page, 'pi: Open panel');
       panel = await webviewFrame(page, T('prompt'), 60_000);
       await panel.locator(T('context-toggle'), { hasText: '1 file' }).waitFor({ timeout: 60_000 });
+      // a notification of the start-up (a background server's first connection attempt on a
+      // loaded machine) would cover the panel's buttons
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => {});
       await panel.locator(T('context-toggle')).click();
       const file = panel.locator(T('context-file'), { hasText: 'AGENTS.md' });
       await file.waitFor();
@@ -76,6 +79,16 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       const last = srv.messages(0).filter((m) => m.role === 'user').pop();
       const text = typeof last.content === 'string' ? last.content : last.content.map((c) => c.text || '').join('');
       if (!text.startsWith('Review a.py with care.')) throw new Error(`the model got: ${JSON.stringify(text)}`);
+    });
+
+    await check(ctx, 'an unknown /name is sent as typed, with a warning in the panel', async () => {
+      srv.text('As typed.');
+      const input = panel.locator(T('prompt'));
+      await input.click();
+      await input.fill('/nosuch thing');
+      await input.press('Enter');
+      await panel.locator('.toast.warning', { hasText: '/nosuch' }).waitFor({ timeout: 30_000 });
+      await panel.locator(T('message-assistant'), { hasText: 'As typed.' }).waitFor({ timeout: 30_000 });
     });
   } finally {
     await browser.close();

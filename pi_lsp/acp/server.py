@@ -48,6 +48,7 @@ from acp.schema import (
 from .. import __version__
 from ..runtime import ConfigError, SessionOptions, new_session_id
 from ..runtime.permissions import rules_file
+from ..runtime.trust_gate import TrustGate
 from ..security.rules import RuleStore
 from .client_fs import ClientFs, ClientFsError, ClientFsWorkspace
 from .factory import (
@@ -61,6 +62,7 @@ from .factory import (
 )
 from .mcp_servers import attach_mcp, from_acp
 from .permissions import BashMode, PermissionBridge, bash_rules
+from .project_trust import trust_ask
 from .questions import AcpQuestions, ElicitationAnswer
 from .replay import replay
 from .session import AcpSession
@@ -146,6 +148,8 @@ class PiAcpAgent:
         """``clientCapabilities.subagents`` (read from the raw ``initialize``)."""
         self.sessions: dict[str, AcpSession] = {}
         self._opening: set[asyncio.Task[Any]] = set()
+        self.trust = TrustGate()
+        """Project trust, asked once per directory (``project_trust.py``)."""
 
     def on_connect(self, conn: Client) -> None:
         self.conn = conn
@@ -252,7 +256,15 @@ class PiAcpAgent:
             roots=_extra_roots(extra),
             mcp=None if tools is None else tools.hub,
         )
-        session = AcpSession(opened, cwd, self.prov, bridge, link.send, questions)
+        session = AcpSession(
+            opened,
+            cwd,
+            self.prov,
+            bridge,
+            link.send,
+            questions,
+            settle_trust=lambda: self.trust.settle(opened.session, trust_ask(link.ask)),
+        )
         subagents = opened.session.subagents
         if subagents is not None and self.subagents_cap.enabled:  # the RFD's updates
             session.children = ChildStream(session_id, cwd, self._client())
@@ -281,7 +293,10 @@ class PiAcpAgent:
     def _announce_soon(self, session: AcpSession) -> None:
         """Commands, title and usage right after the response (some clients drop updates for
         a session id they have not seen in a response yet)."""
-        task = asyncio.get_running_loop().create_task(session.announce())
+        self._after_response(session.announce())
+
+    def _after_response(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
         self._opening.add(task)
         task.add_done_callback(self._opening.discard)
 
@@ -332,7 +347,8 @@ class PiAcpAgent:
         if session.children is not None:  # recorded, their call not on this branch: at the end
             for record in children.values():
                 await session.children.replay_child(record, store_for(session.cwd))
-        await session.announce()
+        await session.announce(commands=False)  # the history's title, plan and usage first
+        self._after_response(session.announce_commands())
         return LoadSessionResponse(config_options=session.config_options(), modes=session.modes())
 
     async def resume_session(

@@ -30,24 +30,27 @@ from typing import Any, Literal, TypeAlias
 from acp import RequestError
 from acp.schema import (
     AgentPlanUpdate,
-    AvailableCommand,
-    AvailableCommandInput,
-    AvailableCommandsUpdate,
     ConfigOptionUpdate,
     Cost,
     CurrentModeUpdate,
     PlanEntry,
     SessionInfoUpdate,
     TextContentBlock,
-    UnstructuredCommandInput,
     UsageUpdate,
 )
 
 from ..agent.types import MessageEndEvent, ToolExecutionEndEvent, ToolExecutionStartEvent
 from ..ai.types import AssistantMessage
-from ..sessions.events import ModeUpdateEvent, SubagentUpdateEvent, TodoUpdateEvent
+from ..sessions.events import (
+    ModeUpdateEvent,
+    ResourceNoticeEvent,
+    ResourcesUpdateEvent,
+    SubagentUpdateEvent,
+    TodoUpdateEvent,
+)
 from ..tools.todo import TodoItem
 from . import config_options as options
+from .commands import BUILTINS, commands_update, context_text
 from .factory import OpenedSession, Provision
 from .permissions import PermissionBridge
 from .prompt_input import prompt_text, to_message
@@ -70,20 +73,7 @@ Send = Callable[[Any], Awaitable[None]]
 OLD_TEXT_LIMIT = 512 * 1024
 CARRY_OUT_NOTICE = "_Act mode: carrying out the plan._\n\n"
 TITLE_MAX = 80
-COMMANDS = [
-    AvailableCommand(
-        name="compact",
-        description="Summarise the conversation so far to free context",
-        input=AvailableCommandInput(root=UnstructuredCommandInput(hint="what to keep (optional)")),
-    ),
-    AvailableCommand(
-        name="review",
-        description="Code review of the changes: findings with locations and a plan",
-        input=AvailableCommandInput(
-            root=UnstructuredCommandInput(hint="--base REF | --commit SHA (optional)")
-        ),
-    ),
-]
+Settle = Callable[[], Awaitable[None]]
 
 
 def _is_code_review(text: str) -> bool:
@@ -128,6 +118,7 @@ class AcpSession:
         permissions: PermissionBridge,
         send: Send,
         questions: AcpQuestions | None = None,
+        settle_trust: Settle | None = None,
     ) -> None:
         self.opened = opened
         self.questions = questions
@@ -147,6 +138,10 @@ class AcpSession:
         self._carry_out_text: str | None = None
         """The carry-out follow-up of a switch to ``act`` made while idle: the next prompt's."""
         self._titled = bool(self.session.messages)
+        self._settle_trust = settle_trust
+        """Asks the project's trust (``project_trust.TrustGate``) before the first prompt."""
+        self.session.builtin_commands = frozenset(BUILTINS)
+        self._told_reloads = 0
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.closed = False
         self.children: ChildStream | None = None
@@ -166,13 +161,10 @@ class AcpSession:
     def modes(self) -> Any:
         return options.modes(self.thinking)
 
-    async def announce(self) -> None:
+    async def announce(self, *, commands: bool = True) -> None:
         """What a client shows beside the conversation: commands, title, usage."""
-        await self.send(
-            AvailableCommandsUpdate(
-                session_update="available_commands_update", available_commands=COMMANDS
-            )
-        )
+        if commands:
+            await self.send(commands_update(self.session.project_resources))
         info = self.session.tree.name or self._first_prompt()
         if info:
             self._titled = True
@@ -245,6 +237,15 @@ class AcpSession:
             if self.children is not None:
                 await self.children.on_update(event)
             return
+        if isinstance(event, ResourcesUpdateEvent):  # a reload: the commands may differ
+            if self._told_reloads:
+                self._told_reloads -= 1
+                return
+            await self.send(commands_update(self.session.project_resources))
+            return
+        if isinstance(event, ResourceNoticeEvent):
+            await self.send(agent_text(f"_{event.message}_\n\n"))
+            return
         if isinstance(event, TodoUpdateEvent):
             await self.send(plan_update(event.items))
             return
@@ -300,10 +301,17 @@ class AcpSession:
             assert self._turn is not None
             await asyncio.shield(self._turn)  # a cancelled run or a compaction finishes first
         text = prompt_text(blocks)
+        if not self.running and self._settle_trust is not None:
+            settle, self._settle_trust = self._settle_trust, None
+            await settle()  # before this prompt's resources load
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
         if not self.running and _is_code_review(text):
             return await self._review(text)
+        if text.split(maxsplit=1)[:1] in (["/context"], ["/reload"]):
+            if self._turn is not None and self.running:  # after the turn, never to the model
+                await asyncio.wait({self._turn})
+            return await self._resources_command(text.split(maxsplit=1)[0][1:])
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed
             blocks = [TextContentBlock(type="text", text=carry_out + "\n\n"), *blocks]
@@ -398,6 +406,24 @@ class AcpSession:
         if last.stop_reason == "aborted":
             return "cancelled"
         return "end_turn"  # "error" too: the failure was sent as an agent message
+
+    async def announce_commands(self) -> None:
+        """The commands alone (after ``session/load``'s response)."""
+        await self.send(commands_update(self.session.project_resources))
+
+    async def _resources_command(self, name: str) -> StopReason:
+        """``/context`` (what was loaded) and ``/reload`` (load again now): answered here,
+        no model call."""
+        if name == "reload":
+            self._told_reloads += 1  # sent here, before the response, not by _on_event
+            if self.session.reload_resources() is None:
+                self._told_reloads -= 1
+            await self.send(commands_update(self.session.project_resources))
+        project = self.session.project_resources
+        payload = project.payload() if project is not None else None
+        prefix = "Reloaded.\n\n" if name == "reload" else ""
+        await self.send(agent_text(prefix + context_text(payload)))
+        return "end_turn"
 
     async def _compact(self, instructions: str | None) -> StopReason:
         from ..sessions.compaction.summarize import CompactionError

@@ -183,18 +183,30 @@ def load_resources(
     return resources, watch
 
 
+OVERRIDABLE_BUILTINS = frozenset({"review"})
+"""Builtins a prompt template of the same name replaces (``/review``: the template is the
+review's prompt, docs/review.md): with such a template the template is listed, not the
+builtin. Any other builtin hides a template of its name (the front end runs it itself)."""
+
+
 def list_commands(
     resources: Resources | None, builtins: Mapping[str, str] | None = None
 ) -> list[Command]:
     """The slash commands a front end offers: its ``builtins`` (name → description) first,
-    then the prompt templates, then the skills as ``skill:name``, each sorted by name."""
+    then the prompt templates, then the skills as ``skill:name``, each sorted by name; one
+    entry per name (``OVERRIDABLE_BUILTINS``)."""
+    templates = {t.name for t in resources.templates} if resources is not None else set()
     out = [
         Command(name=name, description=text, source="builtin")
         for name, text in sorted((builtins or {}).items())
+        if not (name in OVERRIDABLE_BUILTINS and name in templates)
     ]
     if resources is None:
         return out
+    taken = {c.name for c in out}
     for t in sorted(resources.templates, key=lambda t: t.name):
+        if t.name in taken:
+            continue
         hint = t.argument_hint or ("arguments" if uses_arguments(t) else None)
         out.append(
             Command(

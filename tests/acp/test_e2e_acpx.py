@@ -54,11 +54,11 @@ def agent_command(url: str) -> str:
 
 
 async def run_acpx(
-    acpx: str, tmp_path: Path, url: str, *args: str
+    acpx: str, tmp_path: Path, url: str, *args: str, **extra_env: str
 ) -> tuple[int, list[dict[str, Any]], str]:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
-    env = clean_env(tmp_path, HOME=str(tmp_path / "home"))
+    env = clean_env(tmp_path, HOME=str(tmp_path / "home"), **extra_env)
     proc = await asyncio.create_subprocess_exec(
         acpx,
         "--agent",
@@ -164,3 +164,51 @@ async def test_a_persisted_acpx_session_is_continued_by_a_new_agent(
     assert "remember 42" in history
     assert "First answer." in history
     assert stop_reasons(second) == ["end_turn"]
+
+
+async def test_acpx_runs_a_template_prompt_and_sees_the_commands(acpx: str, tmp_path: Path) -> None:
+    """Issue 37: a user template and a project one (trusted with ``--approve-all``: acpx
+    answers the trust question) arrive expanded; the commands are advertised."""
+    agent_dir = tmp_path / "agent"
+    (agent_dir / "prompts").mkdir(parents=True)
+    (agent_dir / "prompts" / "review.md").write_text("Review $1 with care.\n")
+    project = tmp_path / "work" / ".pi" / "prompts"
+    project.mkdir(parents=True)
+    (project / "ship.md").write_text("Ship $@ today.\n")
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(response(text_events("Reviewed.")))
+        srv.enqueue(response(text_events("Shipped.")))
+        code, messages, err = await run_acpx(
+            acpx,
+            tmp_path,
+            srv.url,
+            "--approve-all",
+            "--format",
+            "json",
+            "exec",
+            "/review a.py",
+            PI_CODING_AGENT_DIR=str(agent_dir),
+        )
+        assert code == 0, err
+        code, _, err = await run_acpx(
+            acpx,
+            tmp_path,
+            srv.url,
+            "--approve-all",
+            "--format",
+            "json",
+            "exec",
+            "/ship v1 now",
+            PI_CODING_AGENT_DIR=str(agent_dir),
+        )
+        assert code == 0, err
+        sent = [r.json["messages"][-1]["content"] for r in srv.requests]
+    assert stop_reasons(messages) == ["end_turn"]
+    texts = [c if isinstance(c, str) else c[0]["text"] for c in sent]
+    assert texts == ["Review a.py with care.\n", "Ship v1 now today.\n"]
+    names = {
+        c["name"]
+        for u in updates(messages, "available_commands_update")
+        for c in u["availableCommands"]
+    }
+    assert {"compact", "context", "reload", "review"} <= names

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { Asks } from './controller/asks';
 import { CheckpointControl } from './controller/checkpoints';
+import { ContextControl } from './controller/context';
 import { type Host, updateSetting } from './controller/host';
 import { connectionOf, ServerLifecycle } from './controller/lifecycle';
 import { ModelControl } from './controller/models';
@@ -39,6 +40,7 @@ export class Controller implements vscode.Disposable, Host {
   private readonly review = new ReviewControl(this, () => this.client);
   private readonly checkpoints = new CheckpointControl(this);
   private readonly models = new ModelControl(this);
+  private readonly resources = new ContextControl(this);
   private readonly sessions = new Sessions(this, { review: this.review, checkpoints: this.checkpoints, models: this.models });
   private readonly run = new RunControl(this, this.asks, {
     attaching: () => this.sessions.attaching(),
@@ -51,7 +53,11 @@ export class Controller implements vscode.Disposable, Host {
   ) {
     this.server = new ServerLifecycle(this, output, {
       handlers: {
-        event: (raw) => this.review.noteEvent(this.sessions.event(raw)),
+        event: (raw) => {
+          const note = this.sessions.event(raw);
+          this.review.noteEvent(note);
+          this.resources.noteEvent(note);
+        },
         saveDocuments: (params) => this.review.saveDocuments(params),
         requestPermission: (params, token) => this.asks.askPermission(params, token),
         ask: (params, token) => this.asks.askQuestion(params, token),
@@ -167,6 +173,11 @@ export class Controller implements vscode.Disposable, Host {
     return this.sessions.newSession();
   }
 
+  /** Load the project's context files, skills and templates again (pi/reload). */
+  reloadContext(): Promise<void> {
+    return this.resources.reload();
+  }
+
   loadSession(sessionId: string): Promise<void> {
     return this.sessions.load(sessionId);
   }
@@ -203,6 +214,7 @@ export class Controller implements vscode.Disposable, Host {
         const inserts = this.pendingInsert;
         this.pendingInsert = [];
         for (const m of inserts) this.post(m);
+        this.resources.publish();
         // a panel opened (or reloaded) after the server started missed the model list
         return this.models.list();
       }
@@ -264,6 +276,8 @@ export class Controller implements vscode.Disposable, Host {
         return this.models.restartMcp(msg.name);
       case 'copy':
         return vscode.env.clipboard.writeText(msg.text);
+      case 'reloadContext':
+        return this.resources.reload();
     }
   }
 
@@ -305,6 +319,7 @@ export class Controller implements vscode.Disposable, Host {
   dispose(): void {
     this.asks.dispose();
     this.models.dispose();
+    this.resources.dispose();
     void this.server.stopClient();
     for (const d of this.disposables) d.dispose();
   }

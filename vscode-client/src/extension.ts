@@ -38,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
   });
   cmd('pi.permissionRules', () => controller.manageRules());
   cmd('pi.compact', () => controller.compact());
+  cmd('pi.reloadContext', () => controller.reloadContext());
 
   // A quiet status item: the run's state and waiting questions; a click opens the panel.
   const status = vscode.window.createStatusBarItem('pi.status', vscode.StatusBarAlignment.Right, 100);

@@ -9,9 +9,11 @@ local function cmd(name, fn_name, opts)
   end, opts)
 end
 
-cmd("Pi", "pi", { nargs = "*", range = true, desc = "pi: prompt (steers while a run is active)" })
-cmd("PiFollowUp", "follow_up", { nargs = "*", range = true })
-cmd("PiInterrupt", "interrupt", { nargs = "*", range = true })
+-- `/` completes the server's commands (prompt templates, skills): pi/context.lua
+local function slash(lead, line) return require("pi.context").complete(lead, line) end
+cmd("Pi", "pi", { nargs = "*", range = true, complete = slash, desc = "pi: prompt (steers while a run is active)" })
+cmd("PiFollowUp", "follow_up", { nargs = "*", range = true, complete = slash })
+cmd("PiInterrupt", "interrupt", { nargs = "*", range = true, complete = slash })
 cmd("PiAbort", "abort", {})
 cmd("PiQueue", "queue", {})
 cmd("PiNew", "new", {})
@@ -28,6 +30,8 @@ cmd("PiRewindUndo", "rewind_undo", {})
 cmd("PiRevert", "revert", {})
 cmd("PiApprove", "approve", { nargs = "*" })
 cmd("PiRules", "rules", { desc = 'pi: list the "always allow" rules, revoke the one picked' })
+cmd("PiContext", "context", { desc = "pi: the context files, skills and templates loaded; <CR> opens one" })
+cmd("PiReload", "reload", { desc = "pi: load the context files, skills and templates again" })
 cmd("PiTodo", "todo", { desc = "pi: the agent's todo list in a float" })
 cmd("PiPlan", "plan_mode", { desc = "pi: plan mode (read-only tools)" })
 cmd("PiAct", "act", { desc = "pi: act mode; after a plan, the agent carries it out" })

@@ -797,6 +797,52 @@ function sets.warm()
   report(wait(5000, function() return chat_text():find("Hi there.", 1, true) ~= nil end), "its answer is in the chat", chat_text())
 end
 
+-- the project's context: / completes the server's templates, :PiContext lists the files
+function sets.context()
+  local agent = tmp .. "/agent"
+  vim.fn.mkdir(agent .. "/prompts", "p")
+  write(agent .. "/prompts/review.md", "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1 with care.\n")
+  vim.env.PI_CODING_AGENT_DIR = agent  -- the server inherits it
+  write(root .. "/AGENTS.md", "Run make check.\n")
+  start({ text("Reviewed.") })
+  local ctx = require("pi.context")
+  ctx.refresh()
+  report(wait(10000, function() return ctx.commands ~= nil end), "pi/commands answers")
+  local opts, typed
+  vim.ui.input = function(o, cb) opts = o; typed = cb end
+  vim.cmd("Pi")
+  report(opts ~= nil and opts.completion ~= nil, ":Pi's prompt input has a completion", vim.inspect(opts))
+  -- input()'s customlist function, called as input() calls it (0.7's getcompletion() has no customlist)
+  local fname = opts and opts.completion and opts.completion:match("^customlist,(.+)$")
+  local got = fname and vim.fn[fname]("/re", "/re", 3) or {}
+  report(vim.tbl_contains(got, "/review") and vim.tbl_contains(got, "/reload"), "/ completes the templates and the commands in the input", vim.inspect(got))
+  local cmdline = vim.fn.getcompletion("Pi /rev", "cmdline")
+  report(vim.deep_equal(cmdline, { "/review" }), ":Pi /rev<Tab> completes the template", vim.inspect(cmdline))
+  report(#ctx.complete("re", "Pi re") == 0 and #ctx.complete("/re", "Pi fix /re") == 0, "only a first word that starts with /")
+  local described = table.concat(ctx.describe_commands(), "\n")
+  report(described:find("/review <FILE> — Review a file", 1, true) ~= nil, "each command has its description and argument hint", described)
+  typed("/review a.py")
+  report(wait(30000, function() return agent_ends() >= 1 end), "the template prompt runs")
+  report(chat_text():find("Review a.py with care.", 1, true) ~= nil, "it reached the model expanded", chat_text())
+  vim.cmd("PiContext")
+  local buf
+  report(wait(10000, function()
+    buf = vim.fn.bufnr("pi://context")
+    return buf ~= -1 and buf_text(buf):find("AGENTS.md", 1, true) ~= nil
+  end), ":PiContext lists the context files", buf and buf ~= -1 and buf_text(buf) or "")
+  local listing = buf_text(buf)
+  report(listing:find("/review — Review a file", 1, true) ~= nil and listing:find("nothing needs trust", 1, true) ~= nil,
+    ":PiContext lists the templates and the trust status", listing)
+  local row
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do if l:find("AGENTS.md", 1, true) then row = i end end
+  vim.api.nvim_win_set_cursor(vim.fn.bufwinid(buf), { row, 0 })
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes("<CR>", true, false, true), "x", false)
+  report(vim.api.nvim_buf_get_name(0):sub(-9) == "AGENTS.md", "<CR> opens the file", vim.api.nvim_buf_get_name(0))
+  write(agent .. "/prompts/fix.md", "Fix $1.\n")
+  vim.cmd("PiReload")
+  report(wait(10000, function() return vim.tbl_contains(ctx.complete("/f", ""), "/fix") end), ":PiReload picks up a new template")
+end
+
 local ok, err = pcall(sets[set])
 if not ok then report(false, set, tostring(err)) end
 finish()

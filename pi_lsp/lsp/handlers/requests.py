@@ -18,17 +18,21 @@ from lsprotocol import types
 
 from ...agent.messages import user_message
 from ...ai import ImageContent
+from ...resources import ProjectResources
 from ..bridge import ClientBridge
 from ..configuration import Configuration
 from ..editor.attachments import AttachmentError, Attachments
 from ..editor.documents import DocumentTracker
 from ..host.agent_setup import SetupError, model_for, offered_models
 from ..host.hosted import HostedSession
+from ..host.project_resources import commands_result, context_result, workspace_resources
 from ..host.session_manager import SessionManager
 from ..protocol.contract import (
     CheckpointsResult,
     CodeReviewParams,
     CodeReviewResult,
+    CommandsResult,
+    ContextResult,
     DecisionParams,
     DecisionResult,
     DismissFindingParams,
@@ -136,13 +140,17 @@ class PiApi:
         if p.context is not None:  # v1: one file or selection
             attachments.insert(0, FileAttachment(uri=p.context.uri, range=p.context.range))
         images = [ImageContent(data=i.data, mime_type=i.mime_type) for i in p.images or ()]
+        await self.manager.trust.settle(hosted.session, hosted.id)  # before the expansion
+        # the typed text is expanded before the attachments are added: else they would
+        # become the template's arguments
+        typed = hosted.session.expand_text(p.text).text
         builder = Attachments(self.tracker, self.manager.workspace, self.bridge.encoding)
         try:
-            text, images = await builder.build(p.text, attachments, images, hosted.session.model)
+            text, images = await builder.build(typed, attachments, images, hosted.session.model)
         except AttachmentError as exc:
             raise InvalidRequest(str(exc)) from None
         try:
-            delivered = hosted.submit(user_message(text, images), p.deliver_as)
+            delivered = hosted.submit(user_message(text, images), p.deliver_as, expand=False)
         except SetupError as exc:
             self.bridge.show_message(types.MessageType.Error, str(exc))
             raise
@@ -175,11 +183,13 @@ class PiApi:
 
     async def steer(self, p: QueueParams) -> PromptResult:
         hosted = self._session(p.session_id, create=True)
+        await self.manager.trust.settle(hosted.session, hosted.id)
         delivered = hosted.queue(user_message(p.text), "steer")
         return PromptResult(session_id=hosted.id, delivered=delivered)
 
     async def follow_up(self, p: QueueParams) -> PromptResult:
         hosted = self._session(p.session_id, create=True)
+        await self.manager.trust.settle(hosted.session, hosted.id)
         delivered = hosted.queue(user_message(p.text), "followUp")
         return PromptResult(session_id=hosted.id, delivered=delivered)
 
@@ -327,6 +337,46 @@ class PiApi:
         except OSError as exc:
             raise RequestFailed(f"Could not update the permission rules: {exc}") from None
         return PermissionsResult(revoked=revoked)
+
+    # ------------------------------------------------------------------ project context
+
+    def _resources(self, session_id: str | None) -> tuple[ProjectResources | None, str | None]:
+        """The named (else the current) session's resources; with no session yet, the
+        workspace's, loaded with the trust decided before."""
+        manager = self.manager
+        if session_id is None and manager.current is None:
+            cwd = manager.workspace.cwd
+            return workspace_resources(cwd, self.config.settings), None
+        hosted = self._session(session_id)
+        return hosted.session.project_resources, hosted.id
+
+    async def commands(self, p: SessionParams) -> CommandsResult:
+        """``pi/commands``: the slash commands ``/`` completes (docs/context.md)."""
+        await self.config.wait_loaded()
+        project, session_id = self._resources(p.session_id)
+        return commands_result(project, session_id)
+
+    async def context(self, p: SessionParams) -> ContextResult:
+        """``pi/context``: what the session loaded."""
+        await self.config.wait_loaded()
+        project, session_id = self._resources(p.session_id)
+        if project is None:
+            raise RequestFailed("This session has no project context.")
+        return context_result(project.payload(), session_id)
+
+    async def reload(self, p: SessionParams) -> ContextResult:
+        """``pi/reload``: load the session's context files, skills and templates again now
+        (used from its next model call; ``resources_update`` tells the client)."""
+        await self.config.wait_loaded()
+        manager = self.manager
+        if p.session_id is None and manager.current is None:
+            return await self.context(p)
+        hosted = self._session(p.session_id)
+        if hosted.session.reload_resources() is None:
+            raise RequestFailed("This session has no project context.")
+        project = hosted.session.project_resources
+        assert project is not None
+        return context_result(project.payload(), hosted.id)
 
     async def mcp(self, p: McpParams) -> McpResult:
         """``pi/mcp``: the effective MCP servers (state, tool count), or restart one."""

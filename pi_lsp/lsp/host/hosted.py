@@ -110,23 +110,29 @@ class HostedSession:
 
     # --------------------------------------------------------------------------- runs
 
-    def submit(self, message: AgentMessage, deliver_as: DeliverAs | None) -> Delivered:
+    def submit(
+        self, message: AgentMessage, deliver_as: DeliverAs | None, *, expand: bool = True
+    ) -> Delivered:
         """Start a run with ``message``, or queue it when a run is going. During a manual
         compaction the run starts as soon as the compaction is over. ``interrupt`` aborts
-        the run (the queue stays queued) and starts a new one with ``message``."""
+        the run (the queue stays queued) and starts a new one with ``message``. ``expand``
+        false: the text was expanded already (``session.expand_text``, before attachments)."""
         if deliver_as == "interrupt":
             if not self.running and self._compaction is None:
-                return self.submit(message, None)
+                return self.submit(message, None, expand=expand)
             self.abort()
-            self._spawn(self._submit_after(self.session.wait_for_idle(), message, None))
+            idle = self.session.wait_for_idle()
+            self._spawn(self._submit_after(idle, message, None, expand))
             return "interrupt"
         if self._compaction is not None and not self.session.in_agent_run:
-            self._spawn(self._submit_after(self._compaction.wait(), message, deliver_as))
+            compacted = self._compaction.wait()
+            self._spawn(self._submit_after(compacted, message, deliver_as, expand))
             return "prompt"
         if self.running:
-            return self.queue(message, "followUp" if deliver_as == "followUp" else "steer")
+            kind: Literal["steer", "followUp"] = "followUp" if deliver_as == "followUp" else "steer"
+            return self.queue(message, kind, expand=expand)
         self.configure()
-        task = self.session.prompt(message)
+        task = self.session.prompt(message, expand=expand)
         self.run_task = task
         progress = RunProgress(self.bridge, on_cancel=self.abort)
         self.events.progress = progress
@@ -155,12 +161,14 @@ class HostedSession:
         except Exception as exc:  # the notes are still delivered from memory
             log.error("session %s: could not save the review notes: %s", self.id, exc)
 
-    def queue(self, message: AgentMessage, kind: Literal["steer", "followUp"]) -> Delivered:
+    def queue(
+        self, message: AgentMessage, kind: Literal["steer", "followUp"], *, expand: bool = True
+    ) -> Delivered:
         """``pi/steer`` / ``pi/followUp``: queued now, delivered by this or the next run."""
         if kind == "followUp":
-            self.session.follow_up(message)
+            self.session.follow_up(message, expand=expand)
         else:
-            self.session.steer(message)
+            self.session.steer(message, expand=expand)
         return kind
 
     def queue_op(self, op: str, queue_id: str | None, text: str | None) -> QueueResult:
@@ -246,11 +254,15 @@ class HostedSession:
         task.add_done_callback(self._tasks.discard)
 
     async def _submit_after(
-        self, done: Awaitable[Any], message: AgentMessage, deliver_as: DeliverAs | None
+        self,
+        done: Awaitable[Any],
+        message: AgentMessage,
+        deliver_as: DeliverAs | None,
+        expand: bool = True,
     ) -> None:
         await done
         try:
-            self.submit(message, deliver_as)
+            self.submit(message, deliver_as, expand=expand)
         except Exception as exc:  # a setting went bad meanwhile: tell the user
             self.bridge.show_message(types.MessageType.Error, f"pi: {exc}")
 

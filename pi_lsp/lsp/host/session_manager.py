@@ -28,6 +28,7 @@ from .agent_setup import run_config
 from .hosted import HostedSession
 from .mcp_host import McpHost
 from .permissions import EditorAsk, SecurityContext, bash_rules
+from .project_resources import BUILTINS, ProjectTrust
 from .questions import Questions
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,8 @@ class SessionManager:
         )
         """The MCP servers every session uses (docs/tools.md#mcp-servers)."""
         self.mcp.features = features
+        self.trust = ProjectTrust(bridge, lambda: self.features)
+        """Project trust, asked once per directory before a prompt (docs/context.md)."""
         with contextlib.suppress(RuntimeError):  # no running loop (a unit test's manager)
             self.mcp.start_eager(lambda: self.current.id if self.current is not None else "")
 
@@ -113,6 +116,7 @@ class SessionManager:
                 ),
             ),
         )
+        session.builtin_commands = frozenset(BUILTINS)
         self.mcp.start_eager(lambda: session_id)
         hosted = HostedSession(
             session,

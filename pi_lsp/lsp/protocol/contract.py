@@ -15,6 +15,14 @@ from typing import Any, Literal
 
 from pydantic import Field, RootModel
 
+from ...resources.models import (
+    ContextFile,
+    Diagnostic,
+    PromptFile,
+    PromptTemplate,
+    Skill,
+    TrustInfo,
+)
 from ...wire_events import EventModel, WireEvent
 from . import methods as m
 from .features import FEATURES, PROTOCOL_VERSION
@@ -279,6 +287,51 @@ class StateReply(StateResult):
         return out
 
 
+# ------------------------------------------------------------------ project context
+
+
+class CommandInfo(WireParams):
+    """One slash command (``name`` without the slash): the server's own (``builtin``:
+    ``compact``, ``context``, ``reload`` — ``pi/compact``, ``pi/context``, ``pi/reload``), a
+    prompt template, or a skill as ``skill:NAME``."""
+
+    name: str
+    description: str
+    argument_hint: str | None = None
+    source: Literal["builtin", "prompt", "skill"]
+    path: str | None = None
+    """The template's or the skill's file."""
+
+
+class CommandsResult(WireParams):
+    """``pi/commands``: what ``/`` completes, in the order to show."""
+
+    session_id: str | None = None
+    commands: list[CommandInfo]
+
+
+class ContextResult(WireParams):
+    """``pi/context`` / ``pi/reload``: what the session loaded (the ``resources_update``
+    event's fields, docs/context.md)."""
+
+    session_id: str | None = None
+    cwd: str
+    context_files: list[ContextFile]
+    system_prompt: PromptFile | None = None
+    append_system_prompt: list[PromptFile]
+    skills: list[Skill]
+    templates: list[PromptTemplate]
+    diagnostics: list[Diagnostic]
+    trust: TrustInfo
+
+    def to_wire(self) -> dict[str, Any]:
+        """``systemPrompt`` is always sent (``null``: none)."""
+        out = self.model_dump(by_alias=True, mode="json")
+        if out.get("sessionId") is None:
+            out.pop("sessionId", None)
+        return out
+
+
 # ------------------------------------------------------------------ notifications
 
 
@@ -331,6 +384,7 @@ class PiFeatures(WireParams):
     plan_mode: int | None = None
     todo: int | None = None
     ask: int | None = None
+    context: int | None = None
 
 
 class PiServerCapabilities(WireParams):
@@ -368,6 +422,9 @@ REQUEST_TYPES: dict[str, Pair] = {
     m.PERMISSIONS: (PermissionsParams, PermissionsResult),
     m.SET_MODE: (SetModeParams, SetModeResult),
     m.MCP: (McpParams, McpResult),
+    m.COMMANDS_LIST: (SessionParams, CommandsResult),
+    m.CONTEXT: (SessionParams, ContextResult),
+    m.RELOAD: (SessionParams, ContextResult),
     m.REVIEW: (RequiredSessionParams, ReviewResult),
     m.REVIEW_DECISION: (DecisionParams, DecisionResult),
     m.CHECKPOINTS: (RequiredSessionParams, CheckpointsResult),

@@ -25,6 +25,7 @@ FEATURES: dict[str, int] = {
     "planMode": 1,  # v3: pi/setMode, mode in pi/state, mode_update
     "todo": 1,  # v3: todo_update, pi/state.todo
     "ask": 1,  # v3: pi/ask
+    "context": 1,  # pi/commands, pi/context, pi/reload, resources_update, resource_notice
 }
 
 

@@ -32,6 +32,9 @@ SET_MODE = "pi/setMode"
 MCP = "pi/mcp"
 CODE_REVIEW = "pi/codeReview"
 DISMISS_FINDING = "pi/dismissFinding"
+COMMANDS_LIST = "pi/commands"
+CONTEXT = "pi/context"
+RELOAD = "pi/reload"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -50,6 +53,9 @@ REQUESTS = (
     PERMISSIONS,
     SET_MODE,
     MCP,
+    COMMANDS_LIST,
+    CONTEXT,
+    RELOAD,
     REVIEW,
     REVIEW_DECISION,
     CHECKPOINTS,

@@ -40,6 +40,9 @@ export const REQUESTS = {
   revertToolCall: 'pi/revertToolCall',
   codeReview: 'pi/codeReview',
   dismissFinding: 'pi/dismissFinding',
+  commands: 'pi/commands',
+  context: 'pi/context',
+  reload: 'pi/reload',
 } as const satisfies Record<string, RequestMethod>;
 
 /** Server → client messages and the client's notification. */
@@ -133,6 +136,10 @@ export class PiClient {
   // code review (docs/review.md): findings as diagnostics with source "pi review"
   codeReview = (p: Params<'pi/codeReview'> = {}) => this.send(REQUESTS.codeReview, p);
   dismissFinding = (p: Params<'pi/dismissFinding'>) => this.send(REQUESTS.dismissFinding, p);
+  // project context (docs/context.md)
+  commands = (p: Params<'pi/commands'> = {}) => this.send(REQUESTS.commands, p);
+  context = (p: Params<'pi/context'> = {}) => this.send(REQUESTS.context, p);
+  reload = (p: Params<'pi/reload'> = {}) => this.send(REQUESTS.reload, p);
 
   /** §9.4: an edited file's diagnostics. */
   diagnostics(p: PiNotifications['pi/diagnostics']['params']): Promise<void> {

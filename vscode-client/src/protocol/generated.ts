@@ -64,6 +64,9 @@ export type RequestMethod =
   | 'pi/permissions'
   | 'pi/setMode'
   | 'pi/mcp'
+  | 'pi/commands'
+  | 'pi/context'
+  | 'pi/reload'
   | 'pi/review'
   | 'pi/reviewDecision'
   | 'pi/checkpoints'
@@ -99,12 +102,15 @@ export interface PiProtocol {
   CodeReviewResult?: CodeReviewResult;
   CodeReviewSkipped?: CodeReviewSkipped;
   CodeReviewTarget?: CodeReviewTarget;
+  CommandInfo?: CommandInfo;
+  CommandsResult?: CommandsResult;
   CompactResult?: CompactResult;
   CompactionEndEvent?: CompactionEndEvent;
   CompactionStartEvent?: CompactionStartEvent;
   ContentBoundary?: ContentBoundary;
   ContentDelta?: ContentDelta;
   ContextFile?: ContextFile;
+  ContextResult?: ContextResult;
   Decision?: Decision;
   DecisionParams?: DecisionParams;
   DecisionResult?: DecisionResult;
@@ -372,6 +378,34 @@ export interface CodeReviewSkipped {
   reason: string;
 }
 /**
+ * One slash command (``name`` without the slash): the server's own (``builtin``:
+ * ``compact``, ``context``, ``reload`` — ``pi/compact``, ``pi/context``, ``pi/reload``), a
+ * prompt template, or a skill as ``skill:NAME``.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CommandInfo".
+ */
+export interface CommandInfo {
+  name: string;
+  description: string;
+  argumentHint?: string | null;
+  source: 'builtin' | 'prompt' | 'skill';
+  /**
+   * The template's or the skill's file.
+   */
+  path?: string | null;
+}
+/**
+ * ``pi/commands``: what ``/`` completes, in the order to show.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "CommandsResult".
+ */
+export interface CommandsResult {
+  sessionId?: string | null;
+  commands: CommandInfo[];
+}
+/**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
  * via the `definition` "CompactResult".
  */
@@ -437,6 +471,77 @@ export interface ContextFile {
   truncated?: boolean;
 }
 /**
+ * ``pi/context`` / ``pi/reload``: what the session loaded (the ``resources_update``
+ * event's fields, docs/context.md).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ContextResult".
+ */
+export interface ContextResult {
+  sessionId?: string | null;
+  cwd: string;
+  contextFiles: ContextFile[];
+  systemPrompt?: PromptFile | null;
+  appendSystemPrompt: PromptFile[];
+  skills: Skill[];
+  templates: PromptTemplate[];
+  diagnostics: Diagnostic[];
+  trust: TrustInfo;
+}
+/**
+ * ``SYSTEM.md`` or ``APPEND_SYSTEM.md`` (``path`` ``None``: text given inline).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "PromptFile".
+ */
+export interface PromptFile {
+  path: string | null;
+  content: string;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "Skill".
+ */
+export interface Skill {
+  name: string;
+  description: string;
+  path: string;
+  baseDir: string;
+  scope: 'user' | 'project' | 'path';
+  modelInvocable?: boolean;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "PromptTemplate".
+ */
+export interface PromptTemplate {
+  name: string;
+  description: string;
+  content: string;
+  path: string;
+  scope: 'user' | 'project' | 'path';
+  argumentHint?: string | null;
+}
+/**
+ * Something the loader skipped, cut or could not read (never fatal).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "Diagnostic".
+ */
+export interface Diagnostic {
+  type: 'warning' | 'error' | 'collision';
+  message: string;
+  path: string;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "TrustInfo".
+ */
+export interface TrustInfo {
+  status: 'trusted' | 'untrusted' | 'not-needed';
+  ignoredPaths?: string[];
+}
+/**
  * This interface was referenced by `PiProtocol`'s JSON-Schema
  * via the `definition` "Decision".
  */
@@ -473,17 +578,6 @@ export interface DecisionResult {
 export interface HunkConflict {
   hunkId: string;
   message: string;
-}
-/**
- * Something the loader skipped, cut or could not read (never fatal).
- *
- * This interface was referenced by `PiProtocol`'s JSON-Schema
- * via the `definition` "Diagnostic".
- */
-export interface Diagnostic {
-  type: 'warning' | 'error' | 'collision';
-  message: string;
-  path: string;
 }
 /**
  * One LSP ``Diagnostic`` as the editor has it (the fields the prompt shows).
@@ -787,48 +881,6 @@ export interface ResourcesUpdateEvent {
   trust: TrustInfo;
 }
 /**
- * ``SYSTEM.md`` or ``APPEND_SYSTEM.md`` (``path`` ``None``: text given inline).
- *
- * This interface was referenced by `PiProtocol`'s JSON-Schema
- * via the `definition` "PromptFile".
- */
-export interface PromptFile {
-  path: string | null;
-  content: string;
-}
-/**
- * This interface was referenced by `PiProtocol`'s JSON-Schema
- * via the `definition` "Skill".
- */
-export interface Skill {
-  name: string;
-  description: string;
-  path: string;
-  baseDir: string;
-  scope: 'user' | 'project' | 'path';
-  modelInvocable?: boolean;
-}
-/**
- * This interface was referenced by `PiProtocol`'s JSON-Schema
- * via the `definition` "PromptTemplate".
- */
-export interface PromptTemplate {
-  name: string;
-  description: string;
-  content: string;
-  path: string;
-  scope: 'user' | 'project' | 'path';
-  argumentHint?: string | null;
-}
-/**
- * This interface was referenced by `PiProtocol`'s JSON-Schema
- * via the `definition` "TrustInfo".
- */
-export interface TrustInfo {
-  status: 'trusted' | 'untrusted' | 'not-needed';
-  ignoredPaths?: string[];
-}
-/**
  * Something about the user's input for the user, not the model (an unknown ``/name``
  * sent as typed, a template given fewer arguments than it uses).
  *
@@ -1130,6 +1182,7 @@ export interface PiFeatures {
   planMode?: number | null;
   todo?: number | null;
   ask?: number | null;
+  context?: number | null;
 }
 /**
  * Notifications: params.
@@ -1219,6 +1272,18 @@ export interface PiRequests {
   'pi/mcp': {
     params: McpParams;
     result: McpResult;
+  };
+  'pi/commands': {
+    params: SessionParams;
+    result: CommandsResult;
+  };
+  'pi/context': {
+    params: SessionParams;
+    result: ContextResult;
+  };
+  'pi/reload': {
+    params: SessionParams;
+    result: ContextResult;
   };
   'pi/review': {
     params: RequiredSessionParams;

@@ -4,7 +4,7 @@
 
 import type { Action } from '../model/reducer';
 import type { ViewModel } from '../model/types';
-import type { ImageParam, ModelInfo, ModelRef, PromptParams, QueueOpParams, SessionSummary, SetModeParams } from './generated';
+import type { CommandInfo, ContextResult, ImageParam, ModelInfo, ModelRef, PromptParams, QueueOpParams, SessionSummary, SetModeParams } from './generated';
 
 // Shapes the server defines come from `generated.ts` (generated from the server's models:
 // `npm run gen:protocol`); the webview ⇄ host envelopes below are this extension's own.
@@ -117,6 +117,7 @@ const SCHEMAS: Record<string, Check> = {
   retryServer: S.obj({ type: S.str() }),
   mcpRestart: S.obj({ type: S.str(), name: S.str(200) }),
   copy: S.obj({ type: S.str(), text: S.str(1_000_000) }),
+  reloadContext: S.obj({ type: S.str() }),
 };
 
 export type WebviewMessage =
@@ -154,7 +155,8 @@ export type WebviewMessage =
   | { type: 'openSettings' }
   | { type: 'retryServer' }
   | { type: 'mcpRestart'; name: string }
-  | { type: 'copy'; text: string };
+  | { type: 'copy'; text: string }
+  | { type: 'reloadContext' };
 
 /** Validate an untrusted message from the webview; throws with the reason when it is bad. */
 export function parseWebviewMessage(raw: unknown): WebviewMessage {
@@ -182,7 +184,8 @@ export type HostMessage =
   | { type: 'insert'; text: string; focus: boolean }
   | { type: 'setInput'; text: string }
   | { type: 'settings'; settings: PanelSettings }
-  | { type: 'toast'; level: 'info' | 'warning' | 'error'; text: string };
+  | { type: 'toast'; level: 'info' | 'warning' | 'error'; text: string }
+  | { type: 'resources'; commands: CommandInfo[]; context: ContextResult | null };
 
 export interface PanelSettings {
   /** What Enter does while a run is active. */

@@ -4,6 +4,8 @@
 
 import { mentionQueryAt } from '../mention';
 import { clear, h } from './dom';
+import { type SlashItem, slashItems, slashLabel, typingCommand } from './commands';
+import { resources } from './context';
 import { SLASH } from './slash';
 import { post } from './state';
 
@@ -14,6 +16,7 @@ export class Completion {
   private req = 0;
   private start = -1;
   private slash = false;
+  private commands: SlashItem[] = [];
 
   constructor(
     private readonly input: HTMLTextAreaElement,
@@ -45,11 +48,11 @@ export class Completion {
   /** The input's text changed: offer commands, ask the host for files, or close. */
   update(): void {
     const input = this.input;
-    const sm = /^\/[a-z]*$/.exec(input.value);
-    if (sm) {
+    if (typingCommand(input.value)) {
       this.start = 0;
       this.req += 1;
-      this.show(this.req, Object.keys(SLASH).filter((k) => k.startsWith(sm[0])), true);
+      this.commands = slashItems(input.value, SLASH, resources.commands);
+      this.show(this.req, this.commands.map((c) => c.name), true);
       return;
     }
     const q = mentionQueryAt(input.value, input.selectionStart ?? input.value.length);
@@ -82,9 +85,10 @@ export class Completion {
     this.items.forEach((f, i) => {
       this.el.append(
         h('div.completion-item', {
+          'data-testid': 'completion-item',
           role: 'option',
           'aria-selected': String(i === this.index),
-          text: this.slash ? `${f} — ${SLASH[f]}` : f,
+          text: this.slash ? this.label(f) : f,
           onmousedown: (ev: Event) => {
             ev.preventDefault();
             this.pick(f);
@@ -92,6 +96,11 @@ export class Completion {
         }),
       );
     });
+  }
+
+  private label(name: string): string {
+    const item = this.commands.find((c) => c.name === name);
+    return item ? slashLabel(item) : name;
   }
 
   private pick(file: string): void {

@@ -7,6 +7,7 @@
 
 import { reduceAll } from '../model/reducer';
 import type { HostMessage } from '../protocol/messages';
+import { contextEl, paintContext, resources } from './context';
 import { completion, composer, composerDeps, input, insertAtCursor, paintComposer, setInput } from './composer';
 import { banner, header, mcpEl, paintBanner, paintHeader, paintMcp } from './header';
 import { paintPlan, planDeps } from './plan';
@@ -18,7 +19,7 @@ import { toast, toasts } from './toasts';
 import { paintTranscript, resetTranscript, transcript } from './transcript';
 
 const root = document.getElementById('app') as HTMLElement;
-root.append(header, banner, mcpEl, overlay, transcript, changed, composer, toasts);
+root.append(header, banner, mcpEl, overlay, transcript, changed, contextEl, composer, toasts);
 
 let dirty = true;
 let framePending = false;
@@ -109,6 +110,11 @@ window.addEventListener('message', (e: MessageEvent) => {
       break;
     case 'toast':
       toast(msg.level, msg.text);
+      return;
+    case 'resources':
+      resources.commands = msg.commands;
+      resources.context = msg.context;
+      paintContext();
       return;
   }
   dirty = true;

@@ -1,6 +1,8 @@
 // Slash commands typed in the input (/new, /sessions, /compact, /fork, /model, /thinking,
-// /stop, /help): handled in the panel, never sent to the model.
+// /stop, /context, /reload, /help): handled in the panel, never sent to the model. Any other
+// `/name` (a prompt template, `/skill:name`) is sent: the server expands it.
 
+import { openContext } from './context';
 import { app, post } from './state';
 import { toast } from './toasts';
 
@@ -12,6 +14,8 @@ export const SLASH: Record<string, string> = {
   '/model': 'switch the model of this session: /model <id>',
   '/thinking': 'thinking level: /thinking off|minimal|low|medium|high|xhigh',
   '/stop': 'stop the run (the queue is kept)',
+  '/context': 'show the context files, skills and templates loaded',
+  '/reload': 'load the context files, skills and templates again',
   '/help': 'list these commands',
 };
 
@@ -46,6 +50,12 @@ export function slash(text: string): boolean {
       break;
     case '/stop':
       post({ type: 'stop' });
+      break;
+    case '/context':
+      openContext();
+      break;
+    case '/reload':
+      post({ type: 'reloadContext' });
       break;
     case '/help':
       toast('info', Object.entries(SLASH).map(([k, v]) => `${k} — ${v}`).join('\n'));

@@ -160,9 +160,9 @@ async function tier3(cs, scratch, ext) {
     const ws = createWorkspace(scratch, 'ws3', { settings: fixture ? {} : piSettings(piServer(), modelPort) });
     await installExtension(cs, scratch, 'tier3', ext.vsix);
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
-    // panel.ui.mjs, then reattach.ui.mjs (--specs picks some), one browser each, in one code-server
+    // panel.ui.mjs, reattach.ui.mjs, context.ui.mjs (--specs picks some), one browser each, in one code-server
     const modules = fixture ? ['fixture.ui.mjs']
-      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
+      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs', 'context.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
     for (const m of modules) {
       const { runUi } = await import(`./ui/${m}`);
       await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, piCommand: fixture ? null : piServer() });
@@ -186,6 +186,9 @@ async function main() {
   for (const f of readdirSync(OUT).filter((n) => /\.(png|log|json)$/.test(n))) rmSync(join(OUT, f));
   npmCi(HERE);
   const scratch = mkdtempSync(join(tmpdir(), 'pi-vscode-e2e-'));
+  // the agent dir of every pi-lsp the tiers start (inherited through code-server): never the
+  // machine's ~/.pi/agent, whose templates and skills would leak into the tests
+  process.env.PI_CODING_AGENT_DIR = join(scratch, 'pi-agent');
   let ext;
   try {
     ext = build(cs);

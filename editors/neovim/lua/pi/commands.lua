@@ -38,7 +38,9 @@ local function with_text(o, fn)
     -- after :PiRewind (conversation) the restored prompt is where the user types next
     local default = state.restored_text or (ref and (ref .. " ")) or nil
     state.restored_text = nil
-    vim.ui.input({ prompt = "pi> ", default = default }, function(input)
+    local context = require("pi.context")  -- `/` completes the server's commands
+    context.refresh()
+    vim.ui.input({ prompt = "pi> ", default = default, completion = context.COMPLETION }, function(input)
       if input and input ~= "" then fn(input) end
     end)
   else
@@ -85,6 +87,7 @@ end
 function M.pi(o)
   with_text(o, function(t)
     if require("pi.ask").take_message(t) then return end  -- a question waits: this answers it
+    if require("pi.context").builtin(t) then return end  -- /context, /reload, /compact
     M.send(t)
   end)
 end
@@ -92,6 +95,8 @@ function M.todo() return require("pi.plan").float() end
 
 --- :PiChild [id]: a task child's transcript.
 function M.child(o) return require("pi.children").open(o.args) end
+function M.context() return require("pi.context").show() end
+function M.reload() return require("pi.context").reload() end
 function M.plan_mode() return require("pi.plan").set_mode("plan") end
 function M.act() return require("pi.plan").set_mode("act") end
 ---@param o pi.CommandOpts

@@ -35,6 +35,8 @@ function M.on_event(_, params)
     require("pi.plan").on_event(ev)
   elseif ev.type == "review_update" then
     require("pi.review").update(ev.files or {})
+  elseif ev.type == "resources_update" or ev.type == "resource_notice" then
+    require("pi.context").on_event(ev)
   elseif ev.type == "tool_execution_start" and type(ev.args) == "table" and ev.args.path then
     local path = ev.args.path
     if not path:match("^/") then path = (require("pi.client").current_root or vim.fn.getcwd()) .. "/" .. path end

@@ -35,6 +35,10 @@ M.method = {
   revertToolCall = "pi/revertToolCall",
   codeReview = "pi/codeReview",
   dismissFinding = "pi/dismissFinding",
+  compact = "pi/compact",
+  commands = "pi/commands",
+  context = "pi/context",
+  reload = "pi/reload",
 }
 
 --- Client → server notifications.

@@ -11,6 +11,12 @@ import { readDeclaration, ServerFeatures } from '../protocol/features';
 import { backgroundTransport, createClient, discoverServer, serverMode, type ServerMode, stopBackground, type Transport } from '../server';
 import { apiKeyVariable } from '../settings';
 import type { Host } from './host';
+import { protocolWarning } from '../install/version';
+
+function extensionVersion(context: vscode.ExtensionContext): string {
+  const v = (context.extension?.packageJSON as { version?: unknown } | undefined)?.version;
+  return typeof v === 'string' ? v : '?';
+}
 
 export function secretName(provider: string): string {
   return `pi.apiKey.${provider}`;
@@ -104,7 +110,13 @@ export class ServerLifecycle {
   /** Read `capabilities.experimental.pi` of the client's `initialize` answer. */
   private readFeatures(client: LanguageClient): void {
     const f = new ServerFeatures(readDeclaration(client.initializeResult?.capabilities.experimental));
-    this.host.log(f.describe());
+    const info = client.initializeResult?.serverInfo;
+    this.host.log(`server: ${info?.name ?? '?'} ${info?.version ?? '?'}; ${f.describe()}`);
+    const warning = protocolWarning(f.declaration?.protocolVersion ?? null, info?.version, extensionVersion(this.host.context));
+    if (warning) {
+      this.host.log(warning);
+      void vscode.window.showWarningMessage(warning);
+    }
     this.setFeatures(f);
   }
 

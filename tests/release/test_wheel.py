@@ -14,7 +14,7 @@ import pytest
 
 from pi_lsp import __version__
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.timeout(900), pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -75,7 +75,7 @@ function bundle(platform) {
   try {
     for (const version of PYTHONS) {
       const dir = join(scratch, version);
-      sh(python, ['-m', 'pip', 'install', '--quiet', '--no-compile', '--target', dir,
+      sh(python, ['-m', 'pip', 'install', '--quiet', '--no-compile', '--no-warn-conflicts', '--root-user-action=ignore', '--target', dir,
         ...tags.flatMap((t) => ['--platform', t]), '--python-version', version, '--implementation', 'cp',
         '--only-binary=:all:', spec]);
       if (!existsSync(LIBS)) cpSync(dir, LIBS, { recursive: true });

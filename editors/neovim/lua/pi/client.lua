@@ -70,7 +70,7 @@ end
 ---@return integer|nil client_id
 function M.start(root)
   local opts = config.options
-  local cmd = opts.server.cmd
+  local cmd = require("pi.install").resolve(opts.server.cmd)
   if opts.server.tcp == "auto" then
     local bg = require("pi.background")
     if bg.supported() then

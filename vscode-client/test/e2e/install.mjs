@@ -9,7 +9,7 @@
 //   node install.mjs --vsix dist/pi-lsp-linux-x64-X.vsix
 //
 // Prints `install: P passed, F failed, S skipped`; exit 2 when code-server's cache is missing.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -35,7 +35,7 @@ function find(dir, re, acc = []) {
   if (!existsSync(dir)) return acc;
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) find(p, re, acc);
+    if (lstatSync(p).isDirectory()) find(p, re, acc);
     else if (re.test(name)) acc.push(p);
   }
   return acc;
@@ -100,7 +100,7 @@ async function main() {
       });
     }
     await check(ctx, 'the log says the server is the bundled one, run by python3', async () => {
-      const logs = find(scratch, /pi\.log$/).map((f) => readFileSync(f, 'utf8')).join('\n');
+      const logs = find(join(scratch, 'install-user-data', 'logs'), /pi\.log$/).map((f) => readFileSync(f, 'utf8')).join('\n');
       const line = logs.split('\n').find((l) => l.includes('(found via bundled)'));
       if (!line) throw new Error(`no "(found via bundled)" in the extension's log:\n${logs.slice(-3000)}`);
       if (!/python3? -I \S+bundled\/launch\.py/.test(line)) throw new Error(`unexpected start line: ${line}`);

@@ -143,13 +143,17 @@ function strip(dir) {
 
 function main() {
   sh('node', ['scripts/build.mjs', '--production']);
-  if (target === 'universal') rmSync(LIBS, { recursive: true, force: true });
-  else bundle(target);
   const file = join(out, `pi-lsp-${target}-${pkg.version}.vsix`);
-  const vsce = join('node_modules', '.bin', 'vsce');
-  sh(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license',
-    ...(target === 'universal' ? [] : ['--target', target]), '-o', file]);
-  rmSync(LIBS, { recursive: true, force: true }); // the checkout stays as it was
+  try {
+    if (target === 'universal') rmSync(LIBS, { recursive: true, force: true });
+    else bundle(target);
+    const vsce = join('node_modules', '.bin', 'vsce');
+    sh(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license',
+      ...(target === 'universal' ? [] : ['--target', target]), '-o', file]);
+  } finally {
+    // the checkout stays as it was: `npm run package` (universal) never picks up bundled/libs
+    rmSync(LIBS, { recursive: true, force: true });
+  }
   console.log(`vsix ${file} ${statSync(file).size}`);
 }
 

@@ -68,8 +68,16 @@ export class ServerLifecycle {
     host.context.subscriptions.push(vscode.commands.registerCommand('pi.installServer', () => this.install()));
   }
 
-  /** "pi: Install server": the managed environment (src/install/managed.ts), then a restart. */
-  async install(): Promise<boolean> {
+  /** "pi: Install server": the managed environment (src/install/managed.ts), then a restart.
+   * A second click while one install runs waits for it (never two pips in one venv). */
+  install(): Promise<boolean> {
+    this.installing ??= this.doInstall().finally(() => (this.installing = undefined));
+    return this.installing;
+  }
+
+  private installing: Promise<boolean> | undefined;
+
+  private async doInstall(): Promise<boolean> {
     const log = (l: string) => this.host.log(l);
     const python = this.missing?.python ?? (await this.findPython());
     if (!python) {

@@ -173,6 +173,8 @@ async function universal(cs, tally, vsix, findLinks, path) {
       });
       srv.text('Hello from the managed server.');
       await check(ctx, 'universal: a typed prompt gets its answer', async () => {
+        // the "not found" notification (it stays until dismissed) covers the prompt box
+        await runCommand(page, 'Notifications: Clear All Notifications');
         await panel.locator(T('prompt')).click();
         await panel.locator(T('prompt')).pressSequentially('Say hello');
         await panel.locator(T('prompt')).press('Enter');

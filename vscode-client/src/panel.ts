@@ -11,10 +11,10 @@ import type { HostMessage } from './protocol/messages';
 export const VIEW_ID = 'pi.panel';
 
 /** Queues host → webview messages and posts them at most once per ~16 ms, merged. */
-class Outbox {
+export class Outbox {
   private queue: HostMessage[] = [];
   private timer: NodeJS.Timeout | undefined;
-  constructor(private readonly webview: vscode.Webview) {}
+  constructor(private readonly webview: Pick<vscode.Webview, 'postMessage'>) {}
 
   push(msg: HostMessage): void {
     // A snapshot replaces the actions queued before it (it already contains them); other

@@ -30,7 +30,6 @@ export const CLIENT_CAPABILITIES = {
   requestPermission: true,
   /** The agent's questions come as pi/ask and are answered in a card in the panel. */
   ask: true,
-  review: true,
   diagnostics: true,
   /** turn_end / agent_end name messages instead of repeating them; message_end leaves out
    * the text the deltas already brought (`streamed: true` blocks). */

@@ -74,9 +74,25 @@ local sets = {}
 function sets.stream()
   start({ EDIT, slow("Done: f returns 2.") })
   local buf = vim.api.nvim_get_current_buf()
+  -- a linter of our own: an error on the changed line as soon as the buffer holds the edit
+  local lint = vim.api.nvim_create_namespace("pi-test-lint")
+  vim.api.nvim_buf_attach(buf, false, { on_lines = function()
+    vim.schedule(function()
+      if buf_text(buf):find("return 2", 1, true) then
+        vim.diagnostic.set(lint, buf, { { lnum = 1, col = 4, end_lnum = 1, end_col = 12,
+          severity = vim.diagnostic.severity.ERROR, message = "test-lint: two is wrong" } })
+      end
+    end)
+  end })
   vim.cmd("Pi change it")
   local ok = wait(30000, function() return agent_ends() >= 1 end)
   report(ok, "prompt runs to the end")
+  local edit_result
+  for _, e in ipairs(events) do
+    if e.type == "tool_execution_end" and e.toolName == "edit" then edit_result = vim.json.encode(e.result) end
+  end
+  report(edit_result ~= nil and edit_result:find("test-lint: two is wrong", 1, true) ~= nil,
+    "the edited file's diagnostics are forwarded (pi/diagnostics) into the edit's result", tostring(edit_result))
   wait(1000, function() return chat_text():find("── done", 1, true) ~= nil end)
   local chat = chat_text()
   report(chat:find("> change it", 1, true) ~= nil, "user prompt shown in the chat")
@@ -122,6 +138,72 @@ function sets.steer()
   report(chat_text():find("> [steer → turn 2] steer now", 1, true) ~= nil, "chat shows where the queued message landed", chat_text())
 end
 
+-- Streaming into a chat that already holds answers rewrites only the chat's tail (issue 45): every
+-- change Neovim reports for the chat buffer (on_lines: set_lines, set_text, anything else) during
+-- the stream starts at or below the line the run began on, and on 0.11 treesitter reparses only
+-- the tail's tree, never one that spans the earlier answers (the parse a window's highlighter
+-- would run after each flush is run here: headless Neovim does not redraw).
+function sets.tail()
+  local md = "## Part\n\nSome **bold** text and `code`.\n\n```python\ndef f(x):\n    return x\n```\n\n- one\n- two\n"
+  local answer = vim.tbl_extend("force", text(string.rep(md, 6)), { delayMs = 10, chunkSize = 7 })
+  start({ text(md), text(md), text(md), answer, vim.tbl_extend("force", text(md), SLOW) })
+  for i = 1, 3 do
+    vim.cmd("Pi answer " .. i)
+    wait(30000, function() return agent_ends() >= i end)
+  end
+  local chat = require("pi.chat")
+  wait(1000, function() return #chat.pending == 0 and chat.timer == nil end)
+  local buf = chat.buf
+  local tail, streaming, writes, outside, parses, wide = nil, false, 0, {}, 0, {}
+  vim.api.nvim_buf_attach(buf, false, { on_lines = function(_, _, _, first, last_old, last_new)
+    if not streaming then return end
+    writes = writes + 1
+    if first < tail then table.insert(outside, ("%d-%d->%d"):format(first, last_old, last_new)) end
+  end })
+  local parser = vim.treesitter.start ~= nil and vim.treesitter.get_parser(buf, "markdown")
+  if parser then
+    parser:register_cbs({ on_changedtree = function(_, tree)
+      if not streaming then return end
+      parses = parses + 1
+      local r = tree:included_ranges()[1]
+      if r and r[1] < tail then table.insert(wide, r[1]) end
+    end })
+    local flush = chat.flush
+    chat.flush = function()
+      flush()
+      local n = vim.api.nvim_buf_line_count(buf)
+      parser:parse({ math.max(0, n - 10), n })
+    end
+  end
+  table.insert(_G.PI_HOOKS, function(ev)
+    if ev.type == "agent_start" then tail = vim.api.nvim_buf_line_count(buf) - 1 end
+    if ev.type == "message_update" then streaming = true end
+    if ev.type == "agent_end" then streaming = false end
+  end)
+  vim.cmd("Pi answer 4")
+  report(wait(30000, function() return agent_ends() >= 4 end), "the fourth run ends")
+  report(chat_text():find(string.rep(md, 6), 1, true) ~= nil, "its answer is in the chat whole", chat_text())
+  report(writes > 5 and #outside == 0, "flushes rewrite only the chat's tail",
+    ("%d writes, %d above line %s: %s"):format(writes, #outside, tostring(tail), table.concat(outside, " ")))
+  local win = chat.win
+  local n = vim.api.nvim_buf_line_count(buf)
+  report(win and vim.api.nvim_win_get_cursor(win)[1] == n, "the chat's window, showing the end, followed it",
+    win and ("cursor %d of %d"):format(vim.api.nvim_win_get_cursor(win)[1], n))
+  if win then
+    vim.api.nvim_win_set_cursor(win, { 1, 0 })  -- scrolled up to read
+    vim.cmd("Pi answer 5")
+    report(wait(30000, function() return agent_ends() >= 5 end), "the fifth run ends")
+    report(vim.api.nvim_buf_line_count(buf) > n and vim.api.nvim_win_get_cursor(win)[1] == 1,
+      "a chat window scrolled up stays where the user put it", ("cursor %d"):format(vim.api.nvim_win_get_cursor(win)[1]))
+  end
+  if not parser then
+    report("skip", "treesitter parses only the tail", "no treesitter highlighting of the chat before Neovim 0.11")
+  else
+    report(parses > 5 and #wide == 0, "treesitter parses only the tail",
+      ("%d parses, %d of a tree from above line %s: %s"):format(parses, #wide, tostring(tail), table.concat(wide, " ")))
+  end
+end
+
 -- A long, slow answer; fn runs (scheduled) at its first streamed delta.
 local function during_long_answer(next_reply, fn)
   start({ vim.tbl_extend("force", text(string.rep("long answer ", 200)), { delayMs = 20, chunkSize = 2 }), next_reply })
@@ -164,6 +246,27 @@ function sets.queue()
   local q = require("pi.state").queue
   report(wait(5000, function() q = require("pi.state").queue; return #q.followUp == 1 and q.followUp[1].text == "FIRST" end),
     "queue buffer edits reach the server", vim.inspect(q))
+  -- delete a line (pi/queue remove) and turn "follow" into "steer" (pi/queue promote)
+  vim.cmd("PiFollowUp third")
+  vim.cmd("PiFollowUp fourth")
+  wait(5000, function() return #require("pi.state").queue.followUp == 3 end)
+  wait(5000, function() return #vim.api.nvim_buf_get_lines(qbuf, 0, -1, false) == 3 end)
+  local kept = {}
+  for _, l in ipairs(vim.api.nvim_buf_get_lines(qbuf, 0, -1, false)) do
+    if l:find(" third$") then table.insert(kept, (l:gsub("^follow ", "steer ")))
+    elseif not l:find(" fourth$") then table.insert(kept, l) end
+  end
+  vim.api.nvim_buf_set_lines(qbuf, 0, -1, false, kept)
+  vim.api.nvim_buf_call(qbuf, function() vim.cmd("write") end)
+  local function texts(list) local t = {} for _, m in ipairs(list or {}) do table.insert(t, m.text) end return table.concat(t, ",") end
+  report(wait(5000, function()
+    q = require("pi.state").queue
+    return texts(q.followUp) == "FIRST" and texts(q.steering) == "third"
+  end), "a deleted line is removed, follow -> steer promotes it", vim.inspect(q))
+  local server
+  require("pi.protocol").request("pi/state", { sessionId = require("pi.state").session }, function(_, r) server = r end)
+  report(wait(5000, function() return server ~= nil end)
+    and server.pendingFollowUp == 1 and server.pendingSteering == 1, "the server's queue agrees", vim.inspect(server))
 end
 
 local function messages_of_session()
@@ -277,7 +380,8 @@ function sets.revert()
 end
 
 function sets.permission()
-  start({ tool("bash", { command = "echo hi-from-bash" }), text("Ran it.") }, { permissions = { bash = "ask" } })
+  start({ tool("bash", { command = "echo hi-from-bash" }), text("Ran it."),
+    tool("bash", { command = "echo never-ran" }), text("Not running it.") }, { permissions = { bash = "ask" } })
   if not require("pi.permission").handlers_can_wait() then
     return report("skip", "permission answered without blocking", "this Neovim answers server requests synchronously (modal vim.ui.select fallback)")
   end
@@ -289,6 +393,18 @@ function sets.permission()
   vim.cmd("PiApprove once")
   report(wait(30000, function() return agent_ends() >= 1 end), "run ends after :PiApprove")
   report(chat_text():find("hi-from-bash", 1, true) ~= nil, "the command ran", chat_text())
+  -- steering while the question waits denies it (as VS Code does): the instruction is the reason
+  vim.cmd("Pi run another")
+  report(wait(30000, function() return #require("pi.state").permissions == 1 end), "the second question waits")
+  vim.cmd("Pi no, leave it")
+  report(wait(5000, function() return #require("pi.state").permissions == 0 end), "steering answers the waiting question")
+  report(wait(30000, function() return agent_ends() >= 2 end), "the run goes on to its end")
+  local denied
+  for _, e in ipairs(events) do
+    if e.type == "tool_execution_end" and e.isError then denied = vim.json.encode(e.result) end
+  end
+  report(denied ~= nil and denied:find("new instruction instead: no, leave it", 1, true) ~= nil,
+    "the tool call is denied with the new instruction as the reason", tostring(denied))
 end
 
 -- :PiRules lists the workspace's "always allow" rules and revokes the one picked: the next

@@ -12,7 +12,10 @@ hunk's old text back (the editor's own undo) undoes it too.
 
 What the user undid waits here, per session, for the session's next model call
 (``take_notes``, polled by the agent loop right before each call); a call made while a
-decision is still being applied waits for it (``deciding`` / ``settled``).
+decision is still being applied waits for it (``deciding`` / ``settled``), at most
+``SETTLE_TIMEOUT``: then the call goes without that note (it comes with the call after) and
+``warn`` says so. Every change to a session's waiting notes goes to ``on_notes`` (the server
+writes it to the session file), and ``restore_notes`` puts them back after a restart.
 """
 
 from __future__ import annotations
@@ -56,6 +59,11 @@ class ReviewBook:
     """Hunks an Undo from the review UI is putting back (not the user's own undo)."""
     display: Callable[[str], str] = lambda uri: uri
     """The path a note names for ``uri`` (workspace-relative; set by the server)."""
+    on_notes: Callable[[str, list[Undone]], None] | None = None
+    """``(session_id, notes)``: the session's notes waiting for its next model call, after
+    every change (one queued, all delivered): the server keeps them in the session file."""
+    warn: Callable[[str], None] = log.warning
+    """Where a late note is reported (the server: its log and the client's)."""
     on_change: Callable[[str, str, str, str, str], None] | None = None
     """``(session_id, tool_call_id, uri, before, after)`` for every applied agent edit: the
     checkpoint record (docs/protocol.md#checkpoints-restore-revert-one-tool-call-95)."""
@@ -230,6 +238,12 @@ class ReviewBook:
 
     def record_undo(self, session_id: str, undone: Undone) -> None:
         self.undone.setdefault(session_id, []).append(undone)
+        self._notes_changed(session_id)
+
+    def restore_notes(self, session_id: str, undone: list[Undone]) -> None:
+        """Notes a session's file says are still owed (a restart): waiting again, once."""
+        if undone and not self.undone.get(session_id):
+            self.undone[session_id] = list(undone)
 
     def unchecked(
         self, uri: str, left: list[tuple[int, int, str]], context: ToolCallContext | None
@@ -246,7 +260,10 @@ class ReviewBook:
             )
 
     def take_undone(self, session_id: str) -> list[Undone]:
-        return self.undone.pop(session_id, [])
+        taken = self.undone.pop(session_id, [])
+        if taken:
+            self._notes_changed(session_id)
+        return taken
 
     # ------------------------------------------------------------------ notes
 
@@ -267,15 +284,22 @@ class ReviewBook:
                 del self._deciding[session_id]
                 self._settled.pop(session_id, asyncio.Event()).set()
 
-    async def settled(self, session_id: str) -> None:
-        """Return once no review decision of the session is under way (bounded)."""
+    async def settled(self, session_id: str) -> bool:
+        """Return once no review decision of the session is under way (bounded: False when
+        one still is after ``SETTLE_TIMEOUT``, and ``warn`` has said so)."""
         event = self._settled.get(session_id)
         if event is None or session_id not in self._deciding:
-            return
+            return True
         try:
             await asyncio.wait_for(event.wait(), SETTLE_TIMEOUT)
         except TimeoutError:
-            log.warning("session %s: a review decision is still under way", session_id)
+            self.warn(
+                f"session {session_id}: the editor has not finished applying a review "
+                f"decision after {SETTLE_TIMEOUT:g} s; the model is called without its note, "
+                "which comes with the next call"
+            )
+            return False
+        return True
 
     async def take_notes(self, session_id: str) -> list[CustomMessage]:
         """The note for the session's next model call (once): every hunk undone or left
@@ -290,6 +314,14 @@ class ReviewBook:
         return {
             self._session_of[h.id] for h in self.tracker.pending(uri) if h.id in self._session_of
         }
+
+    def _notes_changed(self, session_id: str) -> None:
+        if self.on_notes is None:
+            return
+        try:
+            self.on_notes(session_id, list(self.undone.get(session_id, ())))
+        except Exception:  # the note itself is still delivered from memory
+            log.exception("session %s: the review notes could not be saved", session_id)
 
     def _changed(self, sessions: set[str]) -> None:
         for session in sessions:

@@ -4,10 +4,17 @@ as the one message the model reads with its next call, and the one line clients 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
 
 from ...agent.messages import CustomMessage
+from ...sessions.entries import CustomEntry, SessionEntry
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +29,39 @@ class Undone:
     how: Literal["review", "editor", "unchecked"] = "review"
     """Undone from the review UI, by the editor's own undo (or retyping the old text), or
     left unchecked in a confirm-mode preview."""
+
+
+_undone = TypeAdapter(Undone)
+
+NOTES_ENTRY_TYPE = "pi-lsp.review-notes"
+"""``customType`` of the session-file entry holding the notes not yet told to the model: one
+entry (the whole list) per change — queued or delivered — so a restart loses none and tells
+none twice; the last such entry on the branch is the list to restore."""
+
+
+def notes_data(undone: Sequence[Undone]) -> dict[str, Any]:
+    """The entry's ``data``: ``{notes: [{path, first_line, last_line, text, reason, how}]}``."""
+    return {"notes": [asdict(u) for u in undone]}
+
+
+def saved_notes(branch: Sequence[SessionEntry]) -> list[Undone]:
+    """The notes the last notes entry on ``branch`` holds (none: nothing owed). A note that
+    no longer parses is skipped with a warning."""
+    for entry in reversed(branch):
+        if isinstance(entry, CustomEntry) and entry.custom_type == NOTES_ENTRY_TYPE:
+            data = entry.data if isinstance(entry.data, dict) else {}
+            raw = data.get("notes")
+            out: list[Undone] = []
+            for item in raw if isinstance(raw, list) else ():
+                try:
+                    out.append(_undone.validate_python(item))
+                except ValidationError as exc:
+                    log.warning(
+                        "skipping a saved review note that does not parse: %s",
+                        exc.errors(include_url=False)[0]["msg"],
+                    )
+            return out
+    return []
 
 
 UNDO_NOTE_HEAD = "[The user reviewed your edits and undid these changes"

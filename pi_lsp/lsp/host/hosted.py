@@ -24,6 +24,7 @@ from ...runtime.permissions import BashRules
 from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
+from ..editor.review_notes import NOTES_ENTRY_TYPE, Undone, notes_data
 from ..protocol.models import (
     EVENT,
     CompactResult,
@@ -133,6 +134,16 @@ class HostedSession:
         except Exception:  # the hook must not fail the run
             log.exception("session %s: review notes not delivered", self.id)
             return []
+
+    def save_review_notes(self, notes: list[Undone]) -> None:
+        """The review notes waiting for the next model call, into the session file at once
+        (a restart delivers them, once: ``SessionManager`` restores the last such entry)."""
+        tree = self.session.tree
+        try:
+            tree.append_custom(NOTES_ENTRY_TYPE, notes_data(notes))
+            tree.flush()
+        except Exception as exc:  # the notes are still delivered from memory
+            log.error("session %s: could not save the review notes: %s", self.id, exc)
 
     def queue(self, message: AgentMessage, kind: Literal["steer", "followUp"]) -> Delivered:
         """``pi/steer`` / ``pi/followUp``: queued now, delivered by this or the next run."""

@@ -20,6 +20,7 @@ from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
+from ..editor.review_notes import saved_notes
 from ..protocol.models import SessionSummary
 from ..settings import ClientFeatures, Settings
 from .agent_setup import run_config
@@ -117,6 +118,8 @@ class SessionManager:
             settings=self.settings,
         )
         hosted.review = self.review
+        if resume and self.review is not None:  # notes owed to the model before a restart
+            self.review.restore_notes(hosted.id, saved_notes(file.get_branch()))
         hosted.mcp_permissions = mcp_permissions
         # a session loaded again after being unloaded continues its event numbering, so a
         # client that drops events it has seen (seq ≤ the last one) drops none of the new ones

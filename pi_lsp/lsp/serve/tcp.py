@@ -142,6 +142,8 @@ def _serve(listen: Listen, idle_timeout: float | None) -> int:
             try:
                 frames = _checked(server, stream_frames(reader), writer)
                 await run_loop(protocol, frames, _nothing)
+            except ConnectionError as exc:  # the peer reset its socket (a window reload)
+                log.info("client connection closed by the peer (%s)", type(exc).__name__)
             finally:
                 server.connection_closed()
                 active.clear()

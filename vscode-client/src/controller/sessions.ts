@@ -22,7 +22,9 @@ export function slimNote(n: EventNotification | Record<string, unknown>): WireNo
 
 export class Sessions {
   private attachingNow: Promise<void> | null = null;
-  private replaying = false;
+  /** The `pi/replay` under way (one at a time); `replayAgain`: asked for again meanwhile. */
+  private replaying: Promise<void> | null = null;
+  private replayAgain = false;
   /** The last seq seen before the connection dropped (a server that kept running continues it). */
   private seqAtDisconnect: number | null = null;
 
@@ -108,17 +110,35 @@ export class Sessions {
     await this.refresh(sessionId);
   }
 
-  /** The reducer found a gap in the seqs: fetch the missing events (one repair at a time). */
-  async replay(sessionId: string, afterSeq: number): Promise<void> {
-    if (this.replaying) return;
-    this.replaying = true;
-    try {
-      const r = await this.host.rpc().replay({ sessionId, afterSeq });
-      const events = (r.events ?? []).map(slimNote);
-      this.host.dispatch({ type: 'replay', sessionId, events, complete: r.complete !== false });
-    } finally {
-      this.replaying = false;
+  /**
+   * Fetch the events after `afterSeq` (a gap the reducer found, or a live run being attached
+   * to). One repair at a time; one asked for while another is under way is not dropped: the
+   * one under way may have started from another seq (a gap repair sent before the session's
+   * transcript was loaded asks from where the old transcript stood), so once it is done the
+   * replay runs again from where the view model stands, until a round was asked for by no one.
+   * Resolves when the view model holds every event the server had when the last round began.
+   */
+  replay(sessionId: string, afterSeq: number): Promise<void> {
+    if (this.replaying) {
+      this.replayAgain = true;
+      return this.replaying;
     }
+    const run = async (): Promise<void> => {
+      let after = afterSeq;
+      for (;;) {
+        this.replayAgain = false;
+        const r = await this.host.rpc().replay({ sessionId, afterSeq: after });
+        const events = (r.events ?? []).map(slimNote);
+        this.host.dispatch({ type: 'replay', sessionId, events, complete: r.complete !== false });
+        const vm = this.host.state();
+        if (!this.replayAgain || vm.sessionId !== sessionId || vm.lastSeq === null) return;
+        after = vm.lastSeq;
+      }
+    };
+    this.replaying = run().finally(() => {
+      this.replaying = null;
+    });
+    return this.replaying;
   }
 
   async newSession(): Promise<string> {

@@ -11,18 +11,56 @@ local function ns()
   return M.ns
 end
 
+--- Treesitter injections in the chat: code blocks in their language, inline Markdown; nothing
+--- combined (a combined injection makes every parse scan the whole buffer, not the part shown).
+local INJECTIONS = {
+  markdown = [[
+(fenced_code_block (info_string (language) @injection.language) (code_fence_content) @injection.content)
+([(inline) (pipe_table_cell)] @injection.content (#set! injection.language "markdown_inline"))
+]],
+  markdown_inline = "",
+}
+
 --- The chat buffer (made on first use).
 ---@return integer
 function M.ensure_buf()
   if M.buf and vim.api.nvim_buf_is_valid(M.buf) then return M.buf end
   M.buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_name(M.buf, "pi://chat")
+  -- the chat's own injection queries, before the filetype (a FileType autocmd that starts
+  -- treesitter then gets this parser): the bundled ones inject HTML as one combined region,
+  -- which makes every parse scan the whole chat for injections (O(chat) per flush)
+  local has_ts = vim.treesitter and vim.treesitter.start
+  if has_ts then pcall(vim.treesitter.get_parser, M.buf, "markdown", { injections = INJECTIONS }) end
   vim.bo[M.buf].filetype = "markdown"
   vim.bo[M.buf].bufhidden = "hide"
   vim.bo[M.buf].swapfile = false
   vim.api.nvim_buf_set_lines(M.buf, 0, -1, false, { "# pi" })
-  if vim.treesitter and vim.treesitter.start then pcall(vim.treesitter.start, M.buf, "markdown") end
+  if has_ts then M.ts_split = pcall(vim.treesitter.start, M.buf, "markdown") and vim.fn.has("nvim-0.11") == 1 end
   return M.buf
+end
+
+local TO_END = 4294967295 -- tree-sitter's "to the end of the source" (UINT32_MAX)
+
+--- Treesitter parses the chat as two regions, each its own tree: what earlier runs wrote (settled)
+--- and the run being written (the tail). A flush edits the tail's tree only, so parsing costs
+--- O(answer), not O(chat) (one tree of the whole chat costs more with every answer in it:
+--- docs/performance.md). Called as a run starts; Neovim 0.11 (0.7 has no treesitter highlighting).
+local function settle()
+  if not M.ts_split then return end
+  local buf = M.buf
+  local row = vim.api.nvim_buf_line_count(buf) - 1
+  if row < 1 then return end
+  local ok, parser = pcall(vim.treesitter.get_parser, buf, "markdown")
+  if not ok or not parser or not parser.set_included_regions then return end
+  local byte = vim.api.nvim_buf_get_offset(buf, row)
+  pcall(function()
+    parser:set_included_regions({ { { 0, 0, 0, row, 0, byte } }, { { row, 0, byte, TO_END, TO_END, TO_END } } })
+    -- both trees now (each incrementally): the highlighter parses only what a window shows, and
+    -- a region left without a tree is dropped by Neovim on the next edit
+    parser:parse({ 0, 1 })
+    parser:parse({ row, row + 1 })
+  end)
 end
 
 local function set_win_opts(win)
@@ -32,8 +70,17 @@ local function set_win_opts(win)
   vim.wo[win].number = false
 end
 
+--- Whether the chat's window, the user not in it, shows the chat's last line: only then does a
+--- write scroll it (a window scrolled up to read stays put, and costs no scrolling per flush).
+local function shows_end()
+  return M.win ~= nil and vim.api.nvim_win_is_valid(M.win) and M.win ~= vim.api.nvim_get_current_win()
+    and vim.fn.line("w$", M.win) >= vim.api.nvim_buf_line_count(M.buf)
+end
+
 --- Follow the end of the chat in its window, unless the user is in that window.
-local function follow()
+---@param was_at_end? boolean what shows_end() said before the write (nil: follow)
+local function follow(was_at_end)
+  if was_at_end == false then return end
   if M.win and vim.api.nvim_win_is_valid(M.win) and M.win ~= vim.api.nvim_get_current_win() then
     local last = vim.api.nvim_buf_line_count(M.buf)
     pcall(vim.api.nvim_win_set_cursor, M.win, { last, 0 })
@@ -46,10 +93,11 @@ function M.flush()
   local text = table.concat(M.pending)
   M.pending = {}
   local buf = M.ensure_buf()
+  local at_end = shows_end()
   local last = vim.api.nvim_buf_line_count(buf)
   local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
   vim.api.nvim_buf_set_lines(buf, last - 1, last, false, vim.split(tail .. text, "\n", { plain = true }))
-  follow()
+  follow(at_end)
 end
 
 local function schedule_flush()
@@ -73,6 +121,7 @@ end
 local function line(text, hl)
   M.flush()
   local buf = M.ensure_buf()
+  local at_end = shows_end()
   local last = vim.api.nvim_buf_line_count(buf)
   local tail = vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] or ""
   local lines = vim.split(text, "\n", { plain = true })
@@ -88,7 +137,7 @@ local function line(text, hl)
   if hl then
     for i = 0, #lines - 1 do vim.api.nvim_buf_add_highlight(buf, ns(), hl, at + i, 0, -1) end
   end
-  follow()
+  follow(at_end)
   return at
 end
 
@@ -200,6 +249,8 @@ end
 function M.on_event(ev, params)
   local t = ev.type
   if t == "agent_start" then
+    M.flush()
+    settle()
     state.turn = 0
     M.run_messages = {}
   elseif t == "message_start" and ev.message and ev.message.role == "user" then

@@ -41,7 +41,6 @@ function M.capabilities()
     saveDocuments = true,
     requestPermission = true,
     ask = true,
-    review = true,
     diagnostics = config.options.diagnostics and true or false,
     compactEvents = true, -- message_end leaves out streamed text; turn_end/agent_end are refs
     maxUpdatesPerSecond = math.floor(1000 / config.options.chat.render_ms),

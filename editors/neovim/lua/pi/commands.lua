@@ -53,6 +53,8 @@ end
 function M.send(text, deliver_as)
   require("pi.client").ensure()
   require("pi.chat").open()
+  -- anything but a follow-up reaches the running turn: a waiting permission question is denied
+  if deliver_as ~= "followUp" then require("pi.permission").deny_waiting(text) end
   local params = { text = text, sessionId = state.session, deliverAs = deliver_as }
   proto.request(proto.method.prompt, params, function(err, res)
     if err then

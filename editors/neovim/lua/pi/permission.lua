@@ -117,6 +117,17 @@ function M.answer_kind(kind, reason)
   q.resume({ optionId = o.id, reason = reason })
 end
 
+--- A new instruction (steering, an interrupt) while permission questions wait denies them, the
+--- instruction as the reason the model reads (as the VS Code client does): the model goes on
+--- with what the user said instead of the held tool call.
+---@param text string
+function M.deny_waiting(text)
+  for _, q in ipairs(vim.list_slice(state.permissions, 1, #state.permissions)) do
+    local o = q.kind == "permission" and q.resume and pick_option(q, "deny")
+    if o then q.resume({ optionId = o.id, reason = "The user sent a new instruction instead: " .. text }) end
+  end
+end
+
 --- :PiApprove [once|session|always|deny [reason]] — no argument: pick with vim.ui.select.
 ---@param args string
 function M.approve(args)

@@ -136,4 +136,29 @@ describe('edits in the real editor (extension host)', function () {
     await waitFor(a, () => doc.getText() === ORIGINAL, 'the code to be restored');
     assert.strictEqual(doc.getText(), ORIGINAL);
   });
+
+  it('the diagnostics of an edited file are forwarded (pi/diagnostics) and reach the model', async () => {
+    // a language server of our own (a diagnostic collection) reports an error on the line the
+    // agent changed, as soon as the buffer holds the change: the extension forwards it and
+    // the server appends it to the edit's result (docs/protocol.md §9.4)
+    const doc = await freshFile('d1.py');
+    const collection = vscode.languages.createDiagnosticCollection('pi-e2e-lint');
+    const sub = vscode.workspace.onDidChangeTextDocument((e) => {
+      if (e.document.uri.toString() !== doc.uri.toString() || !e.document.getText().includes('"Hey, "')) return;
+      const range = new vscode.Range(1, 4, 1, 10);
+      collection.set(doc.uri, [new vscode.Diagnostic(range, 'e2e-lint: greeting too short', vscode.DiagnosticSeverity.Error)]);
+    });
+    try {
+      srv.tools([editCall('d1.py', '"Hello, "', '"Hey, "')]);
+      srv.text('Edited.');
+      await a.prompt('Shorten the greeting.');
+      await waitFor(a, (s) => !vm.isStreaming(s) && vm.lastAssistantText(s) === 'Edited.', 'the run to finish');
+    } finally {
+      sub.dispose();
+      collection.dispose();
+    }
+    const results = srv.messages(1).filter((m) => m.role === 'tool').map((m) => JSON.stringify(m.content));
+    assert.ok(results.some((r) => r.includes('e2e-lint: greeting too short')),
+      `the edit's result carries the forwarded diagnostic:\n${results.join('\n')}`);
+  });
 });

@@ -8,6 +8,7 @@ export class Tally {
     this.passed = 0;
     this.failed = 0;
     this.skipped = 0;
+    this.measured = 0;
     this.failures = [];
   }
 
@@ -15,6 +16,10 @@ export class Tally {
     if (state === 'passed') {
       this.passed++;
       console.log(`  ok    ${title}${ms !== undefined ? ` (${ms} ms)` : ''}`);
+    } else if (state === 'measured') {
+      // a figure for docs/performance.md: never a pass (nothing was compared), never counted as one
+      this.measured++;
+      console.log(`  measure  ${title}: ${reason || ''}`);
     } else if (state === 'skipped') {
       this.skipped++;
       console.log(`  skip  ${title}${reason ? ` — ${reason}` : ''}`);
@@ -31,7 +36,8 @@ export class Tally {
   }
 
   line() {
-    return `${this.tier}: ${this.passed} passed, ${this.failed} failed, ${this.skipped} skipped`;
+    const measured = this.measured ? `, ${this.measured} measured` : '';
+    return `${this.tier}: ${this.passed} passed, ${this.failed} failed, ${this.skipped} skipped${measured}`;
   }
 }
 

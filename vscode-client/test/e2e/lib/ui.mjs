@@ -14,6 +14,23 @@ export async function check(ctx, title, fn) {
   }
 }
 
+/**
+ * A measurement, not a check: `fn` takes figures (docs/performance.md) and returns them as a
+ * line; they are reported as "measure", whatever they are, and never count as a pass. Only a
+ * drive that breaks (`fn` throws: the figures could not be taken) fails. What the drive must
+ * get right goes in a `check` of its own.
+ */
+export async function measure(ctx, title, fn) {
+  try {
+    const figures = await fn();
+    ctx.tally.record({ state: 'measured', title, reason: String(figures ?? '') });
+  } catch (err) {
+    const shot = join(ctx.out, `FAILED-${title.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`);
+    await ctx.page.screenshot({ path: shot }).catch(() => {});
+    ctx.tally.record({ state: 'failed', title: `measure: ${title}`, error: `${err && err.stack || err}\nscreenshot: ${shot}` });
+  }
+}
+
 /** Open the workbench on a folder and wait until it has rendered. */
 export async function openWorkbench(page, url) {
   await page.goto(url);

@@ -4,7 +4,8 @@
 // gate; the reloaded window re-attaches and must show the partial answer (replayed), then the
 // rest live: the answer whole, once, in one assistant message after one user message.
 // Without the background server the reload ends the run; without the resume + replay the
-// reloaded panel misses the streamed part — either way this fails.
+// reloaded panel misses the streamed part — either way this fails. Then five more reloads in
+// the same code-server session, by the palette's Developer: Reload Window and page.reload.
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,6 +118,60 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       }
       // and the model was asked once: the reload neither restarted nor repeated the run
       if (srv.requests.length !== 1) throw new Error(`${srv.requests.length} model requests`);
+    });
+
+    // Five reloads in this one code-server session, one per answer, alternating the command a
+    // user runs (the palette's Developer: Reload Window) and page.reload, each at another point
+    // of the answer (before any text, early, midway, late, at the last piece) and with the rest
+    // released either once the old window is gone or at once (racing the re-attach).
+    await check(ctx, 'five reloads mid-answer (palette Reload Window and page.reload, at different points): every answer completes once, in order', async () => {
+      let panel = await openPanel(page);
+      await panel.locator(T('prompt')).fill('/new ');
+      await panel.locator(T('prompt')).press('Enter');
+      await panel.locator(T('empty')).waitFor();
+      const before = srv.requests.length;
+      const rounds = [
+        { how: 'palette', after: 1, wait: true },
+        { how: 'page', after: 3, wait: false },
+        { how: 'palette', after: 6, wait: false },
+        { how: 'page', after: 9, wait: true },
+        { how: 'palette', after: PIECES.length, wait: false },
+      ];
+      const answerOf = (k) => PIECES.map((piece) => `${piece.trim()} (${k})`).join(' ');
+      for (const [k, round] of rounds.entries()) {
+        const g = gate();
+        const pieces = PIECES.map((piece) => `${piece.trim()} (${k}) `);
+        const events = [chunk({ role: 'assistant', content: '' }), ...pieces.map((c) => chunk({ content: c })), chunk({}, 'stop')];
+        srv.enqueue({ events, gates: [{ gate: g, after: round.after }] });
+        await panel.locator(T('prompt')).fill(`Question ${k}.`);
+        await panel.locator(T('prompt')).press('Enter');
+        await within(g.reached, 30_000, `model request ${k}`);
+        if (round.after > 1) await panel.locator(T('message-assistant'), { hasText: pieces[round.after - 2].trim() }).waitFor();
+        const disconnects = readFileSync(bg.log, 'utf8').split('\n').filter((l) => /client disconnected/.test(l)).length;
+        const loaded = page.waitForEvent('load', { timeout: 90_000 });
+        await page.locator('.part.editor').first().click(); // the palette's keys go to the workbench, not the panel
+        if (round.how === 'palette') await runCommand(page, 'Developer: Reload Window', 60_000, { opensPicker: true });
+        else void page.reload({ waitUntil: 'load', timeout: 90_000 }).catch(() => {});
+        if (round.wait) await logLines(bg.log, /client disconnected/, disconnects);
+        g.open();
+        await loaded;
+        await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+        await page.locator('.part.statusbar').waitFor({ timeout: 60_000 });
+        panel = await openPanel(page);
+        await panel.locator(`${T('message-assistant')}[data-streaming="false"]`, { hasText: pieces[pieces.length - 1].trim() }).waitFor({ timeout: 60_000 });
+        await shot(`reattach-5x-${k}-${round.how}`);
+      }
+      // (a user message's text, then its hover actions: Restore …, Fork)
+      const users = (await panel.locator(T('message-user')).allInnerTexts()).map(norm);
+      if (users.length !== rounds.length || users.some((u, k) => !u.startsWith(`Question ${k}.`))) {
+        throw new Error(`user messages: ${JSON.stringify(users)}`);
+      }
+      const answers = (await panel.locator(`${T('message-assistant')} .text`).allInnerTexts()).map(norm);
+      const expected = rounds.map((_, k) => norm(answerOf(k)));
+      if (JSON.stringify(answers) !== JSON.stringify(expected)) {
+        throw new Error(`answers: ${JSON.stringify(answers)}\nexpected: ${JSON.stringify(expected)}`);
+      }
+      if (srv.requests.length - before !== rounds.length) throw new Error(`${srv.requests.length - before} model requests for ${rounds.length} prompts`);
     });
   } finally {
     if (errors.length) writeFileSync(join(out, 'reattach-console-errors.log'), errors.join('\n'));

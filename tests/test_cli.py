@@ -56,3 +56,4 @@ async def test_server_answers_initialize(client: LanguageClient) -> None:
     )
     assert result.server_info is not None
     assert result.server_info.name == "pi-lsp"
+    assert result.server_info.version == __version__

@@ -272,6 +272,8 @@ export class Controller implements vscode.Disposable, Host {
         return vscode.commands.executeCommand('workbench.action.openSettings', '@ext:pi-lsp.pi-lsp');
       case 'retryServer':
         return this.restart();
+      case 'installServer':
+        return vscode.commands.executeCommand('pi.installServer');
       case 'mcpRestart':
         return this.models.restartMcp(msg.name);
       case 'copy':

@@ -19,7 +19,7 @@ export interface DiscoveryInput {
 }
 
 export type Discovery =
-  | { found: true; command: string; args: string[]; source: 'setting' | 'python' | 'venv' | 'path' }
+  | { found: true; command: string; args: string[]; source: 'setting' | 'python' | 'venv' | 'path' | 'bundled' | 'managed' }
   | { found: false; message: string; installCommand: string };
 
 export function discover(input: DiscoveryInput): Discovery {

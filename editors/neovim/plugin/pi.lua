@@ -37,4 +37,7 @@ cmd("PiPlan", "plan_mode", { desc = "pi: plan mode (read-only tools)" })
 cmd("PiAct", "act", { desc = "pi: act mode; after a plan, the agent carries it out" })
 cmd("PiChild", "child", { nargs = "?", complete = function() return require("pi.children").complete() end,
   desc = "pi: a subagent's transcript (default: the latest)" })
+-- :PiInstall — pi-lsp in stdpath("data")/pi/venv (pi.install), e.g. lazy.nvim's build = ":PiInstall"
+vim.api.nvim_create_user_command("PiInstall", function() require("pi.install").run() end,
+  { desc = "pi: install the plugin's pi-lsp into a managed venv (uv, or venv + pip)" })
 cmd("PiAnswer", "answer", { nargs = "*", bang = true, desc = "pi: answer the agent's question" })

@@ -4,13 +4,15 @@
 
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import type { Discovery } from '../discovery';
 import type { Features } from '../model/types';
 import { type Connection, handleServerMessages, type ServerHandlers } from '../protocol/client';
 import { readDeclaration, ServerFeatures } from '../protocol/features';
-import { backgroundTransport, createClient, discoverServer, serverMode, type ServerMode, stopBackground, type Transport } from '../server';
+import { backgroundTransport, createClient, serverMode, type ServerMode, stopBackground, type Transport } from '../server';
 import { apiKeyVariable } from '../settings';
 import type { Host } from './host';
+import { extensionVersion, installServer, openSetupDocs, resolveFromEditor } from '../install/host';
+import type { Resolution } from '../install/sources';
+import { protocolWarning } from '../install/version';
 
 export function secretName(provider: string): string {
   return `pi.apiKey.${provider}`;
@@ -55,12 +57,48 @@ export class ServerLifecycle {
   private wasRunning = false;
   private restarting: Promise<void> = Promise.resolve();
   private clientDisposables: { dispose(): unknown }[] = [];
+  /** The last "not found": the Python a one-click install would use. */
+  private missing: Extract<Resolution, { found: false }> | undefined;
 
   constructor(
     private readonly host: Host,
     private readonly output: vscode.LogOutputChannel,
     private readonly hooks: LifecycleHooks,
-  ) {}
+  ) {
+    host.context.subscriptions.push(vscode.commands.registerCommand('pi.installServer', () => this.install()));
+  }
+
+  /** "pi: Install server": the managed environment (src/install/managed.ts), then a restart.
+   * A second click while one install runs waits for it (never two pips in one venv). */
+  install(): Promise<boolean> {
+    this.installing ??= this.doInstall().finally(() => (this.installing = undefined));
+    return this.installing;
+  }
+
+  private installing: Promise<boolean> | undefined;
+
+  private async doInstall(): Promise<boolean> {
+    const log = (l: string) => this.host.log(l);
+    const python = this.missing?.python ?? (await this.findPython());
+    if (!python) {
+      const message = this.missing?.message ?? 'pi: no Python 3.11 or newer was found to install pi-lsp with.';
+      void vscode.window.showErrorMessage(message, 'Open docs').then((a) => a && openSetupDocs(this.host.context));
+      return false;
+    }
+    const r = await installServer(this.host.context, python, log);
+    if (!r.ok) {
+      log(r.message);
+      void vscode.window.showErrorMessage(r.message, 'Show log').then((a) => a && this.output.show(true));
+      return false;
+    }
+    await this.restart();
+    return true;
+  }
+
+  private async findPython(): Promise<string | undefined> {
+    const r = await resolveFromEditor(this.host.context, () => undefined, true);
+    return r.found ? undefined : r.python;
+  }
 
   /** Discover the server and start the client; `ready` settles when that is over. */
   start(): Promise<void> {
@@ -104,25 +142,33 @@ export class ServerLifecycle {
   /** Read `capabilities.experimental.pi` of the client's `initialize` answer. */
   private readFeatures(client: LanguageClient): void {
     const f = new ServerFeatures(readDeclaration(client.initializeResult?.capabilities.experimental));
-    this.host.log(f.describe());
+    const info = client.initializeResult?.serverInfo;
+    this.host.log(`server: ${info?.name ?? '?'} ${info?.version ?? '?'}; ${f.describe()}`);
+    const warning = protocolWarning(f.declaration?.protocolVersion ?? null, info?.version, extensionVersion(this.host.context));
+    if (warning) {
+      this.host.log(warning);
+      void vscode.window.showWarningMessage(warning);
+    }
     this.setFeatures(f);
   }
 
-  private async doStart(mode: ServerMode = serverMode()): Promise<void> {
+  private async doStart(mode: ServerMode = serverMode(), skipBundled = false): Promise<void> {
     const dispatch = this.host.dispatch.bind(this.host);
     dispatch({ type: 'server', server: { status: 'starting' } });
-    let found: Discovery;
+    let found: Resolution;
     try {
-      found = await discoverServer();
+      found = await resolveFromEditor(this.host.context, (l) => this.host.log(l), skipBundled);
     } catch (err) {
       found = { found: false, message: `pi: server discovery failed: ${String(err)}`, installCommand: 'python3 -m pip install pi-lsp' };
     }
     if (!found.found) {
+      this.missing = found;
       dispatch({ type: 'server', server: { status: 'missing', message: found.message } });
       this.host.log(found.message);
-      void this.showMissing(found.message, found.installCommand);
+      void this.showMissing(found);
       return;
     }
+    this.missing = undefined;
     const command = [found.command, ...found.args].join(' ');
     this.host.log(`${mode === 'background' ? 'connecting to the background' : 'starting'} ${command} --${mode === 'background' ? 'socket' : 'stdio'} (found via ${found.source})`);
     const env = await this.serverEnv();
@@ -146,7 +192,13 @@ export class ServerLifecycle {
         // support, …): this window gets its own server over stdio.
         this.host.log(`the background server is not usable (${err instanceof Error ? err.message : String(err)}); using stdio`);
         await this.stopClient();
-        return this.doStart('stdio');
+        return this.doStart('stdio', skipBundled);
+      }
+      if (found.source === 'bundled') {
+        // e.g. a compiled wheel this machine cannot load after all: the next source
+        this.host.log(`the bundled server failed to start (${err instanceof Error ? err.message : String(err)}); trying the next source`);
+        await this.stopClient();
+        return this.doStart(mode, true);
       }
       const message = `pi: the server ${command} failed to start: ${err instanceof Error ? err.message : String(err)}`;
       dispatch({ type: 'server', server: { status: 'error', message, command, source: found.source } });
@@ -176,10 +228,13 @@ export class ServerLifecycle {
     }
   }
 
-  private async showMissing(message: string, install: string): Promise<void> {
-    const choice = await vscode.window.showErrorMessage(message, 'Retry', 'Copy install command', 'Open settings');
-    if (choice === 'Retry') await this.restart();
-    else if (choice === 'Copy install command') await vscode.env.clipboard.writeText(install);
+  private async showMissing(missing: Extract<Resolution, { found: false }>): Promise<void> {
+    const first = missing.python ? 'Install server' : 'Open docs';
+    const choice = await vscode.window.showErrorMessage(missing.message, first, 'Retry', 'Copy install command', 'Open settings');
+    if (choice === 'Install server') await this.install();
+    else if (choice === 'Open docs') await openSetupDocs(this.host.context);
+    else if (choice === 'Retry') await this.restart();
+    else if (choice === 'Copy install command') await vscode.env.clipboard.writeText(missing.installCommand);
     else if (choice === 'Open settings') await vscode.commands.executeCommand('workbench.action.openSettings', 'pi.server');
   }
 

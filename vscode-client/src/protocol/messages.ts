@@ -115,6 +115,7 @@ const SCHEMAS: Record<string, Check> = {
   setApiKey: S.obj({ type: S.str() }),
   openSettings: S.obj({ type: S.str() }),
   retryServer: S.obj({ type: S.str() }),
+  installServer: S.obj({ type: S.str() }),
   mcpRestart: S.obj({ type: S.str(), name: S.str(200) }),
   copy: S.obj({ type: S.str(), text: S.str(1_000_000) }),
   reloadContext: S.obj({ type: S.str() }),
@@ -154,6 +155,7 @@ export type WebviewMessage =
   | { type: 'setApiKey' }
   | { type: 'openSettings' }
   | { type: 'retryServer' }
+  | { type: 'installServer' }
   | { type: 'mcpRestart'; name: string }
   | { type: 'copy'; text: string }
   | { type: 'reloadContext' };

@@ -137,7 +137,11 @@ export function paintBanner(): void {
       h(
         'div.buttons',
         {},
-        h('button.primary', { text: 'Retry', onclick: () => post({ type: 'retryServer' }) }),
+        // not found: the one-click install into a managed environment (src/install/managed.ts)
+        ...(s.status === 'missing'
+          ? [h('button.primary', { text: 'Install server', 'data-testid': 'install-server', onclick: () => post({ type: 'installServer' }) })]
+          : []),
+        h(s.status === 'missing' ? 'button.secondary' : 'button.primary', { text: 'Retry', onclick: () => post({ type: 'retryServer' }) }),
         h('button.secondary', { text: 'Settings', onclick: () => post({ type: 'openSettings' }) }),
         h('button.secondary', { text: 'Set API key', onclick: () => post({ type: 'setApiKey' }) }),
       ),

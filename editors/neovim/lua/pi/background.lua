@@ -62,7 +62,7 @@ function M.start(root)
   vim.fn.mkdir(M.dir(), "p", 448) -- 0700
   uv.fs_chmod(M.dir(), 448)
   local opts = config.options.server
-  local cmd = vim.deepcopy(opts.cmd)
+  local cmd = vim.deepcopy((require("pi.install").resolve(opts.cmd)))
   vim.list_extend(cmd, { "--socket", sock, "--log-file", log })
   if opts.idle_timeout then vim.list_extend(cmd, { "--idle-timeout", tostring(opts.idle_timeout) }) end
   local exited

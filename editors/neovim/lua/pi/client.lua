@@ -70,7 +70,7 @@ end
 ---@return integer|nil client_id
 function M.start(root)
   local opts = config.options
-  local cmd = opts.server.cmd
+  local cmd = require("pi.install").resolve(opts.server.cmd)
   if opts.server.tcp == "auto" then
     local bg = require("pi.background")
     if bg.supported() then
@@ -101,7 +101,13 @@ function M.start(root)
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     init_options = { pi = pi },
     handlers = handlers(),
-    on_init = function() vim.schedule(function() M.on_ready(root) end) end,
+    on_init = function(_, result)
+      vim.schedule(function()
+        local warning = require("pi.version").check(result)
+        if warning then vim.notify("pi: " .. warning, vim.log.levels.WARN) end
+        M.on_ready(root)
+      end)
+    end,
     on_exit = function(code, signal) vim.schedule(function() M.on_exit(root, code, signal) end) end,
   }
   local id

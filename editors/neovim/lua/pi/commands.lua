@@ -94,6 +94,7 @@ end
 function M.todo() return require("pi.plan").float() end
 
 --- :PiChild [id]: a task child's transcript.
+---@param o pi.CommandOpts
 function M.child(o) return require("pi.children").open(o.args) end
 function M.context() return require("pi.context").show() end
 function M.reload() return require("pi.context").reload() end

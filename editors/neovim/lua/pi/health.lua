@@ -37,12 +37,19 @@ function M.check()
     else err("server.tcp needs vim.lsp.rpc.connect, which this Neovim lacks") end
   end
   if not opts.server.tcp or auto then
-    local exe = opts.server.cmd[1]
+    local install = require("pi.install")
+    local want = require("pi.version").version
+    local cmd, source = install.resolve(opts.server.cmd)
+    local managed, why = install.server()
+    if not managed and why ~= "none" then warn("managed server in " .. install.dir() .. ": " .. why) end
+    local exe = cmd[1]
     if vim.fn.executable(exe) == 1 then
-      local out = vim.fn.system(vim.list_extend(vim.deepcopy(opts.server.cmd), { "--version" }))
-      ok(("%s found: %s"):format(exe, (out:gsub("%s+$", ""))))
+      local out = vim.fn.system(vim.list_extend(vim.deepcopy(cmd), { "--version" })):gsub("%s+$", "")
+      ok(("server found (from %s): %s — %s"):format(source, exe, out))
+      if out == "pi-lsp " .. want then ok("its version matches the plugin's (" .. want .. ")")
+      else warn(("its version (%s) is not the plugin's (%s): run :PiInstall"):format(out, want)) end
     else
-      err(exe .. " not found on $PATH (pip install pi-lsp, or set server.cmd)")
+      err(exe .. " not found on $PATH: run :PiInstall (a managed pi-lsp), pip install pi-lsp, or set server.cmd")
     end
   end
   start("provider")

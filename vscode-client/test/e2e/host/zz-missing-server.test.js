@@ -31,11 +31,12 @@ describe('server discovery (extension host)', function () {
     assert.match(server.message, /pi\.server\.command/);
   });
 
-  it('no server anywhere: the error gives the pip install command', async () => {
+  it('no server anywhere: the error offers the one-click install and gives the pip install command', async () => {
     await setCommand(undefined);
     await vm.restartServer(a);
     const server = await waitFor(a, (s) => (vm.serverStatus(s) === 'missing' ? vm.server(s) : null),
       'the missing-server state');
+    assert.match(server.message, /"Install server", into a private environment made with \S*python/);
     assert.match(server.message, /pip install pi-lsp/);
   });
 

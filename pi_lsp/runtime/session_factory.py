@@ -28,6 +28,7 @@ from ..sessions.paths import uuid7
 from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
+from ..tools.code_intel import CodeIntel
 from ..tools.factory import bind_session
 from ..tools.prompt import build_system_prompt
 from ..tools.read_areas import ReadAreas
@@ -91,6 +92,9 @@ class SessionOptions:
     resources: ProjectResources | None = None
     """The project's context, skills and templates as the front end loaded them (after its
     trust question); ``None``: loaded for the workspace with the saved trust decision."""
+    code_intel: CodeIntel | None = None
+    """Who answers the ``lsp`` tool (``language_servers(…)``: servers pi-lsp starts; the
+    editor's own): the session gets the tool only with one. The front end closes it."""
 
 
 SessionHooks = SessionOptions
@@ -171,6 +175,7 @@ def create_agent_session(
         before_tool_call=_first_answer(options.permissions),
         resources=resources.current,
         read_areas=read_areas,
+        code_intel=options.code_intel,
     )
     coding_tools = list(agent.state.tools)
     used = AgentSession.restore(agent, file) if resume and file is not None else None

@@ -33,7 +33,7 @@ from .lsp_render import (
     uri_to_path,
 )
 from .truncate import truncate_head
-from .workspace import ToolCallContext, Workspace, WorkspaceError
+from .workspace import MultiFileEdits, ToolCallContext, Workspace, WorkspaceError
 
 Operation = Literal[
     "definition",
@@ -330,11 +330,9 @@ class LspTool(AgentTool[LspParams]):
         old = params.symbol or target
         label = f"rename {old} → {new_name}"
         context = ToolCallContext(session_id=self.session_id, tool_call_id=tool_call_id)
-        apply = getattr(self.workspace, "apply_workspace_edit", None)
-        if apply is not None:
-            await apply(
-                {p: (f.document, f.edits) for p, f in files.items()}, label=label, context=context
-            )
+        if isinstance(self.workspace, MultiFileEdits):  # one change: one undo step, one review
+            changes = {p: (f.document, f.edits) for p, f in files.items()}
+            await self.workspace.apply_workspace_edit(changes, label=label, context=context)
         else:
             for f in files.values():
                 await self.workspace.apply_edits(f.document, f.edits, label=label, context=context)

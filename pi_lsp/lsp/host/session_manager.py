@@ -15,7 +15,13 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...runtime import ConfiguredSession, SessionOptions, create_agent_session
+from ...runtime import (
+    ConfiguredSession,
+    SessionOptions,
+    create_agent_session,
+    language_servers,
+    saved_trust,
+)
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.store import prompt_text, session_title
 from ..bridge import ClientBridge
@@ -76,6 +82,10 @@ class SessionManager:
         )
         """The MCP servers every session uses (docs/tools.md#mcp-servers)."""
         self.mcp.features = features
+        self.lsp: Any = None
+        """The language servers the sessions' ``lsp`` tool asks (``langserv.ServerPool``,
+        made with the first session; docs/tools.md#lsp), stopped with the server."""
+        self._lsp_made = False
         with contextlib.suppress(RuntimeError):  # no running loop (a unit test's manager)
             self.mcp.start_eager(lambda: self.current.id if self.current is not None else "")
 
@@ -105,6 +115,7 @@ class SessionManager:
                 ask=questions.ask,
                 sandbox=self.security,
                 before_run=(before_run,),
+                code_intel=self._language_servers(),
             ),
         )
         self.mcp.start_eager(lambda: session_id)
@@ -231,6 +242,25 @@ class SessionManager:
         for hosted in self.sessions.values():
             hosted.attach_client(features)
 
+    def _language_servers(self) -> Any:
+        """The shared pool (``None`` when no language server is configured): the user's
+        ``lspServers``, and the project's ``.pi/lsp.json`` / ``.lsp.json`` when it is
+        trusted."""
+        if not self._lsp_made:
+            self._lsp_made = True
+            try:
+                options = run_config(self.settings()).resources
+                trusted = saved_trust(self.workspace.cwd, options).load_project
+                self.lsp = language_servers(
+                    self.workspace,
+                    trusted=trusted,
+                    resources=options,
+                    notify=lambda text: self.bridge.log_message(types.MessageType.Warning, text),
+                )
+            except Exception as exc:  # nothing here may stop a session: no lsp tool
+                log.warning("language servers not available: %s", exc)
+        return self.lsp
+
     # ---------------------------------------------------------------------- shutdown
 
     async def stop_all(self) -> None:
@@ -246,6 +276,8 @@ class SessionManager:
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
         await self.mcp.aclose()
+        if self.lsp is not None:
+            await self.lsp.aclose()
 
 
 def _title(hosted: HostedSession) -> str:

@@ -117,6 +117,9 @@ class ClientFeatures(_Model):
     compact_events: bool = False
     """``turn_end`` / ``agent_end`` name the messages the client already received (the ``seq``
     of their ``message_end``) instead of repeating them."""
+    lsp_query: bool = False
+    """The client answers ``pi/lspQuery`` from its own language servers (the ``lsp`` tool's
+    Backend A, docs/protocol.md#lsp-query)."""
 
     @property
     def update_interval(self) -> float:

@@ -9,13 +9,14 @@ diagnostics — but the editor gets one ``WorkspaceEdit`` with every file's vers
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from lsprotocol import types
 
-from ...review import merge3
+from ...review import merge3, split_hunks
 from ...tools.workspace import (
     Document,
     FileEdits,
@@ -26,8 +27,9 @@ from ...tools.workspace import (
 )
 from .edits import BOM, EditTarget, first_changed_range, workspace_edit
 
-if TYPE_CHECKING:
-    from .editor_workspace import EditorWorkspace
+EditorWorkspace = Any
+"""``editor_workspace.EditorWorkspace`` (not imported: it imports this module); its
+internals used here are the ones its own ``apply_edits`` uses."""
 
 
 @dataclass(slots=True)
@@ -40,8 +42,6 @@ class _Planned:
 
 
 async def _plan(ws: EditorWorkspace, files: FileEdits) -> list[_Planned]:
-    from .editor_workspace import _minimal_edits
-
     planned: list[_Planned] = []
     for document, edits in files.values():
         new_text = apply_text_edits(document.text, edits)
@@ -52,7 +52,7 @@ async def _plan(ws: EditorWorkspace, files: FileEdits) -> list[_Planned]:
             if merged.text is None:
                 raise StaleDocumentError(ws._conflict_message(document, merged))
             new_text = merged.text
-            out = _minimal_edits(target.text, new_text)
+            out = [TextEdit(r.start, r.end, r.new_text) for r in split_hunks(target.text, new_text)]
         planned.append(_Planned(document, target, user_dirty, new_text, out))
     return planned
 
@@ -80,15 +80,12 @@ def _combined(ws: EditorWorkspace, planned: list[_Planned], label: str) -> types
 async def apply_files(
     ws: EditorWorkspace, files: FileEdits, *, label: str, context: ToolCallContext | None
 ) -> None:
-    from .editor_workspace import _label, _short_diff
-
     signal = context.signal if context is not None else None
-    label = _label(label)
+    label = label if label.startswith("pi") else f"pi: {label}"
     planned = await _plan(ws, files)
     if ws._policy().settings.edits == "confirm" and not ws.bridge.change_annotations:
         diffs = "\n\n".join(
-            _short_diff(p.target.text, p.new_text, ws.display_path(p.document.path))
-            for p in planned
+            _diff(p.target.text, p.new_text, ws.display_path(p.document.path)) for p in planned
         )
         answer = await ws.bridge.ask(
             f"{label}\n\n{diffs}\n\nApply?",
@@ -136,3 +133,14 @@ async def apply_files(
         if bases[path] is not None and ws._policy().features.diagnostics:
             await ws._collect_diagnostics(path, p.target, new_text, bases[path])
     await ws._follow(planned[0].target.uri, first_changed_range(edit))
+
+
+def _diff(old: str, new: str, name: str, limit: int = 30) -> str:
+    lines = list(
+        difflib.unified_diff(
+            old.splitlines(), new.splitlines(), f"a/{name}", f"b/{name}", n=1, lineterm=""
+        )
+    )[2:]
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"… {len(lines) - limit} more lines"]
+    return "\n".join(lines) or "(no visible change)"

@@ -24,7 +24,9 @@ from ...runtime import (
 )
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.store import prompt_text, session_title
+from ...tools.code_intel import CodeIntel
 from ..bridge import ClientBridge
+from ..editor.editor_intel import EditorIntel
 from ..editor.review_book import ReviewBook
 from ..protocol.models import SessionSummary
 from ..settings import ClientFeatures, Settings
@@ -115,7 +117,7 @@ class SessionManager:
                 ask=questions.ask,
                 sandbox=self.security,
                 before_run=(before_run,),
-                code_intel=self._language_servers(),
+                code_intel=self._code_intel(),
             ),
         )
         self.mcp.start_eager(lambda: session_id)
@@ -241,6 +243,15 @@ class SessionManager:
         self.mcp.features = features
         for hosted in self.sessions.values():
             hosted.attach_client(features)
+
+    def _code_intel(self) -> CodeIntel | None:
+        """Who answers the sessions' ``lsp`` tool: the editor (``pi/lspQuery``) when it
+        declares ``lspQuery``, the configured language servers otherwise and as its fallback;
+        ``None`` (no tool) when neither can."""
+        pool = self._language_servers()
+        if not self.features.lsp_query and pool is None:
+            return None
+        return EditorIntel(self.bridge, lambda: self.features, pool)
 
     def _language_servers(self) -> Any:
         """The shared pool (``None`` when no language server is configured): the user's

@@ -46,6 +46,7 @@ export const SERVER_MESSAGES = {
   saveDocuments: 'pi/saveDocuments',
   requestPermission: 'pi/requestPermission',
   ask: 'pi/ask',
+  lspQuery: 'pi/lspQuery',
 } as const satisfies Record<string, ServerMethod>;
 export const DIAGNOSTICS: ClientNotificationMethod = 'pi/diagnostics';
 

@@ -13,6 +13,7 @@ import { ModelControl } from './controller/models';
 import { ReviewControl, type Decision } from './controller/review';
 import { enterAction, RunControl, type Sent } from './controller/run';
 import { Sessions } from './controller/sessions';
+import { LspQuery } from './lsp/query';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
 import type { DeliverAs, ViewModel } from './model/types';
 import { PiClient } from './protocol/client';
@@ -44,6 +45,8 @@ export class Controller implements vscode.Disposable, Host {
     newSession: () => this.sessions.newSession(),
   });
 
+  private readonly lspQuery = new LspQuery();
+
   constructor(
     readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
@@ -54,6 +57,7 @@ export class Controller implements vscode.Disposable, Host {
         saveDocuments: (params) => this.review.saveDocuments(params),
         requestPermission: (params, token) => this.asks.askPermission(params, token),
         ask: (params, token) => this.asks.askQuestion(params, token),
+        lspQuery: (params) => this.lspQuery.answer(params),
       },
       attach: (reconnect) => this.sessions.attach(reconnect),
       disconnected: () => this.sessions.disconnected(),

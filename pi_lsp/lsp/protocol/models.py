@@ -416,7 +416,7 @@ class LspQueryParams(WireParams):
 
 
 class LspQueryResult(WireParams):
-    result: Any = None
+    result: Any = Field(default=None, json_schema_extra={"tsType": "unknown"})
     """The method's standard result JSON (lists merged over the editor's servers; ``null``
     when none answered). A rename's ``WorkspaceEdit`` is returned, never applied."""
     position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None = None

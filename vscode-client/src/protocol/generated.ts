@@ -855,9 +855,7 @@ export interface LspQueryResult {
    * The method's standard result JSON (lists merged over the editor's servers; ``null``
    * when none answered). A rename's ``WorkspaceEdit`` is returned, never applied.
    */
-  result?: {
-    [k: string]: unknown | undefined;
-  };
+  result?: unknown;
   /**
    * How the result's positions count (default ``utf-16``).
    */

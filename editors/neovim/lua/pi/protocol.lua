@@ -48,6 +48,7 @@ M.handled = {
   saveDocuments = "pi/saveDocuments",
   requestPermission = "pi/requestPermission",
   ask = "pi/ask",
+  lspQuery = "pi/lspQuery",
 }
 
 --- Standard LSP methods the plugin handles itself.

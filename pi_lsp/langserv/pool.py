@@ -102,6 +102,7 @@ class ServerPool:
         path: Path | None,
         signal: AbortSignal | None = None,
         progress: Progress | None = None,
+        text: str | None = None,
     ) -> IntelAnswer:
         if self._closed:
             raise CodeIntelError("The language servers are shut down")
@@ -118,7 +119,7 @@ class ServerPool:
             if method != "textDocument/diagnostic" and not _supports(proc, method):
                 errors.append(f"The language server {config.name} does not support {method}")
                 continue
-            text = await self._sync(proc, path, config)
+            text = await self._sync(proc, path, config, text)
             result, note = await self._ask(proc, method, params, path, signal)
             return IntelAnswer(result, proc.encoding, {path: text}, note)
         raise CodeIntelError("; ".join(errors))
@@ -165,8 +166,11 @@ class ServerPool:
             self._start_reaper()
         return proc
 
-    async def _sync(self, proc: LanguageServerProcess, path: Path, config: LspServerConfig) -> str:
-        text = (await self.workspace.read_document(path)).text
+    async def _sync(
+        self, proc: LanguageServerProcess, path: Path, config: LspServerConfig, text: str | None
+    ) -> str:
+        if text is None:
+            text = (await self.workspace.read_document(path)).text
         uri = path.as_uri()
         have = proc.documents.get(path)
         if have is None:

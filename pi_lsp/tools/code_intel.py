@@ -58,7 +58,9 @@ class CodeIntel(Protocol):
         path: Path | None,
         signal: AbortSignal | None = None,
         progress: Progress | None = None,
+        text: str | None = None,
     ) -> IntelAnswer:
         """Send ``method`` to the server(s) of ``path`` (every server when ``None``: the
-        answers' lists merged), the document synced first. Raises ``CodeIntelError``."""
+        answers' lists merged), the document synced first — from ``text`` when the caller has
+        just read it, else read again. Raises ``CodeIntelError``."""
         ...

@@ -155,6 +155,8 @@ class LspTool(AgentTool[LspParams]):
         op = params.operation
         ws = self.workspace
         pending: list[Any] = []
+        texts: dict[Path, str] = {}
+        """What this call read of each file: synced and rendered from it, not read again."""
 
         def progress(message: str) -> None:
             pending.append(emit_update(on_update, text_result(message)))
@@ -162,7 +164,12 @@ class LspTool(AgentTool[LspParams]):
         async def ask(method: str, args: dict[str, Any], path: Path | None) -> IntelAnswer:
             try:
                 return await self.intel.query(
-                    method, args, path=path, signal=signal, progress=progress
+                    method,
+                    args,
+                    path=path,
+                    signal=signal,
+                    progress=progress,
+                    text=texts.get(path) if path is not None else None,
                 )
             finally:
                 for update in pending:
@@ -173,12 +180,10 @@ class LspTool(AgentTool[LspParams]):
             if not params.query:
                 raise ToolError("workspaceSymbols needs a query (the symbol's name or part of it)")
             answer = await ask("workspace/symbol", {"query": params.query}, None)
-            return await self._render(op, answer, None, f"'{params.query}'")
+            return await self._render(op, answer, None, f"'{params.query}'", texts)
         if not params.path:
             raise ToolError(f"{op} needs a path")
         path = ws.resolve(params.path)
-        if not await ws.exists(path) or await ws.is_dir(path):
-            raise ToolError(f"Not a file: {params.path}")
         if not self.intel.serves(path):
             served = self.intel.languages()
             suffix = f"*{path.suffix}" if path.suffix else path.name
@@ -187,15 +192,19 @@ class LspTool(AgentTool[LspParams]):
                 + (f"; servers run for {served})" if served else ")")
             )
         shown = ws.display_path(path)
-        document = await ws.read_document(path)
+        try:
+            document = await ws.read_document(path)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise ToolError(f"Not a file: {params.path}") from None
+        texts[path] = document.text
         uri = path.as_uri()
         text_document = {"uri": uri}
         if op == "documentSymbols":
             answer = await ask("textDocument/documentSymbol", {"textDocument": text_document}, path)
-            return await self._render(op, answer, path, shown)
+            return await self._render(op, answer, path, shown, texts)
         if op == "diagnostics":
             answer = await ask("textDocument/diagnostic", {"textDocument": text_document}, path)
-            return await self._render(op, answer, path, shown)
+            return await self._render(op, answer, path, shown, texts)
         lines = split_lines(document.text)
         position, target = self._position(params, lines, shown)
         at = {"textDocument": text_document, "position": position}
@@ -204,7 +213,7 @@ class LspTool(AgentTool[LspParams]):
             if op == "references":
                 args["context"] = {"includeDeclaration": True}
             answer = await ask(POSITION_METHODS[op], args, path)
-            return await self._render(op, answer, path, target)
+            return await self._render(op, answer, path, target, texts)
         if op in ("incomingCalls", "outgoingCalls"):
             prepared = await ask("textDocument/prepareCallHierarchy", at, path)
             items = prepared.result if isinstance(prepared.result, list) else []
@@ -212,7 +221,7 @@ class LspTool(AgentTool[LspParams]):
                 return text_result(f"No call hierarchy item at {target}.")
             method = f"callHierarchy/{op}"
             answer = await ask(method, {"item": items[0]}, path)
-            return await self._render(op, answer, path, target)
+            return await self._render(op, answer, path, target, texts)
         return await self._rename(tool_call_id, params, at, path, target, ask)
 
     def _position(
@@ -243,19 +252,26 @@ class LspTool(AgentTool[LspParams]):
             raise ToolError(f"{params.operation} needs symbol (the name on the line) or character")
         return {"line": params.line - 1, "character": to_units(text, column)}, target
 
-    async def _view(self, answer: IntelAnswer, paths: list[Path]) -> View:
+    async def _view(self, texts: dict[Path, str], answer: IntelAnswer, paths: list[Path]) -> View:
         ws = self.workspace
 
-        def display(path: Path) -> str | None:
-            try:
-                ws.confine(path)
-            except WorkspaceError:
-                return None
-            return ws.display_path(path)
+        shown: dict[Path, str | None] = {}
+
+        def display(path: Path) -> str | None:  # confining resolves symlinks: once a path
+            if path not in shown:
+                try:
+                    ws.confine(path)
+                    shown[path] = ws.display_path(path)
+                except WorkspaceError:
+                    shown[path] = None
+            return shown[path]
 
         view = View(display=display, encoding=answer.encoding)
         for path in dict.fromkeys(paths):
             if display(path) is None:
+                continue
+            if path in texts:
+                view.lines[path] = split_lines(texts[path])
                 continue
             try:
                 view.lines[path] = split_lines((await ws.read_document(path)).text)
@@ -264,7 +280,7 @@ class LspTool(AgentTool[LspParams]):
         return view
 
     async def _render(
-        self, op: str, answer: IntelAnswer, path: Path | None, target: str
+        self, op: str, answer: IntelAnswer, path: Path | None, target: str, texts: dict[Path, str]
     ) -> AgentToolResult:
         result = answer.result
         lines: list[str]
@@ -278,11 +294,11 @@ class LspTool(AgentTool[LspParams]):
                     found = uri_to_path(str(sym["location"].get("uri", "")))
                     if found is not None:
                         paths.append(found)
-            lines = render_symbols(result, await self._view(answer, paths), path)
+            lines = render_symbols(result, await self._view(texts, answer, paths), path)
         elif op == "diagnostics":
             assert path is not None
             items = result.get("items") if isinstance(result, dict) else result
-            lines = render_diagnostics(items, await self._view(answer, [path]), path)
+            lines = render_diagnostics(items, await self._view(texts, answer, [path]), path)
             if not lines:
                 return text_result(f"No diagnostics for {target}.")
         elif op in ("incomingCalls", "outgoingCalls"):
@@ -297,10 +313,10 @@ class LspTool(AgentTool[LspParams]):
                 if found is not None:
                     paths.append(found)
             lines = render_calls(
-                result, await self._view(answer, paths), incoming=op == "incomingCalls"
+                result, await self._view(texts, answer, paths), incoming=op == "incomingCalls"
             )
         else:
-            view = await self._view(answer, [p for p, _ in locations(result)])
+            view = await self._view(texts, answer, [p for p, _ in locations(result)])
             lines = render_locations(result, view)
         if not lines:
             text = f"No {_label(op)} results for {target}."

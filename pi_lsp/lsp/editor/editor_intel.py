@@ -60,14 +60,15 @@ class EditorIntel:
         path: Path | None,
         signal: AbortSignal | None = None,
         progress: Progress | None = None,
+        text: str | None = None,
     ) -> IntelAnswer:
         if not self._editor():
-            return await self._fall_back(method, params, path, signal, progress, None)
+            return await self._fall_back(method, params, path, signal, progress, None, text)
         try:
             reply = await self._ask_editor(method, params, signal)
         except JsonRpcException as exc:
             if getattr(exc, "code", None) == METHOD_NOT_FOUND:
-                return await self._fall_back(method, params, path, signal, progress, str(exc))
+                return await self._fall_back(method, params, path, signal, progress, str(exc), text)
             raise CodeIntelError(f"The editor could not answer {method}: {exc}") from None
         result = reply.get("result") if isinstance(reply, dict) else None
         encoding = reply.get("positionEncoding") if isinstance(reply, dict) else None
@@ -104,10 +105,11 @@ class EditorIntel:
         signal: AbortSignal | None,
         progress: Progress | None,
         why: str | None,
+        text: str | None,
     ) -> IntelAnswer:
         if self.fallback is not None and (path is None or self.fallback.serves(path)):
             return await self.fallback.query(
-                method, params, path=path, signal=signal, progress=progress
+                method, params, path=path, signal=signal, progress=progress, text=text
             )
         kind = f"*{path.suffix} files" if path is not None and path.suffix else "this file"
         if why is not None:

@@ -14,6 +14,7 @@ import { ReviewControl, type Decision } from './controller/review';
 import { enterAction, RunControl, type Sent } from './controller/run';
 import { Sessions } from './controller/sessions';
 import { LspQuery } from './lsp/query';
+import { findSymbolMentions } from './lsp/workspaceSymbols';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
 import type { DeliverAs, ViewModel } from './model/types';
 import { PiClient } from './protocol/client';
@@ -300,7 +301,7 @@ export class Controller implements vscode.Disposable, Host {
     const glob = q.includes('/') ? `${q}*` : `**/*${q}*`;
     const found = await vscode.workspace.findFiles(glob, '**/{node_modules,.git,.venv,dist,build}/**', 40);
     const rel = found.map((u) => vscode.workspace.asRelativePath(u, false)).sort((a, b) => a.length - b.length);
-    this.post({ type: 'files', requestId, files: rel.slice(0, 20) });
+    this.post({ type: 'files', requestId, files: [...rel.slice(0, 20), ...(await findSymbolMentions(query))] });
   }
 
   dispose(): void {

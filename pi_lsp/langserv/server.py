@@ -308,7 +308,7 @@ class LanguageServerProcess:
         self.last_used = time.monotonic()
         params_type = lsp.METHOD_TO_TYPES[method][2]
         typed = self._converter.structure(params, params_type) if params_type else params
-        msg_id = next(_ids)
+        msg_id = f"pi-{next(_ids)}"
         future = client.protocol.send_request_async(method, typed, msg_id=msg_id)
         try:
             async with asyncio.timeout(limit):
@@ -336,7 +336,7 @@ class LanguageServerProcess:
             self.last_used = time.monotonic()
         return self._converter.unstructure(result)
 
-    def _cancel(self, client: Any, msg_id: int, future: asyncio.Future[Any]) -> None:
+    def _cancel(self, client: Any, msg_id: str, future: asyncio.Future[Any]) -> None:
         from lsprotocol import types as lsp
 
         future.cancel()

@@ -238,7 +238,8 @@ class ServerPool:
             await asyncio.sleep(max(0.05, self.idle_s / 4))
             now = time.monotonic()
             for key, proc in list(self.servers.items()):
-                if proc.state == "ready" and now - proc.last_used >= self.idle_s:
+                idle = proc.busy == 0 and now - proc.last_used >= self.idle_s
+                if proc.state == "ready" and idle:
                     log.info("language server %s idle: stopping it", proc.name)
                     self.servers.pop(key, None)
                     await proc.stop()

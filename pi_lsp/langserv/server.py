@@ -53,6 +53,8 @@ class LanguageServerProcess:
         self.diagnostics: dict[str, tuple[int | None, list[Any]]] = {}
         self.started_at = 0.0
         self.last_used = time.monotonic()
+        self.busy = 0
+        """Requests in flight: an idle stop waits for them."""
         self.pid: int | None = None
         self.stderr: collections.deque[str] = collections.deque(maxlen=KEEP_STDERR)
         self._client: Any = None
@@ -310,14 +312,20 @@ class LanguageServerProcess:
         typed = self._converter.structure(params, params_type) if params_type else params
         msg_id = f"pi-{next(_ids)}"
         future = client.protocol.send_request_async(method, typed, msg_id=msg_id)
+        self.busy += 1
         try:
             async with asyncio.timeout(limit):
                 finished = await done_before_abort(future, signal)
+        except asyncio.CancelledError:  # the caller went away: so does the request
+            self._cancel(client, msg_id, future)
+            raise
         except TimeoutError:
             self._cancel(client, msg_id, future)
             raise CodeIntelError(
                 f"The language server {self.name} did not answer {method} within {limit:g} s"
             ) from None
+        finally:
+            self.busy -= 1
         if not finished:
             self._cancel(client, msg_id, future)
             raise CodeIntelError("Operation aborted")

@@ -152,3 +152,22 @@ async def test_kill_9_of_pi_lsp_leaves_no_server_process(project: Path) -> None:
     finally:
         if host.poll() is None:
             host.kill()
+
+
+async def test_an_idle_server_is_stopped_and_started_again_on_use(
+    ws: DiskWorkspace, project: Path
+) -> None:
+    pool = ServerPool(config(server()), ws, timeout=30, idle_s=0.3)
+    main = project / "app" / "main.py"
+    try:
+        first = pool.process(pool.configs_for(main)[0], project)
+        # the first answer takes longer than idle_s: a request in flight is never stopped
+        await pool.query("textDocument/definition", definition_at(main), path=main)
+        assert first.pid is not None
+        assert await gone(first.pid), "the idle server was not stopped"
+        assert pool.servers == {}
+        answer = await pool.query("textDocument/definition", definition_at(main), path=main)
+        assert answer.result[0]["uri"].endswith("app/config.py")
+        assert next(iter(pool.servers.values())).pid != first.pid
+    finally:
+        await pool.aclose()

@@ -9,7 +9,8 @@ local function cmd(name, fn_name, opts)
   end, opts)
 end
 
-cmd("Pi", "pi", { nargs = "*", range = true, desc = "pi: prompt (steers while a run is active)" })
+cmd("Pi", "pi", { nargs = "*", range = true, desc = "pi: prompt (steers while a run is active)",
+  complete = function(arglead) return require("pi.mention").complete(arglead) end })
 cmd("PiFollowUp", "follow_up", { nargs = "*", range = true })
 cmd("PiInterrupt", "interrupt", { nargs = "*", range = true })
 cmd("PiAbort", "abort", {})

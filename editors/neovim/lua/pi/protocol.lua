@@ -51,10 +51,12 @@ M.handled = {
   lspQuery = "pi/lspQuery",
 }
 
---- Standard LSP methods the plugin handles itself.
+--- Standard LSP methods the plugin handles itself, or asks the other language servers
+--- (pi.mention's @ symbols).
 ---@enum pi.LspMethod
 M.lsp = {
   showMessageRequest = "window/showMessageRequest",
+  workspaceSymbol = "workspace/symbol",
 }
 
 

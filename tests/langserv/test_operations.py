@@ -10,6 +10,8 @@ import pytest
 from pi_lsp.tools.common import ToolError
 from pi_lsp.tools.lsp import LspParams, LspTool
 
+from .conftest import JEDI
+
 
 async def ask(tool: LspTool, **params: Any) -> str:
     result = await tool.execute("call", LspParams.model_validate(params))
@@ -102,3 +104,16 @@ async def test_rename_changes_every_file_through_the_workspace(tool: LspTool, ws
         tool, operation="definition", path="app/main.py", line=5, symbol="read_config"
     )
     assert found.startswith("app/config.py:18:5  def read_config")
+
+
+async def test_a_cold_start_is_reported_in_the_progress(tool: LspTool) -> None:
+    updates: list[str] = []
+
+    def on_update(result: Any) -> None:
+        updates.append("".join(getattr(c, "text", "") for c in result.content))
+
+    params = LspParams(operation="hover", path="app/main.py", line=5, symbol="load_config")
+    await tool.execute("call", params, None, on_update)
+    assert updates == [f"Starting language server python ({JEDI})…"]
+    await tool.execute("call", params, None, on_update)  # warm: nothing to report
+    assert len(updates) == 1

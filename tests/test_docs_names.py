@@ -43,7 +43,9 @@ FLAGS = (
     | _options(review_parser())
     | set(re.findall(r"--[a-z][a-z-]*", worktrees_usage))  # hand-parsed: its usage line
 )
-SETTINGS = {f.alias or n for n, f in Settings.model_fields.items()}
+SETTINGS = {f.alias or n for n, f in Settings.model_fields.items()} | {
+    "lspServers"  # the agent dir's settings.json and .pi/lsp.json (pi_lsp/langserv/config.py)
+}
 PACKAGE = json.loads((ROOT / "vscode-client" / "package.json").read_text(encoding="utf-8"))
 VSCODE_SETTINGS = {
     key.removeprefix("pi.").split(".")[0]

@@ -25,6 +25,7 @@ ABOVE_AI = {
     "pi_lsp.runtime",
     "pi_lsp.subagents",
     "pi_lsp.mcp",
+    "pi_lsp.langserv",
     "pi_lsp.agent",
     "pi_lsp.tools",
     "pi_lsp.sessions",
@@ -40,17 +41,21 @@ FORBIDDEN: dict[str, set[str]] = {
     "agent": {
         "pi_lsp.tools",
         "pi_lsp.mcp",
+        "pi_lsp.langserv",
         "pi_lsp.sessions",
         *FRONT_ENDS,
         "pi_lsp.runtime",
     },
-    "tools": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime", "pi_lsp.mcp"},
+    "tools": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime", "pi_lsp.mcp", "pi_lsp.langserv"},
     "sessions": {*FRONT_ENDS, "pi_lsp.runtime"},
     # the MCP client, beside tools/: the runtime and the front ends import it
-    "mcp": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime"},
+    "mcp": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime", "pi_lsp.langserv"},
     # task children (definitions, the runner, the task tool): the runtime makes their
     # sessions, so it imports the runtime's factory only through what it is given
     "subagents": {*FRONT_ENDS, "pi_lsp.runtime"},
+    # language servers pi-lsp starts (the lsp tool's Backend B), beside mcp/: pygls' client is
+    # allowed here (it is what the package is for); the runtime and the front ends import it
+    "langserv": {"pi_lsp.sessions", *FRONT_ENDS, "pi_lsp.runtime", "pi_lsp.mcp"},
     # the runtime every front end shares: no front end in it
     "runtime": FRONT_ENDS,
     # the two front ends never import each other (main.py picks one)
@@ -139,7 +144,7 @@ def test_layer_imports(layer: str) -> None:
     for f in files:
         for mod in _imports(f):
             top = mod.split(".")[0]
-            if top in EDITOR_LIBS:
+            if top in EDITOR_LIBS and layer != "langserv":
                 problems.append(f"{f.relative_to(PKG)} imports {mod}")
             if any(mod == bad or mod.startswith(bad + ".") for bad in FORBIDDEN[layer]):
                 problems.append(f"{f.relative_to(PKG)} imports {mod}")

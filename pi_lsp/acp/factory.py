@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,9 @@ from ..runtime import (
     SessionOptions,
     check_config,
     create_agent_session,
+    language_servers,
     offered_models,
+    saved_trust,
 )
 from ..runtime.provider_args import provider_fields
 from ..sessions import SessionFile, SessionNotFoundError, SessionStore
@@ -108,11 +110,15 @@ class OpenedSession:
     workspace: Workspace
     mcp: Any = None
     """The session's MCP servers (``pi_lsp.mcp.hub.McpHub``), stopped with it."""
+    lsp: Any = None
+    """The language servers of its ``lsp`` tool (``langserv.ServerPool``), stopped with it."""
 
     async def close(self) -> None:
         self.session.kill_processes()
         if self.mcp is not None:
             await self.mcp.aclose()
+        if self.lsp is not None:
+            await self.lsp.aclose()
         self.session.close()
         await self.session.aclose()
 
@@ -158,8 +164,13 @@ def open_session(
     its id, the permission checks, the ``ask`` handler (``acp/questions.py``) and the MCP
     tools' before-run hook; ``mcp`` is the hub it closes."""
     workspace = wrap_workspace(DiskWorkspace([cwd, *roots]))
+    lsp = None
+    if options.code_intel is None:  # the lsp tool's servers; the project's only if trusted
+        trusted = saved_trust(cwd, config.resources).load_project
+        lsp = language_servers(workspace, trusted=trusted, resources=config.resources)
+        options = replace(options, code_intel=lsp)
     session = create_agent_session(config, workspace, file=file, resume=resume, options=options)
-    return OpenedSession(session, workspace, mcp)
+    return OpenedSession(session, workspace, mcp, lsp)
 
 
 __all__ = [

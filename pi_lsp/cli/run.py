@@ -233,6 +233,14 @@ async def execute(plan: Plan) -> int:
     from .mcp_setup import attach_mcp
 
     mcp = attach_mcp(plan.cwd, plan.mcp_config, permission, terminal.notice)
+    from ..runtime import language_servers
+
+    lsp = language_servers(  # the lsp tool's servers (docs/tools.md#lsp); project's if trusted
+        workspace,
+        trusted=resources.trusted,
+        resources=plan.config.resources,
+        notify=terminal.notice,
+    )
     session = create_agent_session(  # one connection to the provider for the whole run
         plan.config,
         workspace,
@@ -248,6 +256,7 @@ async def execute(plan: Plan) -> int:
                 permission.for_child(agent, child_id),
                 *(() if mcp is None else (mcp.check,)),
             ),
+            code_intel=lsp,
         ),
     )
     if plan.config.default_mode == "plan" and session.mode != "plan":  # --plan on a resume
@@ -292,6 +301,8 @@ async def execute(plan: Plan) -> int:
         session.kill_processes()  # background jobs a command left behind end with the run
         if mcp is not None:
             await mcp.hub.aclose()
+        if lsp is not None:
+            await lsp.aclose()
         await session.aclose()
     if not plan.json:
         terminal.notice(terminal.summary())

@@ -120,6 +120,9 @@ class ClientFeatures(_Model):
     subagents: bool = False
     """The client shows ``task`` children: their events stream as ``pi/event`` under the
     child's ``sessionId`` with ``parentSessionId`` (docs/protocol.md#subagents)."""
+    lsp_query: bool = False
+    """The client answers ``pi/lspQuery`` from its own language servers (the ``lsp`` tool's
+    Backend A, docs/protocol.md#lsp-query)."""
 
     @property
     def update_interval(self) -> float:

@@ -17,10 +17,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 from ..security import vault
+from ..security.process_guard import GUARD_SCRIPT
 from .config import McpServerConfig
 from .stderr import StderrTail
 
@@ -33,7 +33,7 @@ START_LIMIT_S = 300.0
 """A start that has not finished after this long fails (and is retried on next use)."""
 BACKOFF_S = (0.0, 2.0, 5.0, 15.0, 30.0, 60.0)
 """Wait before starting again after 1, 2, 3… failures in a row: a crash is retried at once."""
-GUARD = Path(__file__).with_name("_guard.py")
+GUARD = GUARD_SCRIPT
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,9 @@ from .roots import project_skill_roots, project_template_roots
 
 log = logging.getLogger(__name__)
 Decision = Literal["trusted", "untrusted"]
-PROTECTED_PI_FILES = ("SYSTEM.md", "APPEND_SYSTEM.md", "settings.json")
+PROTECTED_PI_FILES = ("SYSTEM.md", "APPEND_SYSTEM.md", "settings.json", "lsp.json")
+PROTECTED_ROOT_FILES = (".lsp.json",)
+"""Language servers the project configures (``lspServers``): they start programs."""
 
 
 def protected_candidates(
@@ -35,6 +37,7 @@ def protected_candidates(
     """Every project path of ``cwd`` that would need trust if it existed."""
     home = home if home is not None else os.path.expanduser("~")
     candidates = [os.path.join(cwd, ".pi", name) for name in PROTECTED_PI_FILES]
+    candidates += [os.path.join(cwd, name) for name in PROTECTED_ROOT_FILES]
     candidates += [r.path for r in project_skill_roots(cwd, claude_compat=claude_compat, home=home)]
     candidates += [r.path for r in project_template_roots(cwd, claude_compat=claude_compat)]
     # task agents' definitions (pi_lsp/subagents/definitions.py): they steer a child agent

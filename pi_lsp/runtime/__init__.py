@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         ResourceOptions,
         RunConfig,
     )
+    from .lsp_servers import language_servers
     from .project_context import (
         TrustOutcome,
         ask_project_trust,
@@ -65,6 +66,7 @@ _LAZY = {
     "PermissionsConfig": ".config",
     "RunConfig": ".config",
     "ResourceOptions": ".config",
+    "language_servers": ".lsp_servers",
     "TrustOutcome": ".project_context",
     "ask_project_trust": ".project_context",
     "load_project_resources": ".project_context",
@@ -111,6 +113,7 @@ __all__ = [
     "configured_model",
     "create_agent_session",
     "default_provider",
+    "language_servers",
     "load_project_resources",
     "new_session_id",
     "offered_models",

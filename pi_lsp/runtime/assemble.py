@@ -15,6 +15,8 @@ from ..tools import (
     build_system_prompt,
     create_coding_tools,
 )
+from ..tools.code_intel import CodeIntel
+from ..tools.lsp import LspTool
 from ..tools.read_areas import ReadAreas
 
 
@@ -31,6 +33,7 @@ def build_agent(
     get_api_key: Callable[[str], str | None] | None = None,
     resources: Resources | None = None,
     read_areas: ReadAreas | None = None,
+    code_intel: CodeIntel | None = None,
 ) -> Agent:
     """An agent with the coding tools over ``workspace``.
 
@@ -39,7 +42,8 @@ def build_agent(
     to keep out of it (a key the user configured under their own name). The system prompt
     describes the workspace and the tools, plus ``system_prompt_append``, and the project's
     ``resources`` (docs/context.md); ``read_areas`` are the directories outside the workspace
-    the read-only tools may read (the skills').
+    the read-only tools may read (the skills'). With ``code_intel`` the agent has the
+    ``lsp`` tool too (docs/tools.md#lsp).
     """
     secret_env = frozenset({api_key_env}) if api_key_env else frozenset()
     tools = create_coding_tools(
@@ -47,6 +51,8 @@ def build_agent(
         bash=BashOptions(process_registry=registry, extra_secret_env=secret_env),
         read_areas=read_areas,
     )
+    if code_intel is not None:
+        tools.append(LspTool(workspace, code_intel))
     kwargs: dict[str, Any] = {}
     if model is not None:
         kwargs["model"] = model

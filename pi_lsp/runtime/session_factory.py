@@ -28,6 +28,7 @@ from ..sessions.paths import uuid7
 from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
+from ..tools.code_intel import CodeIntel
 from ..tools.factory import bind_session
 from ..tools.prompt import build_system_prompt
 from ..tools.read_areas import ReadAreas
@@ -102,6 +103,9 @@ class SessionOptions:
     for_child``); ``None``: the children use ``permissions`` as they are."""
     subagents: bool = True
     """Give the session the ``task`` tool and its children (a child itself gets none)."""
+    code_intel: CodeIntel | None = None
+    """Who answers the ``lsp`` tool (``language_servers(…)``: servers pi-lsp starts; the
+    editor's own): the session gets the tool only with one. The front end closes it."""
 
 
 SessionHooks = SessionOptions
@@ -182,6 +186,7 @@ def create_agent_session(
         before_tool_call=_first_answer(options.permissions),
         resources=resources.current,
         read_areas=read_areas,
+        code_intel=options.code_intel,
     )
     coding_tools = list(agent.state.tools)
     used = AgentSession.restore(agent, file) if resume and file is not None else None

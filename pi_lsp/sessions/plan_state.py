@@ -27,6 +27,7 @@ from ..ai import AbortSignal
 from ..tools.ask import AskAnswer, AskParams, AskTool
 from ..tools.bash import BashTool
 from ..tools.common import ToolError
+from ..tools.lsp import ReadOnlyLspTool
 from ..tools.plan_mode import (
     ACT_FOLLOW_UP,
     PLAN_MODE_PROMPT,
@@ -276,10 +277,11 @@ def _merged(act: list[AgentTool[Any]], shown: list[AgentTool[Any]]) -> list[Agen
     """The act-mode list after others changed the plan-mode list ``shown``: a tool plan mode
     shows stays only if it is still shown, a hidden one (write, edit, …) stays, tools added
     since join; one tool per name (the newest)."""
-    visible = {id(t.inner) if isinstance(t, PlanModeBashTool) else id(t) for t in shown}
+    views = PlanModeBashTool | ReadOnlyLspTool  # plan mode's views of an act-mode tool
+    visible = {id(t.inner) if isinstance(t, views) else id(t) for t in shown}
     kept = [t for t in act if id(t) in visible or not plan_mode_tools([t])]
     known = {id(t) for t in kept}
-    added = [t for t in shown if not isinstance(t, PlanModeBashTool) and id(t) not in known]
+    added = [t for t in shown if not isinstance(t, views) and id(t) not in known]
     tools = [*kept, *added]
     last = {t.name: i for i, t in enumerate(tools)}
     return [t for i, t in enumerate(tools) if last[t.name] == i]

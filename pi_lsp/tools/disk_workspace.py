@@ -10,6 +10,7 @@ Must not import pygls/lsprotocol or anything above tools/.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -25,6 +26,7 @@ from .regular_files import open_regular
 from .workspace import (
     DirEntry,
     Document,
+    FileEdits,
     OutsideWorkspaceError,
     StaleDocumentError,
     TextEdit,
@@ -154,6 +156,28 @@ class DiskWorkspace:
             _write_in_place(document.path, encode_text(apply_text_edits(current, edits)))
 
         await anyio.to_thread.run_sync(work)
+
+    async def apply_workspace_edit(
+        self, files: FileEdits, *, label: str, context: ToolCallContext | None = None
+    ) -> None:
+        """Every file checked against its document first (any change: nothing written),
+        then each written, under every file's mutation lock."""
+        async with contextlib.AsyncExitStack() as stack:
+            for path in sorted(files, key=os.path.realpath):  # one order: no deadlock
+                await stack.enter_async_context(self.mutation_lock(path))
+
+            def work() -> None:
+                for document, _ in files.values():
+                    if decode_text(_read_regular(document.path)) != document.text:
+                        raise StaleDocumentError(
+                            f"{self.display_path(document.path)} changed on disk after it was "
+                            "read; nothing was changed. Read the file again and retry."
+                        )
+                for document, edits in files.values():
+                    new = apply_text_edits(document.text, edits)
+                    _write_in_place(document.path, encode_text(new))
+
+            await anyio.to_thread.run_sync(work)
 
     # --------------------------------------------------------------- disk primitives
 

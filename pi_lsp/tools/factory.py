@@ -17,6 +17,7 @@ from .find import FindTool
 from .grep import GrepTool
 from .grep_search import Backend
 from .ls import LsTool
+from .lsp import LspTool
 from .read import ReadTool
 from .read_areas import ReadAreas, with_read_areas
 from .workspace import Workspace
@@ -67,5 +68,5 @@ def bind_session(tools: Sequence[AgentTool[Any]], session_id: str) -> None:
     """Tell the tools that change files which session calls them (their ``ToolCallContext``
     names it, for review hunks and checkpoints)."""
     for tool in tools:
-        if isinstance(tool, EditTool | WriteTool):
+        if isinstance(tool, EditTool | WriteTool | LspTool):
             tool.session_id = session_id

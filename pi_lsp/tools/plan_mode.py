@@ -18,6 +18,7 @@ from ..security.plan_git import GIT_GUARD, git_environment
 from ..security.read_only_commands import check_read_only
 from .bash import BashOptions, BashTool
 from .common import ToolError
+from .lsp import LspTool
 from .workspace import Workspace
 
 PLAN_MODE_PROMPT = (
@@ -111,6 +112,8 @@ def plan_mode_tools(tools: Sequence[AgentTool[Any]]) -> list[AgentTool[Any]]:
     for tool in tools:
         if isinstance(tool, PlanModeBashTool) or is_read_only(tool):
             kept.append(tool)
+        elif isinstance(tool, LspTool):  # every operation but rename
+            kept.append(tool.read_only_view())
         elif isinstance(tool, BashTool):
             kept.append(PlanModeBashTool(tool))
     return kept

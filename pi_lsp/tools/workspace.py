@@ -19,7 +19,7 @@ Must not import pygls/lsprotocol or anything above tools/.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,4 +186,23 @@ class Workspace(Protocol):
 
     def mutation_lock(self, path: Path) -> AbstractAsyncContextManager[None]:
         """FIFO lock per real path: edit/write on one file run one at a time, in call order."""
+        ...
+
+
+FileEdits = Mapping[Path, tuple[Document, Sequence[TextEdit]]]
+"""Several files' edits, each computed against its ``Document``: one change (a rename)."""
+
+
+@runtime_checkable
+class MultiFileEdits(Protocol):
+    """A workspace that applies several files' edits as one change (``DiskWorkspace``: all
+    checked first, then written; ``EditorWorkspace``: one ``workspace/applyEdit`` — one undo
+    step, hunks in the review, one checkpoint). A workspace without it gets one
+    ``apply_edits`` per file."""
+
+    async def apply_workspace_edit(
+        self, files: FileEdits, *, label: str, context: ToolCallContext | None = None
+    ) -> None:
+        """Apply every file's edits or none: ``StaleDocumentError`` when any file changed
+        since its document was read, ``EditRejectedError`` when refused."""
         ...

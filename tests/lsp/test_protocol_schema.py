@@ -53,6 +53,7 @@ def test_method_tables_name_every_method_with_its_models() -> None:
         methods.SAVE_DOCUMENTS,
         methods.REQUEST_PERMISSION,
         methods.ASK,
+        methods.LSP_QUERY,
     }
     assert set(contract.NOTIFICATION_TYPES) == {methods.EVENT, methods.DIAGNOSTICS}
     defs = json.loads(schema.render())["$defs"]

@@ -15,6 +15,8 @@ import { ReviewControl, type Decision } from './controller/review';
 import { enterAction, RunControl, type Sent } from './controller/run';
 import { Sessions } from './controller/sessions';
 import { postSnapshot } from './controller/snapshot';
+import { LspQuery } from './lsp/query';
+import { findSymbolMentions } from './lsp/workspaceSymbols';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
 import type { DeliverAs, ViewModel } from './model/types';
 import { PiClient } from './protocol/client';
@@ -47,6 +49,8 @@ export class Controller implements vscode.Disposable, Host {
     newSession: () => this.sessions.newSession(),
   });
 
+  private readonly lspQuery = new LspQuery();
+
   constructor(
     readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
@@ -61,6 +65,7 @@ export class Controller implements vscode.Disposable, Host {
         saveDocuments: (params) => this.review.saveDocuments(params),
         requestPermission: (params, token) => this.asks.askPermission(params, token),
         ask: (params, token) => this.asks.askQuestion(params, token),
+        lspQuery: (params) => this.lspQuery.answer(params),
       },
       attach: (reconnect) => this.sessions.attach(reconnect),
       disconnected: () => this.sessions.disconnected(),
@@ -315,7 +320,7 @@ export class Controller implements vscode.Disposable, Host {
     const glob = q.includes('/') ? `${q}*` : `**/*${q}*`;
     const found = await vscode.workspace.findFiles(glob, '**/{node_modules,.git,.venv,dist,build}/**', 40);
     const rel = found.map((u) => vscode.workspace.asRelativePath(u, false)).sort((a, b) => a.length - b.length);
-    this.post({ type: 'files', requestId, files: rel.slice(0, 20) });
+    this.post({ type: 'files', requestId, files: [...rel.slice(0, 20), ...(await findSymbolMentions(query))] });
   }
 
   dispose(): void {

@@ -34,6 +34,8 @@ export const CLIENT_CAPABILITIES = {
   /** turn_end / agent_end name messages instead of repeating them; message_end leaves out
    * the text the deltas already brought (`streamed: true` blocks). */
   compactEvents: true,
+  /** The agent's `lsp` tool asks VS Code's language servers (pi/lspQuery, src/lsp/query.ts). */
+  lspQuery: true,
   maxUpdatesPerSecond: 30,
   /** task children: their events come under their own session ids (parentSessionId). */
   subagents: true,

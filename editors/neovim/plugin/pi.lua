@@ -9,8 +9,12 @@ local function cmd(name, fn_name, opts)
   end, opts)
 end
 
--- `/` completes the server's commands (prompt templates, skills): pi/context.lua
-local function slash(lead, line) return require("pi.context").complete(lead, line) end
+-- `/` completes the server's commands (prompt templates, skills): pi/context.lua; `@` a
+-- workspace symbol from Neovim's other language servers: pi/mention.lua
+local function slash(lead, line)
+  if lead:sub(1, 1) == "@" then return require("pi.mention").complete(lead) end
+  return require("pi.context").complete(lead, line)
+end
 cmd("Pi", "pi", { nargs = "*", range = true, complete = slash, desc = "pi: prompt (steers while a run is active)" })
 cmd("PiFollowUp", "follow_up", { nargs = "*", range = true, complete = slash })
 cmd("PiInterrupt", "interrupt", { nargs = "*", range = true, complete = slash })

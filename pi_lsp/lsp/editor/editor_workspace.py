@@ -32,6 +32,7 @@ from ...tools.disk_workspace import DiskWorkspace
 from ...tools.workspace import (
     Document,
     EditRejectedError,
+    FileEdits,
     StaleDocumentError,
     TextEdit,
     ToolCallContext,
@@ -200,6 +201,18 @@ class EditorWorkspace(DiskWorkspace):
         await self._follow(target.uri, first_changed_range(edit))
         if open_buf is not None and self._policy().features.diagnostics:
             await self._collect_diagnostics(path, target, new_text, base_version)
+
+    async def apply_workspace_edit(
+        self, files: FileEdits, *, label: str, context: ToolCallContext | None = None
+    ) -> None:
+        """Several files' edits (a rename) as one ``workspace/applyEdit``
+        (``multi_file_edit.py``): one undo step, the review's hunks, one confirmation."""
+        if not self.bridge.connected:  # no editor (between TCP connections): the disk
+            await DiskWorkspace.apply_workspace_edit(self, files, label=label, context=context)
+            return
+        from .multi_file_edit import apply_files
+
+        await apply_files(self, files, label=label, context=context)
 
     async def disk_note(self, paths: Sequence[Path] | None = None) -> str | None:
         """docs/protocol.md#the-disk-tells-the-truth-93: say whether the agent's change is on disk

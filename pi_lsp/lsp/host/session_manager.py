@@ -15,11 +15,19 @@ from typing import Any
 
 from lsprotocol import types
 
-from ...runtime import ConfiguredSession, SessionOptions, create_agent_session
+from ...runtime import (
+    ConfiguredSession,
+    SessionOptions,
+    create_agent_session,
+    language_servers,
+    saved_trust,
+)
 from ...sessions import SessionFile, SessionNotFoundError, SessionStore
 from ...sessions.entries import CustomEntry
 from ...sessions.store import prompt_text, session_title
+from ...tools.code_intel import CodeIntel
 from ..bridge import ClientBridge
+from ..editor.editor_intel import EditorIntel
 from ..editor.review_book import ReviewBook
 from ..editor.review_notes import saved_notes
 from ..protocol.models import SessionSummary
@@ -81,6 +89,10 @@ class SessionManager:
         self.mcp.features = features
         self.trust = ProjectTrust(bridge, lambda: self.features)
         """Project trust, asked once per directory before a prompt (docs/context.md)."""
+        self.lsp: Any = None
+        """The language servers the sessions' ``lsp`` tool asks (``langserv.ServerPool``,
+        made with the first session; docs/tools.md#lsp), stopped with the server."""
+        self._lsp_made = False
         with contextlib.suppress(RuntimeError):  # no running loop (a unit test's manager)
             self.mcp.start_eager(lambda: self.current.id if self.current is not None else "")
 
@@ -114,6 +126,7 @@ class SessionManager:
                     permissions.for_child(agent, child_id).before_tool_call,
                     mcp_permissions.before_tool_call,
                 ),
+                code_intel=self._code_intel(),
             ),
         )
         session.builtin_commands = frozenset(BUILTINS)
@@ -250,6 +263,34 @@ class SessionManager:
         for hosted in self.sessions.values():
             hosted.attach_client(features)
 
+    def _code_intel(self) -> CodeIntel | None:
+        """Who answers the sessions' ``lsp`` tool: the editor (``pi/lspQuery``) when it
+        declares ``lspQuery``, the configured language servers otherwise and as its fallback;
+        ``None`` (no tool) when neither can."""
+        pool = self._language_servers()
+        if not self.features.lsp_query and pool is None:
+            return None
+        return EditorIntel(self.bridge, lambda: self.features, pool)
+
+    def _language_servers(self) -> Any:
+        """The shared pool (``None`` when no language server is configured): the user's
+        ``lspServers``, and the project's ``.pi/lsp.json`` / ``.lsp.json`` when it is
+        trusted."""
+        if not self._lsp_made:
+            self._lsp_made = True
+            try:
+                options = run_config(self.settings()).resources
+                trusted = saved_trust(self.workspace.cwd, options).load_project
+                self.lsp = language_servers(
+                    self.workspace,
+                    trusted=trusted,
+                    resources=options,
+                    notify=lambda text: self.bridge.log_message(types.MessageType.Warning, text),
+                )
+            except Exception as exc:  # nothing here may stop a session: no lsp tool
+                log.warning("language servers not available: %s", exc)
+        return self.lsp
+
     # ---------------------------------------------------------------------- shutdown
 
     async def stop_all(self) -> None:
@@ -265,6 +306,8 @@ class SessionManager:
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
         await self.mcp.aclose()
+        if self.lsp is not None:
+            await self.lsp.aclose()
 
 
 def _title(hosted: HostedSession) -> str:

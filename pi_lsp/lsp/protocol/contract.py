@@ -32,6 +32,8 @@ from .models import (
     AskResult,
     CompactResult,
     ForkParams,
+    LspQueryParams,
+    LspQueryResult,
     McpParams,
     ModelsParams,
     ModelsResult,
@@ -440,6 +442,7 @@ SERVER_REQUEST_TYPES: dict[str, Pair] = {
     m.SAVE_DOCUMENTS: (SaveDocumentsParams, SaveDocumentsResult),
     m.REQUEST_PERMISSION: (RequestPermissionParams, RequestPermissionResult),
     m.ASK: (AskRequestParams, AskResult),
+    m.LSP_QUERY: (LspQueryParams, LspQueryResult),
 }
 """Server → client requests: method → (params, result)."""
 

@@ -71,6 +71,7 @@ SAVE_DOCUMENTS = "pi/saveDocuments"
 DIAGNOSTICS = "pi/diagnostics"
 REQUEST_PERMISSION = "pi/requestPermission"
 ASK = "pi/ask"
+LSP_QUERY = "pi/lspQuery"
 # workspace/executeCommand commands (arguments: one object, the request's params)
 CMD_PROMPT = "pi.prompt"
 CMD_STEER = "pi.steer"

@@ -62,6 +62,9 @@ from .methods import (
     FORK_SESSION as FORK_SESSION,
 )
 from .methods import (
+    LSP_QUERY as LSP_QUERY,
+)
+from .methods import (
     MCP as MCP,
 )
 from .methods import (
@@ -447,6 +450,28 @@ class AskResult(WireParams):
     answers: list[str] = Field(default_factory=list)
     text: str | None = None
     cancelled: bool = False
+
+
+class LspQueryParams(WireParams):
+    """Server → client ``pi/lspQuery`` (docs/protocol.md#lsp-query): the ``lsp`` tool asks the
+    editor's own language servers."""
+
+    method: str
+    """A standard LSP method: ``textDocument/definition``, ``textDocument/references``,
+    ``textDocument/hover``, ``textDocument/documentSymbol``, ``workspace/symbol``,
+    ``textDocument/implementation``, ``textDocument/typeDefinition``,
+    ``textDocument/prepareCallHierarchy``, ``callHierarchy/incomingCalls``,
+    ``callHierarchy/outgoingCalls``, ``textDocument/rename``, ``textDocument/diagnostic``."""
+    params: dict[str, Any]
+    """The method's standard params: positions 0-based, in UTF-16 code units."""
+
+
+class LspQueryResult(WireParams):
+    result: Any = Field(default=None, json_schema_extra={"tsType": "unknown"})
+    """The method's standard result JSON (lists merged over the editor's servers; ``null``
+    when none answered). A rename's ``WorkspaceEdit`` is returned, never applied."""
+    position_encoding: Literal["utf-8", "utf-16", "utf-32"] | None = None
+    """How the result's positions count (default ``utf-16``)."""
 
 
 class PermissionsParams(WireParams):

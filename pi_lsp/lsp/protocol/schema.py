@@ -105,6 +105,7 @@ def protocol_schema() -> dict[str, Any]:
             methods.SAVE_DOCUMENTS,
             methods.REQUEST_PERMISSION,
             methods.ASK,
+            methods.LSP_QUERY,
         ),
         "Server → client pi/* notifications and requests.",
     )

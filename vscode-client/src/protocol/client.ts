@@ -51,6 +51,7 @@ export const SERVER_MESSAGES = {
   saveDocuments: 'pi/saveDocuments',
   requestPermission: 'pi/requestPermission',
   ask: 'pi/ask',
+  lspQuery: 'pi/lspQuery',
 } as const satisfies Record<string, ServerMethod>;
 export const DIAGNOSTICS: ClientNotificationMethod = 'pi/diagnostics';
 
@@ -88,6 +89,10 @@ export interface Connection {
   isRunning(): boolean;
 }
 
+/** pi/lspQuery's params and result (docs/protocol.md#lsp-query). */
+export type LspQueryParams = PiServerRequests['pi/lspQuery']['params'];
+export type LspQueryResult = PiServerRequests['pi/lspQuery']['result'];
+
 /** The server side of what the extension handles: one handler per server → client message. */
 export interface ServerHandlers {
   event(params: PiNotifications['pi/event']['params']): void;
@@ -97,6 +102,7 @@ export interface ServerHandlers {
     token: CancellationToken,
   ): HandlerResult<PiServerRequests['pi/requestPermission']['result']>;
   ask(params: PiServerRequests['pi/ask']['params'], token: CancellationToken): HandlerResult<PiServerRequests['pi/ask']['result']>;
+  lspQuery(params: PiServerRequests['pi/lspQuery']['params']): HandlerResult<PiServerRequests['pi/lspQuery']['result']>;
 }
 
 /** The pi/* requests of one connection, each a typed function. */
@@ -158,5 +164,6 @@ export function handleServerMessages(connection: Connection, h: ServerHandlers):
     request(SERVER_MESSAGES.saveDocuments, (p) => h.saveDocuments(p)),
     request(SERVER_MESSAGES.requestPermission, (p, token) => h.requestPermission(p, token)),
     request(SERVER_MESSAGES.ask, (p, token) => h.ask(p, token)),
+    request(SERVER_MESSAGES.lspQuery, (p) => h.lspQuery(p)),
   ];
 }

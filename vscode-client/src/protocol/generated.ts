@@ -81,7 +81,7 @@ export type RequestMethod =
  * This interface was referenced by `PiProtocol`'s JSON-Schema
  * via the `definition` "ServerMethod".
  */
-export type ServerMethod = 'pi/event' | 'pi/saveDocuments' | 'pi/requestPermission' | 'pi/ask';
+export type ServerMethod = 'pi/event' | 'pi/saveDocuments' | 'pi/requestPermission' | 'pi/ask' | 'pi/lspQuery';
 
 /**
  * The pi/* wire contract of pi-lsp (docs/protocol.md), generated from pi_lsp/lsp/protocol/models.py and contract.py by `python -m pi_lsp.lsp.protocol.schema`.
@@ -129,6 +129,8 @@ export interface PiProtocol {
   ImageAttachment?: ImageAttachment;
   ImageParam?: ImageParam;
   LiveRun?: LiveRun;
+  LspQueryParams?: LspQueryParams;
+  LspQueryResult?: LspQueryResult;
   McpParams?: McpParams;
   McpResult?: McpResult;
   McpServerInfo?: McpServerInfo;
@@ -1014,6 +1016,44 @@ export interface LiveRun {
   messageCount: number;
 }
 /**
+ * Server → client ``pi/lspQuery`` (docs/protocol.md#lsp-query): the ``lsp`` tool asks the
+ * editor's own language servers.
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "LspQueryParams".
+ */
+export interface LspQueryParams {
+  /**
+   * A standard LSP method: ``textDocument/definition``, ``textDocument/references``,
+   * ``textDocument/hover``, ``textDocument/documentSymbol``, ``workspace/symbol``,
+   * ``textDocument/implementation``, ``textDocument/typeDefinition``,
+   * ``textDocument/prepareCallHierarchy``, ``callHierarchy/incomingCalls``,
+   * ``callHierarchy/outgoingCalls``, ``textDocument/rename``, ``textDocument/diagnostic``.
+   */
+  method: string;
+  /**
+   * The method's standard params: positions 0-based, in UTF-16 code units.
+   */
+  params: {
+    [k: string]: unknown | undefined;
+  };
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "LspQueryResult".
+ */
+export interface LspQueryResult {
+  /**
+   * The method's standard result JSON (lists merged over the editor's servers; ``null``
+   * when none answered). A rename's ``WorkspaceEdit`` is returned, never applied.
+   */
+  result?: unknown;
+  /**
+   * How the result's positions count (default ``utf-16``).
+   */
+  positionEncoding?: ('utf-8' | 'utf-16' | 'utf-32') | null;
+}
+/**
  * ``pi/mcp``: the effective MCP servers with their state, or restart one by name.
  *
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1688,6 +1728,10 @@ export interface PiServerRequests {
   'pi/ask': {
     params: AskRequestParams;
     result: AskResult;
+  };
+  'pi/lspQuery': {
+    params: LspQueryParams;
+    result: LspQueryResult;
   };
 }
 /**

@@ -47,11 +47,13 @@ describe('the typed pi/* client', () => {
       saveDocuments: (p) => ({ saved: p.uris }),
       requestPermission: () => ({ optionId: 'deny' }),
       ask: () => ({ cancelled: true }),
+      lspQuery: (p) => ({ result: p.method }),
     });
-    assert.equal(handlers.size, 4);
+    assert.equal(handlers.size, 5);
     handlers.get('pi/event')?.({ sessionId: 'S', seq: 3, event: { type: 'agent_end' } });
     assert.deepEqual(seen, ['event 3']);
     assert.deepEqual(await handlers.get('pi/saveDocuments')?.({ uris: ['file:///a'] }), { saved: ['file:///a'] });
+    assert.deepEqual(await handlers.get('pi/lspQuery')?.({ method: 'workspace/symbol', params: {} }), { result: 'workspace/symbol' });
   });
 });
 

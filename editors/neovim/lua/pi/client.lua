@@ -44,6 +44,9 @@ function M.capabilities()
     diagnostics = config.options.diagnostics and true or false,
     compactEvents = true, -- message_end leaves out streamed text; turn_end/agent_end are refs
     subagents = true, -- task children's events under their own ids (pi.children)
+    -- the agent's lsp tool asks this Neovim's other language servers (pi.lspquery); a
+    -- Neovim whose handlers cannot wait (0.7) leaves it to pi-lsp's own servers
+    lspQuery = require("pi.permission").handlers_can_wait(),
     maxUpdatesPerSecond = math.floor(1000 / config.options.chat.render_ms),
   }
 end

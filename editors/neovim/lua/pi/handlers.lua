@@ -108,6 +108,7 @@ function M.all()
     [proto.handled.saveDocuments] = M.save_documents,
     [proto.handled.requestPermission] = M.request_permission,
     [proto.handled.ask] = function(err, params) return require("pi.ask").ask(err, params) end,
+    [proto.handled.lspQuery] = function(err, params) return require("pi.lspquery").answer(err, params) end,
     [proto.lsp.showMessageRequest] = M.show_message_request,
   }
 end

@@ -54,12 +54,15 @@ M.handled = {
   saveDocuments = "pi/saveDocuments",
   requestPermission = "pi/requestPermission",
   ask = "pi/ask",
+  lspQuery = "pi/lspQuery",
 }
 
---- Standard LSP methods the plugin handles itself.
+--- Standard LSP methods the plugin handles itself, or asks the other language servers
+--- (pi.mention's @ symbols).
 ---@enum pi.LspMethod
 M.lsp = {
   showMessageRequest = "window/showMessageRequest",
+  workspaceSymbol = "workspace/symbol",
 }
 
 

@@ -1,11 +1,13 @@
-"""Run an MCP server so that it dies with pi-lsp, even after ``kill -9`` of pi-lsp.
+"""Run a server (MCP or language server) so that it dies with pi-lsp, even after ``kill -9``
+of pi-lsp.
 
 Started as ``python -I -S _guard.py COMMAND ARGS…`` (a script, not a module: it imports
-nothing of ours). The SDK starts it in a new process group (``start_new_session``); the guard
-forks COMMAND into that group and waits for it. When pi-lsp dies the guard learns it
-(``PR_SET_PDEATHSIG`` on Linux, a ``getppid`` poll elsewhere) and kills the whole group —
-the server and anything it started (``npx`` → ``node``…). A normal stop needs nothing of
-the guard: the SDK closes stdin, then signals the group.
+nothing of ours). Its starter (the MCP SDK, ``langserv/``) starts it in a new process
+group (``start_new_session``); the guard forks COMMAND into that group and waits for it.
+When pi-lsp dies the guard learns it (``PR_SET_PDEATHSIG`` on Linux, a ``getppid`` poll
+elsewhere) and kills the whole group — the server and anything it started (``npx`` →
+``node``…). A normal stop needs nothing of the guard: its starter closes stdin, then
+signals the group.
 """
 
 import os

@@ -1,0 +1,173 @@
+"""Servers that misbehave: a flood of stderr, no answer, an exit mid-request, and pi-lsp
+itself killed with -9 — the tool answers with an error the model can act on, and no server
+process is left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from pi_lsp.ai.abort import AbortSignal
+from pi_lsp.langserv import ServerPool
+from pi_lsp.tools.code_intel import CodeIntelError
+from pi_lsp.tools.disk_workspace import DiskWorkspace
+
+from .conftest import JEDI, config, server
+
+SCRIPTED = Path(__file__).resolve().parent / "servers" / "scripted.py"
+
+
+def definition_at(path: Path) -> dict[str, object]:
+    return {"textDocument": {"uri": path.as_uri()}, "position": {"line": 4, "character": 17}}
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+async def gone(pgid: int, limit: float = 15.0) -> bool:
+    deadline = time.monotonic() + limit
+    while group_alive(pgid):
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def test_a_server_flooding_stderr_does_not_stall(ws: DiskWorkspace, project: Path) -> None:
+    flood = f"head -c 1048576 /dev/zero | tr '\\0' x >&2; echo >&2; exec {JEDI}"
+    flooding = server(command="sh", args=["-c", flood], startupTimeout=15000)
+    pool = ServerPool(config(flooding), ws, timeout=30)
+    try:
+        main = project / "app" / "main.py"
+        answer = await pool.query("textDocument/definition", definition_at(main), path=main)
+        assert answer.result[0]["uri"].endswith("app/config.py")
+    finally:
+        await pool.aclose()
+
+
+async def test_a_server_that_never_answers_times_out_is_cancelled_and_killed(
+    ws: DiskWorkspace, project: Path, tmp_path: Path
+) -> None:
+    cancels = tmp_path / "cancels.txt"
+    silent = server(
+        command=sys.executable,
+        args=[str(SCRIPTED), "silent", str(cancels)],
+        shutdownTimeout=500,
+    )
+    pool = ServerPool(config(silent), ws, timeout=1)
+    main = project / "app" / "main.py"
+    try:
+        with pytest.raises(
+            CodeIntelError, match="did not answer textDocument/definition within 1 s"
+        ):
+            await pool.query("textDocument/definition", definition_at(main), path=main)
+        # the run is aborted while waiting: cancelled too, at once
+        abort = AbortSignal()
+        asyncio.get_running_loop().call_soon(abort.abort)
+        with pytest.raises(CodeIntelError, match="aborted"):
+            await pool.query(
+                "textDocument/definition", definition_at(main), path=main, signal=abort
+            )
+        deadline = time.monotonic() + 10
+        while cancels.read_text().count("cancel") < 2 if cancels.exists() else True:
+            assert time.monotonic() < deadline, "no $/cancelRequest reached the server"
+            await asyncio.sleep(0.02)
+        pgid = next(iter(pool.servers.values())).pid
+        assert pgid is not None
+    finally:
+        await pool.aclose()  # it ignores shutdown: its process group is killed
+    assert await gone(pgid), "the silent server survived the pool"  # (its zombie reaped)
+
+
+async def test_a_server_that_exits_mid_request_is_reported(
+    ws: DiskWorkspace, project: Path
+) -> None:
+    crashing = server(command=sys.executable, args=[str(SCRIPTED), "exit"])
+    pool = ServerPool(config(crashing), ws, timeout=10)
+    main = project / "app" / "main.py"
+    try:
+        with pytest.raises(CodeIntelError, match="exited while answering") as caught:
+            await pool.query("textDocument/definition", definition_at(main), path=main)
+        assert "crashing on purpose" in str(caught.value)
+        with pytest.raises(CodeIntelError, match="exited"):  # broken for the pool's life
+            await pool.query("textDocument/definition", definition_at(main), path=main)
+    finally:
+        await pool.aclose()
+
+
+HOST = textwrap.dedent(
+    """
+    import asyncio, sys
+    from pathlib import Path
+    from pi_lsp.langserv import ServerPool
+    from pi_lsp.tools.disk_workspace import DiskWorkspace
+    sys.path.insert(0, {tests!r})
+    from langserv.conftest import config, server
+
+    async def main():
+        root = Path({root!r})
+        pool = ServerPool(config(server()), DiskWorkspace([root]), timeout=30)
+        main = root / "app" / "main.py"
+        params = {{"textDocument": {{"uri": main.as_uri()}},
+                  "position": {{"line": 4, "character": 17}}}}
+        await pool.query("textDocument/definition", params, path=main)
+        print(next(iter(pool.servers.values())).pid, flush=True)
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+    """
+)
+
+
+async def test_kill_9_of_pi_lsp_leaves_no_server_process(project: Path) -> None:
+    tests = str(Path(__file__).resolve().parent.parent)
+    host = subprocess.Popen(
+        [sys.executable, "-c", HOST.format(tests=tests, root=str(project))],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert host.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(host.stdout.readline), 60)
+        pgid = int(line)
+        assert group_alive(pgid)
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+        assert await gone(pgid), "the language server outlived pi-lsp"
+    finally:
+        if host.poll() is None:
+            host.kill()
+
+
+async def test_an_idle_server_is_stopped_and_started_again_on_use(
+    ws: DiskWorkspace, project: Path
+) -> None:
+    pool = ServerPool(config(server()), ws, timeout=30, idle_s=0.3)
+    main = project / "app" / "main.py"
+    try:
+        first = pool.process(pool.configs_for(main)[0], project)
+        # the first answer takes longer than idle_s: a request in flight is never stopped
+        await pool.query("textDocument/definition", definition_at(main), path=main)
+        assert first.pid is not None
+        assert await gone(first.pid), "the idle server was not stopped"
+        assert pool.servers == {}
+        answer = await pool.query("textDocument/definition", definition_at(main), path=main)
+        assert answer.result[0]["uri"].endswith("app/config.py")
+        assert next(iter(pool.servers.values())).pid != first.pid
+    finally:
+        await pool.aclose()

@@ -334,13 +334,16 @@ async def test_a_call_that_gives_up_waiting_for_a_slow_undo_says_so(
     features = h.client.protocol.fm.features
     plain: Callable[[Any], Any] = features[types.WORKSPACE_APPLY_EDIT]
     answer = asyncio.Event()
+    applying = asyncio.Event()  # the server is applying the undo: the decision is under way
 
     async def late(params: Any) -> Any:
+        applying.set()
         await answer.wait()
         return plain(params)
 
     features[types.WORKSPACE_APPLY_EDIT] = late
     decided = asyncio.ensure_future(h.call("pi/reviewDecision", _undo(sid, hunk)))
+    await applying.wait()  # else the prompt can reach the server before the decision does
     await h.run("did I change anything?", sessionId=sid)
     assert _notes(srv.requests[2]) == []
     (late_note,) = [m for m in h.client.log_messages if "without its note" in m.message]

@@ -1,13 +1,17 @@
-"""Run an MCP server so that it dies with pi-lsp, even after ``kill -9`` of pi-lsp.
+"""Run a command so that it dies with pi-lsp, even after ``kill -9`` of pi-lsp.
 
-Started as ``python -I -S _guard.py COMMAND ARGS…`` (a script, not a module: it imports
-nothing of ours). The SDK starts it in a new process group (``start_new_session``); the guard
-forks COMMAND into that group and waits for it. When pi-lsp dies the guard learns it
-(``PR_SET_PDEATHSIG`` on Linux, a ``getppid`` poll elsewhere) and kills the whole group —
-the server and anything it started (``npx`` → ``node``…). A normal stop needs nothing of
-the guard: the SDK closes stdin, then signals the group.
+Used for MCP servers (``pi_lsp.mcp.server``) and for the ``bash`` tool's commands that may
+outlive a tool call (background processes, ``pi_lsp.tools.background``). Started as
+``python -I -S process_guard.py COMMAND ARGS…`` (a script, not a module: it imports nothing
+of ours) in a new process group (``start_new_session``); the guard forks COMMAND into that
+group and waits for it. When pi-lsp dies the guard learns it (``PR_SET_PDEATHSIG`` on Linux,
+a ``getppid`` poll elsewhere) and kills the whole group — the command and anything it
+started (``npx`` → ``node``…). A normal stop needs nothing of the guard: the owner signals
+the group. The guard exits with the command's status (a command killed by a signal: the
+guard ends by the same signal).
 """
 
+import contextlib
 import os
 import signal
 import sys
@@ -34,7 +38,7 @@ def _watch_parent(parent: int) -> None:
 
 def main() -> int:
     if len(sys.argv) < 2:
-        print("usage: _guard.py COMMAND [ARGS…]", file=sys.stderr)
+        print("usage: process_guard.py COMMAND [ARGS…]", file=sys.stderr)
         return 2
     parent = os.getppid()
     signal.signal(signal.SIGUSR1, _kill_group)
@@ -59,7 +63,7 @@ def main() -> int:
         except OSError as exc:
             print(f"cannot start {sys.argv[1]}: {exc.strerror or exc}", file=sys.stderr)
             os._exit(127)
-    # the guard keeps no copy of the server's pipes: the client sees EOF when the server ends
+    # the guard keeps no copy of the command's pipes: the owner sees EOF when the command ends
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     os.dup2(null, 1)
@@ -70,7 +74,12 @@ def main() -> int:
             continue
         except ChildProcessError:
             return 0
-        return os.waitstatus_to_exitcode(status) & 0xFF
+        code = os.waitstatus_to_exitcode(status)
+        if code < 0:  # end the way the command ended, so the owner sees the signal
+            with contextlib.suppress(OSError, ValueError):  # SIGKILL: no handler to reset
+                signal.signal(-code, signal.SIG_DFL)
+            os.kill(os.getpid(), -code)
+        return code & 0xFF
 
 
 if __name__ == "__main__":

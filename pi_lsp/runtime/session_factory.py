@@ -253,6 +253,7 @@ class ConfiguredSession(AgentSession):
             sandbox = BashSandbox(self._sandbox.sandbox, network=perms.network)
         for tool in self.agent.state.tools:
             if isinstance(tool, BashTool):
+                tool.options.jobs.limit = config.background_limit
                 tool.options = replace(
                     tool.options,
                     extra_secret_env=secrets,

@@ -22,6 +22,7 @@ from ..sessions.agent_session import AgentSession
 from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
+from ..tools.background import BackgroundJobs
 from ..tools.factory import bind_session
 from .assemble import build_agent
 from .config import BashMode, RunConfig
@@ -150,6 +151,7 @@ class ConfiguredSession(AgentSession):
         """``(provider, model id)`` picked for this session (``select_model``): it keeps that
         model whatever the config says (re-resolved against the config before each run)."""
         self.thinking_choice: AgentThinkingLevel | None = None
+        self._jobs: BackgroundJobs | None = None
 
     # ------------------------------------------------------------------ resources
 
@@ -163,8 +165,19 @@ class ConfiguredSession(AgentSession):
         return self._http
 
     def kill_processes(self) -> None:
-        """Kill every command the session's tools started (and what they left behind)."""
+        """Kill every command the session's tools started (and what they left behind),
+        background processes included."""
         self.registry.kill_all()
+
+    @property
+    def jobs(self) -> BackgroundJobs:
+        """The session's background processes (``bash {background: true}``)."""
+        if self._jobs is None:
+            found = next(
+                (t.options.jobs for t in self.agent.state.tools if isinstance(t, BashTool)), None
+            )
+            self._jobs = found if found is not None else BackgroundJobs()
+        return self._jobs
 
     async def aclose(self) -> None:
         """Close the provider client (a later run opens a new one)."""

@@ -77,7 +77,7 @@ def export(args: list[str], tmp_path: Path, cwd: Path) -> subprocess.CompletedPr
 
 
 def test_html_export_is_self_contained_and_redacted(tmp_path: Path) -> None:
-    store, session_id, cwd = make_session(tmp_path)
+    _store, session_id, cwd = make_session(tmp_path)
     out = tmp_path / "page.html"
     done = export([session_id, "--html", str(out)], tmp_path, cwd)
     assert done.returncode == 0, done.stderr
@@ -95,7 +95,8 @@ def test_html_export_is_self_contained_and_redacted(tmp_path: Path) -> None:
     assert "3 passed" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "<script" not in page
-    assert "input 1,200" in page and "$0.0123" in page
+    assert "input 1,200" in page
+    assert "$0.0123" in page
     # no remote asset: nothing is loaded from anywhere
     assert not re.search(r"""(?i)\b(src|href)\s*=|@import|url\(""", page)
     assert "default-src 'none'" in page
@@ -109,7 +110,8 @@ def test_markdown_export_to_stdout(tmp_path: Path) -> None:
     text = done.stdout
     assert text.startswith("# Change greet() to say hello")
     assert PLANTED not in text
-    assert "```diff" in text and "+  2     return 'hello'" in text
+    assert "```diff" in text
+    assert "+  2     return 'hello'" in text
     assert "**bash**" in text
 
 

@@ -24,8 +24,11 @@ from ..editor.documents import DocumentTracker
 from ..host.agent_setup import SetupError, model_for, offered_models
 from ..host.hosted import HostedSession
 from ..host.session_manager import SessionManager, UnknownSessionError
+from ..protocol.contract import ExportParams, ProcessesParams
 from ..protocol.methods import (
     CHECKPOINTS,
+    EXPORT,
+    PROCESSES,
     RESTORE,
     REVERT_TOOL_CALL,
     REVIEW,
@@ -79,6 +82,7 @@ from ..protocol.models import (
     SetModeResult,
     parse_params,
 )
+from . import processes
 
 if TYPE_CHECKING:
     from .checkpoints import CheckpointApi
@@ -138,6 +142,8 @@ class PiApi:
             MODELS: self.models,
             SET_MODEL: self.set_model,
             SET_MODE: self.set_mode,
+            PROCESSES: self.processes,
+            EXPORT: self.export,
         }
 
     @property
@@ -359,6 +365,16 @@ class PiApi:
         except OSError as exc:
             raise request_failed(f"Could not update the permission rules: {exc}") from None
         return {"revoked": revoked}
+
+    async def processes(self, raw: Any) -> dict[str, Any]:
+        """``pi/processes``: the session's background processes, or stop one."""
+        p = parse_params(PROCESSES, ProcessesParams, raw)
+        return await processes.processes(self._session(p.session_id), p)
+
+    async def export(self, raw: Any) -> dict[str, Any]:
+        """``pi/export``: the session as a self-contained HTML page (or Markdown)."""
+        p = parse_params(EXPORT, ExportParams, raw)
+        return await processes.export(self._session(p.session_id), p)
 
     async def mcp(self, raw: Any) -> dict[str, Any]:
         """``pi/mcp``: the effective MCP servers (state, tool count), or restart one."""

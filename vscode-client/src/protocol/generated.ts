@@ -33,6 +33,8 @@ export type RequestMethod =
   | 'pi/permissions'
   | 'pi/setMode'
   | 'pi/mcp'
+  | 'pi/processes'
+  | 'pi/export'
   | 'pi/review'
   | 'pi/reviewDecision'
   | 'pi/checkpoints'
@@ -67,6 +69,8 @@ export interface PiProtocol {
   DiagnosticsList?: DiagnosticsList;
   DiagnosticsNotification?: DiagnosticsNotification;
   EventNotification?: EventNotification;
+  ExportParams?: ExportParams;
+  ExportResult?: ExportResult;
   FileAttachment?: FileAttachment;
   FileConflict?: FileConflict;
   ForkParams?: ForkParams;
@@ -94,6 +98,9 @@ export interface PiProtocol {
   PiServerCapabilities?: PiServerCapabilities;
   PiServerRequests?: PiServerRequests;
   Position?: Position;
+  ProcessInfo?: ProcessInfo;
+  ProcessesParams?: ProcessesParams;
+  ProcessesResult?: ProcessesResult;
   PromptContext?: PromptContext;
   PromptParams?: PromptParams;
   PromptResult?: PromptResult;
@@ -308,6 +315,27 @@ export interface EventNotification {
   event: {
     [k: string]: unknown | undefined;
   };
+}
+/**
+ * ``pi/export``: write the session as a self-contained page (docs/sessions.md#export).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ExportParams".
+ */
+export interface ExportParams {
+  sessionId?: string | null;
+  format?: 'html' | 'markdown';
+  /**
+   * Where to write it (default: ``pi-session-<id>.html`` / ``.md`` in the temp dir).
+   */
+  path?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ExportResult".
+ */
+export interface ExportResult {
+  path: string;
 }
 /**
  * A file, or a selection of it.
@@ -533,6 +561,8 @@ export interface PiFeatures {
   planMode?: number | null;
   todo?: number | null;
   ask?: number | null;
+  processes?: number | null;
+  export?: number | null;
 }
 /**
  * Notifications: params.
@@ -622,6 +652,14 @@ export interface PiRequests {
   'pi/mcp': {
     params: McpParams;
     result: McpResult;
+  };
+  'pi/processes': {
+    params: ProcessesParams;
+    result: ProcessesResult;
+  };
+  'pi/export': {
+    params: ExportParams;
+    result: ExportResult;
   };
   'pi/review': {
     params: RequiredSessionParams;
@@ -883,6 +921,48 @@ export interface SetModeResult {
    * Switching to ``act`` after a run in ``plan`` delivered the carry-out message.
    */
   followUp?: boolean;
+}
+/**
+ * ``pi/processes``: a session's background processes (``list``), or stop one (``kill``).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesParams".
+ */
+export interface ProcessesParams {
+  sessionId?: string | null;
+  op?: 'list' | 'kill';
+  /**
+   * The process to kill (``bg1`` …).
+   */
+  id?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesResult".
+ */
+export interface ProcessesResult {
+  processes: ProcessInfo[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessInfo".
+ */
+export interface ProcessInfo {
+  id: string;
+  command: string;
+  running: boolean;
+  exitCode?: number | null;
+  /**
+   * Seconds since the epoch.
+   */
+  startedAt: number;
+  /**
+   * Seconds it has run (until its end).
+   */
+  uptime: number;
+  lastLines?: string[];
+  logPath?: string | null;
+  toolCallId?: string | null;
 }
 /**
  * ``pi/review``: the session's pending hunks (the ``review_update`` event's snapshot).

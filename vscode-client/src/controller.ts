@@ -185,7 +185,8 @@ export class Controller implements vscode.Disposable, Host {
     }
     const { path } = await this.rpc().export({ sessionId });
     this.log(`exported session ${sessionId} to ${path}`);
-    await vscode.env.openExternal(vscode.Uri.file(path));
+    void vscode.window.showInformationMessage(`pi: session exported to ${path}`);
+    void vscode.env.openExternal(vscode.Uri.file(path)); // the default browser (a desktop VS Code)
     return path;
   }
 

@@ -1,0 +1,81 @@
+// Tier 3 (issue 42): a permission that waits while the VS Code window is not focused produces a
+// notification with "Allow" (clicking it answers the card), the panel's badge counts it; then
+// the session exports to a page (pi: Export session as HTML), opened in Chromium and
+// screenshotted (test-output/nudge-03-export.png, looked at by a reviewer).
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { launchBrowser, workbenchUrl } from '../lib/browser.mjs';
+import { check, openWorkbench, runCommand, webviewFrame } from '../lib/ui.mjs';
+
+const require = createRequire(import.meta.url);
+const { startScripted, gate } = require('../host/lib/openai.js');
+const T = (id) => `[data-testid="${id}"]`;
+
+function within(promise, ms, what) {
+  let timer;
+  const t = new Promise((_, rej) => { timer = setTimeout(() => rej(new Error(`no ${what} within ${ms / 1000} s`)), ms); });
+  return Promise.race([promise, t]).finally(() => clearTimeout(timer));
+}
+
+export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
+  const srv = await startScripted(modelPort);
+  const browser = await launchBrowser(scratch);
+  const { page } = browser;
+  const ctx = { page, out, tally };
+  const shot = (name) => page.screenshot({ path: join(out, `nudge-${name}.png`) });
+  let panel;
+  try {
+    await check(ctx, 'nudges: workbench renders', async () => {
+      await openWorkbench(page, workbenchUrl(server.url, ws));
+      await runCommand(page, 'pi: Open panel');
+      panel = await webviewFrame(page, T('prompt'), 60_000);
+    });
+
+    await check(ctx, 'a permission waiting while the window is unfocused shows a notification with Allow', async () => {
+      const g = gate();
+      srv.tools([['bash', { command: 'echo nudged-$((6*7))' }]], { gate: g, gateAfter: 1 });
+      srv.text('It ran while you were away.');
+      await panel.locator(T('prompt')).fill('Run the echo.');
+      await panel.locator(T('prompt')).press('Enter');
+      await within(g.reached, 30_000, 'the model request');
+      // the user goes to another window: the workbench loses the focus
+      const other = await browser.context.newPage();
+      await other.goto('about:blank');
+      await other.bringToFront();
+      await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+      g.open();
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'pi needs your permission' });
+      await toast.waitFor({ timeout: 30_000 });
+      await page.bringToFront();
+      await shot('01-permission-toast');
+      const text = await toast.innerText();
+      if (!text.includes('echo nudged')) throw new Error(`the notification does not name the command: ${text}`);
+      const badge = page.locator('.badge .badge-content', { hasText: /^1$/ });
+      if ((await badge.count()) === 0) throw new Error('no badge with 1 on the pi view');
+      await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Allow' }).first().click();
+      await panel.locator(T('message-assistant'), { hasText: 'It ran while you were away.' }).waitFor({ timeout: 30_000 });
+      await shot('02-after-allow');
+      await other.close();
+    });
+
+    await check(ctx, 'the session exports to a self-contained page that renders', async () => {
+      await runCommand(page, 'pi: Export session as HTML');
+      const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'session exported to' });
+      await toast.waitFor({ timeout: 30_000 });
+      const path = /exported to (\S+\.html)/.exec(await toast.innerText())?.[1];
+      if (!path) throw new Error('no path in the export notification');
+      const view = await browser.context.newPage();
+      const remote = [];
+      view.on('request', (r) => { if (!r.url().startsWith('file:')) remote.push(r.url()); });
+      await view.goto(`file://${path}`);
+      await view.locator('h1', { hasText: 'Run the echo.' }).waitFor();
+      await view.locator('.tool .name', { hasText: 'bash' }).waitFor();
+      await view.screenshot({ path: join(out, 'nudge-03-export.png'), fullPage: true });
+      if (remote.length) throw new Error(`the page loaded remote assets: ${remote.join(', ')}`);
+      await view.close();
+    });
+  } finally {
+    await browser.close().catch(() => {});
+    await srv.close();
+  }
+}

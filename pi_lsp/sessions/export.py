@@ -35,6 +35,8 @@ from .store import prompt_text, session_title
 
 ExportFormat = Literal["html", "markdown"]
 RESULT_CHARS = 20_000
+SHORT_RESULT_LINES = 12
+"""A tool result shorter than this is shown unfolded."""
 """Characters of one tool result kept in the page (the rest is cut, with a note)."""
 
 
@@ -182,7 +184,7 @@ details{margin:8px 0}summary{cursor:pointer;color:var(--muted)}
 .tool{border-left:3px solid var(--line);padding-left:10px;margin:10px 0}
 .tool .name{font-family:ui-monospace,monospace;font-weight:600}
 .err{color:var(--err)}.usage{color:var(--muted);font-size:12px;margin-top:6px}
-.diff .add{background:var(--add);display:block}.diff .del{background:var(--del);display:block}
+.diff span{display:block}.diff .add{background:var(--add)}.diff .del{background:var(--del)}
 .compaction{color:var(--muted);font-style:italic}
 """
 
@@ -199,10 +201,9 @@ def _pre(text: str, cls: str = "") -> str:
 def _diff_html(diff: str) -> str:
     rows = []
     for line in diff.split("\n"):
-        cls = "add" if line.startswith("+") else "del" if line.startswith("-") else ""
-        body = _esc(line) if line else " "
-        rows.append(f'<span class="{cls}">{body}</span>' if cls else body)
-    return '<pre class="diff">' + "\n".join(rows) + "</pre>"
+        cls = "add" if line.startswith("+") else "del" if line.startswith("-") else "ctx"
+        rows.append(f'<span class="{cls}">{_esc(line) if line else " "}</span>')
+    return '<pre class="diff">' + "".join(rows) + "</pre>"
 
 
 def _usage_html(message: AssistantMessage) -> str:
@@ -218,7 +219,8 @@ def _result_html(result: ToolResultMessage) -> str:
     label = "error" if result.is_error else "result"
     cls = ' class="err"' if result.is_error else ""
     body = _cut(_text_of(result.content)) or "(no output)"
-    out = f"<details{' open' if result.is_error else ''}><summary{cls}>{label}</summary>"
+    short = body.count("\n") < SHORT_RESULT_LINES
+    out = f"<details{' open' if result.is_error or short else ''}><summary{cls}>{label}</summary>"
     out += _pre(body) + "</details>"
     diff = _diff_of(result)
     if diff is not None:

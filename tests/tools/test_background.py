@@ -134,6 +134,7 @@ async def test_a_watcher_printing_forever_keeps_memory_bounded(ws: DiskWorkspace
     job._listeners.append(watch)
     await asyncio.wait_for(reached.wait(), 120)
     grown = rss() - baseline[0]
+    print(f"RSS growth {grown}")
     assert grown < 16 << 20, f"RSS grew by {grown} bytes over 190 MiB of output"
     assert job.ring.end - job.ring.start <= job.ring.capacity
     read = text(await call(output, {"id": job.id}))

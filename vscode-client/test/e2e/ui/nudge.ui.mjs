@@ -29,13 +29,16 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await openWorkbench(page, workbenchUrl(server.url, ws));
       await runCommand(page, 'pi: Open panel');
       panel = await webviewFrame(page, T('prompt'), 60_000);
+      await panel.locator(T('model-picker')).waitFor({ timeout: 30_000 }); // the server is attached
     });
+    if (!panel) return;
 
     await check(ctx, 'a permission waiting while the window is unfocused shows a notification with Allow', async () => {
       const g = gate();
       srv.tools([['bash', { command: 'echo nudged-$((6*7))' }]], { gate: g, gateAfter: 1 });
       srv.text('It ran while you were away.');
-      await panel.locator(T('prompt')).fill('Run the echo.');
+      await panel.locator(T('prompt')).click();
+      await panel.locator(T('prompt')).pressSequentially('Run the echo.');
       await panel.locator(T('prompt')).press('Enter');
       await within(g.reached, 30_000, 'the model request');
       // the user goes to another window: the workbench loses the focus

@@ -41,16 +41,20 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await panel.locator(T('prompt')).pressSequentially('Run the echo.');
       await panel.locator(T('prompt')).press('Enter');
       await within(g.reached, 30_000, 'the model request');
-      // the user goes to another window: the workbench loses the focus
-      const other = await browser.context.newPage();
-      await other.goto('about:blank');
-      await other.bringToFront();
-      await page.evaluate(() => window.dispatchEvent(new Event('blur')));
+      // the user goes to another window: the workbench loses the focus (headless Chromium
+      // keeps every page focused, so the browser's answer is what VS Code reads: hasFocus, blur)
+      await page.evaluate(() => {
+        document.hasFocus = () => false;
+        window.dispatchEvent(new Event('blur'));
+      });
       g.open();
       const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'pi needs your permission' });
       await toast.waitFor({ timeout: 30_000 });
-      await page.bringToFront();
       await shot('01-permission-toast');
+      await page.evaluate(() => {
+        document.hasFocus = () => true;
+        window.dispatchEvent(new Event('focus'));
+      });
       const text = await toast.innerText();
       if (!text.includes('echo nudged')) throw new Error(`the notification does not name the command: ${text}`);
       const badge = page.locator('.badge .badge-content', { hasText: /^1$/ });
@@ -58,7 +62,6 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Allow' }).first().click();
       await panel.locator(T('message-assistant'), { hasText: 'It ran while you were away.' }).waitFor({ timeout: 30_000 });
       await shot('02-after-allow');
-      await other.close();
     });
 
     await check(ctx, 'the session exports to a self-contained page that renders', async () => {

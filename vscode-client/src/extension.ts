@@ -45,6 +45,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
   const processes = new ProcessesView(controller);
   const nudges = new Nudges(controller, () => provider.visible);
   context.subscriptions.push(processes.register(), nudges);
+  provider.onVisibility = () => nudges.visibilityChanged();
   cmd('pi.refreshProcesses', () => processes.refresh());
   cmd('pi.stopProcess', (item?: never) => processes.stop(item));
 

@@ -1,6 +1,7 @@
-// What deserves a nudge (a notification) when the view model changes: a new permission or
-// question waiting, a run that ended, the context past the warning share — while the window is
-// not focused or the panel is hidden (the context warning: always, once per crossing). Pure, so
+// What deserves a nudge (a notification) when the view model or the user's presence changes: a
+// permission or question waiting (once each, the first moment the window is not focused or the
+// panel is hidden while it waits), a run that ended while the user was away, the context past
+// the warning share (always, once per crossing). Pure, so
 // the unit tests cover it; src/nudges.ts shows them (docs: README "Notifications").
 
 import type { ViewModel } from './model/types';
@@ -51,16 +52,15 @@ export function nudgesFor(vm: ViewModel, mem: NudgeMemory, away: boolean, s: Nud
     mem.warned = false;
   }
   for (const p of vm.permissions) {
-    if (mem.seen.has(p.requestKey)) continue;
+    if (mem.seen.has(p.requestKey) || !away || !s.permission) continue;
     mem.seen.add(p.requestKey);
-    if (!away || !s.permission) continue;
     const allow = p.options.find((o) => o.kind === 'allowOnce');
     out.push({ kind: 'permission', requestKey: p.requestKey, text: `pi needs your permission: ${firstLine(p.title)}`, allowOptionId: allow?.id });
   }
   for (const q of vm.questions) {
-    if (mem.seen.has(q.requestKey)) continue;
+    if (mem.seen.has(q.requestKey) || !away || !s.question) continue;
     mem.seen.add(q.requestKey);
-    if (away && s.question) out.push({ kind: 'question', requestKey: q.requestKey, text: `pi asks: ${firstLine(q.question)}` });
+    out.push({ kind: 'question', requestKey: q.requestKey, text: `pi asks: ${firstLine(q.question)}` });
   }
   if (mem.streaming && !vm.isStreaming && away && s.runEnd) out.push({ kind: 'runEnd', text: 'pi: the run is done' });
   mem.streaming = vm.isStreaming;

@@ -28,7 +28,15 @@ export class Nudges implements vscode.Disposable {
     private readonly controller: Controller,
     private readonly panelVisible: () => boolean,
   ) {
-    this.subs.push(controller.onDidChange(() => this.check()));
+    this.subs.push(
+      controller.onDidChange(() => this.check()),
+      vscode.window.onDidChangeWindowState(() => this.check()), // the user left with a question waiting
+    );
+  }
+
+  /** The panel was shown or hidden. */
+  visibilityChanged(): void {
+    this.check();
   }
 
   private away(): boolean {
@@ -36,8 +44,10 @@ export class Nudges implements vscode.Disposable {
   }
 
   private check(): void {
-    for (const n of nudgesFor(this.controller.state(), this.memory, this.away(), nudgeSettings())) {
+    const away = this.away();
+    for (const n of nudgesFor(this.controller.state(), this.memory, away, nudgeSettings())) {
       this.shown.push(n);
+      this.controller.log(`nudge: ${n.kind} (window focused: ${vscode.window.state.focused}, panel visible: ${this.panelVisible()})`);
       void this.show(n);
     }
   }

@@ -114,8 +114,12 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     this.subs.push(controller.onDidChange(() => this.updateBadge()));
   }
 
+  /** Called when the view is shown or hidden (the nudges re-check). */
+  onVisibility: () => void = () => {};
+
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    view.onDidChangeVisibility(() => this.onVisibility());
     const sub = attach(view.webview, this.extensionUri, this.controller);
     view.onDidDispose(() => {
       sub.dispose();

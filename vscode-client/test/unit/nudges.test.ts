@@ -30,6 +30,9 @@ describe('nudges (issue 42)', () => {
     d.act({ type: 'permissionAsk', requestKey: 'r2', params: PERMISSION });
     assert.deepEqual(nudgesFor(d.vm, mem, false), []); // focused, panel visible: the card is enough
     assert.equal(waitingCount(d.vm), 2);
+    // the user leaves while it still waits: now it nudges (once)
+    assert.deepEqual(nudgesFor(d.vm, mem, true).map((n) => n.kind === 'permission' && n.requestKey), ['r2']);
+    assert.deepEqual(nudgesFor(d.vm, mem, true), []);
     const off = newMemory();
     assert.deepEqual(nudgesFor(d.vm, off, true, { permission: false, question: true, runEnd: true, contextWarning: 0.8 }), []);
   });

@@ -24,6 +24,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
   const ctx = { page, out, tally };
   const shot = (name) => page.screenshot({ path: join(out, `nudge-${name}.png`) });
   let panel;
+  let other;
   try {
     await check(ctx, 'nudges: workbench renders', async () => {
       await openWorkbench(page, workbenchUrl(server.url, ws));
@@ -41,20 +42,20 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await panel.locator(T('prompt')).pressSequentially('Run the echo.');
       await panel.locator(T('prompt')).press('Enter');
       await within(g.reached, 30_000, 'the model request');
-      // the user goes to another window: the workbench loses the focus (headless Chromium
-      // keeps every page focused, so the browser's answer is what VS Code reads: hasFocus, blur)
-      await page.evaluate(() => {
-        document.hasFocus = () => false;
-        window.dispatchEvent(new Event('blur'));
-      });
+      // the user goes to another window: the workbench loses the focus. Playwright makes
+      // every page look focused (focus emulation); without it, bringing another page to the
+      // front blurs the workbench as a real window switch does.
+      const cdp = await browser.context.newCDPSession(page);
+      await cdp.send('Emulation.setFocusEmulationEnabled', { enabled: false });
+      other = await browser.context.newPage();
+      await other.goto('about:blank');
+      await other.bringToFront();
+      await page.waitForFunction(() => !document.hasFocus(), null, { timeout: 10_000 });
       g.open();
       const toast = page.locator('.notifications-toasts .notification-toast', { hasText: 'pi needs your permission' });
       await toast.waitFor({ timeout: 30_000 });
+      await page.bringToFront();
       await shot('01-permission-toast');
-      await page.evaluate(() => {
-        document.hasFocus = () => true;
-        window.dispatchEvent(new Event('focus'));
-      });
       const text = await toast.innerText();
       if (!text.includes('echo nudged')) throw new Error(`the notification does not name the command: ${text}`);
       const badge = page.locator('.badge .badge-content', { hasText: /^1$/ });
@@ -62,6 +63,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort }) {
       await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Allow' }).first().click();
       await panel.locator(T('message-assistant'), { hasText: 'It ran while you were away.' }).waitFor({ timeout: 30_000 });
       await shot('02-after-allow');
+      await other.close();
     });
 
     await check(ctx, 'the session exports to a self-contained page that renders', async () => {

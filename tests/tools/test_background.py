@@ -134,7 +134,6 @@ async def test_a_watcher_printing_forever_keeps_memory_bounded(ws: DiskWorkspace
     job._listeners.append(watch)
     await asyncio.wait_for(reached.wait(), 120)
     grown = rss() - baseline[0]
-    print(f"RSS growth {grown}")
     assert grown < 16 << 20, f"RSS grew by {grown} bytes over 190 MiB of output"
     assert job.ring.end - job.ring.start <= job.ring.capacity
     read = text(await call(output, {"id": job.id}))
@@ -229,7 +228,8 @@ async def main() -> None:
     await tool.execute("c1", params)
     params = BashParams(command=sys.argv[2])  # a foreground one too
     task = asyncio.ensure_future(tool.execute("c2", params))
-    await asyncio.sleep(0.5)
+    while tool.options.process_registry.live_count() < 2:  # both groups started
+        await asyncio.sleep(0.01)
     print("ready", flush=True)
     await asyncio.sleep(3600)
 

@@ -14,6 +14,7 @@ server. Must not import anything above tools/.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import secrets
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
-from .output import SPILL_CAPPED_NOTE, _register_spill_file
+from .output import SPILL_CAPPED_NOTE, sweep_stale_spill_files
 from .process import ShellProcess
 
 DEFAULT_LIMIT = 4
@@ -32,6 +33,19 @@ RING_BYTES = 256 << 10
 """Output kept in memory per process (the rest is in the log file)."""
 MAX_LOG_BYTES = 32 << 20
 KILL_WAIT_SECONDS = 5.0
+
+_LOGS: set[str] = set()
+"""Log files of this process's background processes: deleted at exit (``_delete_logs``)."""
+
+
+def _delete_logs() -> None:
+    for path in list(_LOGS):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+    _LOGS.clear()
+
+
+atexit.register(_delete_logs)
 
 JobEvent = Literal["started", "output", "exited"]
 Listener = Callable[["BackgroundProcess", JobEvent], None]
@@ -137,7 +151,17 @@ class BackgroundProcess:
             return
         self._log = os.fdopen(fd, "wb")
         self.log_path = path
-        _register_spill_file(path, "pi-bg")
+        if not _LOGS:  # once per process: logs an earlier process that died left behind
+            sweep_stale_spill_files("pi-bg")
+        _LOGS.add(path)
+
+    def delete_log(self) -> None:
+        """Forget the log file (an ended process dropped from the list)."""
+        self._close_log()
+        if self.log_path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.log_path)
+            _LOGS.discard(self.log_path)
 
     def feed(self, data: bytes) -> None:
         """New output: into the ring and the log; listeners hear of it."""
@@ -327,6 +351,7 @@ class BackgroundJobs:
         finished = [job for job in self._jobs.values() if not job.running]
         for job in finished[: max(0, len(finished) - self.keep_finished)]:
             del self._jobs[job.id]
+            job.delete_log()
 
     # ------------------------------------------------------------------ stopping
 

@@ -268,3 +268,18 @@ async def until(predicate: Any) -> None:
     async with asyncio.timeout(DEADLINE):
         while not predicate():
             await asyncio.sleep(0.05)
+
+
+async def test_an_ended_process_dropped_from_the_list_takes_its_log_along(
+    ws: DiskWorkspace,
+) -> None:
+    bash, _, _ = make(ws, jobs=BackgroundJobs(keep_finished=1), first_output_wait=DEADLINE)
+    await call(bash, {"command": "echo one", "background": True})
+    first = job_of(bash, "bg1")
+    assert first.log_path is not None
+    assert Path(first.log_path).read_text() == "one\n"
+    await call(bash, {"command": "echo two", "background": True})
+    await call(bash, {"command": "echo three", "background": True})  # bg1 is dropped now
+    assert bash.options.jobs.get("bg1") is None
+    assert not Path(first.log_path).exists()
+    assert bash.options.jobs.get("bg2") is not None  # the newest ended ones stay

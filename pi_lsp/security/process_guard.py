@@ -36,21 +36,56 @@ def _watch_parent(parent: int) -> None:
     _kill_group()
 
 
+def _arm(on_death: object) -> bool:
+    """Ask Linux for SIGUSR1 when the parent dies; True when it is armed."""
+    signal.signal(signal.SIGUSR1, on_death)  # type: ignore[arg-type]
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(1, signal.SIGUSR1, 0, 0, 0) == 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return False
+
+
+def watch(pgid: int) -> int:
+    """``--watch PGID``: guard a process group that is already running (a command moved to
+    the background): kill it when the parent dies; end when the group is gone."""
+
+    def kill(*_: object) -> None:
+        try:
+            os.killpg(pgid, signal.SIGTERM)
+            time.sleep(GRACE_S)
+            os.killpg(pgid, signal.SIGKILL)
+        except OSError:
+            pass
+        finally:
+            os._exit(1)
+
+    parent = os.getppid()
+    _arm(kill)
+    while True:
+        if os.getppid() != parent:
+            kill()
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return 0
+        except PermissionError:
+            pass
+        time.sleep(1.0)
+
+
 def main() -> int:
+    if len(sys.argv) == 3 and sys.argv[1] == "--watch" and sys.argv[2].isdigit():
+        return watch(int(sys.argv[2]))
     if len(sys.argv) < 2:
-        print("usage: process_guard.py COMMAND [ARGS…]", file=sys.stderr)
+        print("usage: process_guard.py COMMAND [ARGS…] | --watch PGID", file=sys.stderr)
         return 2
     parent = os.getppid()
-    signal.signal(signal.SIGUSR1, _kill_group)
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(1, signal.SIGUSR1, 0, 0, 0) == 0  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            armed = False
+    armed = _arm(_kill_group)
     if os.getppid() != parent:  # the parent died before the guard was armed
         _kill_group()
     if not armed:

@@ -18,6 +18,7 @@ import atexit
 import contextlib
 import os
 import secrets
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -140,6 +141,8 @@ class BackgroundProcess:
         self._open_log()
         self._listeners: list[Listener] = []
         self.task: asyncio.Task[int] | None = None
+        self.watcher: subprocess.Popen[bytes] | None = None
+        """The guard of a command moved to the background (``process.watch_group``)."""
 
     # ------------------------------------------------------------------ output
 
@@ -233,6 +236,9 @@ class BackgroundProcess:
             self.process.kill()
 
     def _ended(self, code: int) -> None:
+        if self.watcher is not None:  # it ends within a second of the group: reap it then
+            watcher, self.watcher = self.watcher, None
+            asyncio.get_running_loop().run_in_executor(None, watcher.wait)
         self.exit_code = code
         self.ended_at = time.monotonic()
         self._close_log()

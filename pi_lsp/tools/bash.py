@@ -14,8 +14,9 @@ with the full output in a temp file. Timeout and abort SIGKILL the whole group.
 ``background: true`` starts the command as a background process of the session
 (``background.BackgroundJobs``, read with ``bash_output``, stopped with ``bash_kill``) and
 returns at once; a foreground command without a timeout that still runs after
-``BashOptions.auto_background_after`` seconds is moved there too. Such commands run under the
-process guard, so they die with pi-lsp. Must not import anything above tools/.
+``BashOptions.auto_background_after`` seconds is moved there too. Background commands run
+under the process guard (a moved one is watched by it from then on), so they die with
+pi-lsp. Must not import anything above tools/.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from ..security.sandbox import Bubblewrap, SandboxPolicy
 from .background import BackgroundJobs, BackgroundLimitError, BackgroundProcess
 from .common import ToolError, ToolParams, emit_update, format_number, text_result
 from .output import OutputAccumulator, OutputSnapshot
-from .process import ProcessRegistry, ShellProcess, default_registry, guarded
+from .process import ProcessRegistry, ShellProcess, default_registry, guarded, watch_group
 from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 from .workspace import Workspace
 
@@ -179,7 +180,7 @@ class BashTool(AgentTool[BashParams]):
                 raise ToolError(str(exc)) from None
         argv = await self.argv(command, cwd)
         detach_after = None if timeout is not None else self.options.auto_background_after
-        if params.background or detach_after is not None:
+        if params.background:  # (a foreground command gets its guard if it is moved there)
             argv = guarded(argv)
         if not params.background:
             await emit_update(on_update, AgentToolResult(content=[], details=None))
@@ -256,6 +257,7 @@ class BashTool(AgentTool[BashParams]):
             tool_call_id=tool_call_id,
         )
         job.cursor = job.ring.end
+        job.watcher = watch_group(run.process.pgid)
         after = format_number(self.options.auto_background_after or 0)
         text = (
             f"The command was still running after {after} seconds, so it was moved to the "

@@ -86,6 +86,22 @@ def guarded(argv: Sequence[str]) -> list[str]:
     return [sys.executable, "-I", "-S", str(GUARD_SCRIPT), *argv]
 
 
+def watch_group(pgid: int) -> subprocess.Popen[bytes] | None:
+    """Guard a running process group from now on (a command moved to the background): a
+    watcher kills it when this process dies, even by ``kill -9``; it ends with the group."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", str(GUARD_SCRIPT), "--watch", str(pgid)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return None
+
+
 def kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)

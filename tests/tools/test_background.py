@@ -136,7 +136,7 @@ async def test_a_watcher_printing_forever_keeps_memory_bounded(ws: DiskWorkspace
     grown = rss() - baseline[0]
     assert grown < 16 << 20, f"RSS grew by {grown} bytes over 190 MiB of output"
     assert job.ring.end - job.ring.start <= job.ring.capacity
-    read = text(await call(output, {"id": job.id}))
+    read = text(await call(output, {"id": job.id, "since": 0}))  # from the very start
     assert "earlier output no longer kept in memory" in read
     assert f"full log: {job.log_path}" in read
     assert job.log_capped  # the log file stops at its cap too
@@ -223,13 +223,12 @@ from pi_lsp.tools import BashOptions, BashTool, DiskWorkspace, ProcessRegistry
 from pi_lsp.tools.bash import BashParams
 
 async def main() -> None:
-    tool = BashTool(DiskWorkspace([Path.cwd()]), BashOptions(process_registry=ProcessRegistry()))
-    params = BashParams(command=sys.argv[1], background=True)
-    await tool.execute("c1", params)
-    params = BashParams(command=sys.argv[2])  # a foreground one too
-    task = asyncio.ensure_future(tool.execute("c2", params))
-    while tool.options.process_registry.live_count() < 2:  # both groups started
-        await asyncio.sleep(0.01)
+    options = BashOptions(process_registry=ProcessRegistry(), auto_background_after=0.5)
+    tool = BashTool(DiskWorkspace([Path.cwd()]), options)
+    await tool.execute("c1", BashParams(command=sys.argv[1], background=True))
+    # a foreground command that runs too long: moved to the background (and guarded then)
+    moved = await tool.execute("c2", BashParams(command=sys.argv[2]))
+    assert "moved to the background" in moved.content[0].text
     print("ready", flush=True)
     await asyncio.sleep(3600)
 
@@ -239,12 +238,13 @@ asyncio.run(main())
 
 async def test_kill_9_of_pi_lsp_leaves_no_process(tmp_path: Path) -> None:
     """The process table after ``kill -9`` of the process that ran ``bash``: nothing left of
-    a background command nor of a foreground one (and not of what they started)."""
+    a background command nor of a foreground one moved to the background (nor of what they
+    started)."""
     marker = f"pi-bg-{uuid.uuid4().hex[:10]}"
     script = tmp_path / "host.py"
     script.write_text(textwrap.dedent(GUARDED))
     bg = f"sh -c 'sleep 600 & exec sleep 601' {marker}-bg; echo"
-    fg = f"sh -c 'sleep 602' {marker}-fg"
+    fg = f"sh -c 'sleep 602 & sleep 603' {marker}-fg"
     proc = subprocess.Popen(
         [sys.executable, str(script), bg, fg],
         cwd=tmp_path,
@@ -255,6 +255,7 @@ async def test_kill_9_of_pi_lsp_leaves_no_process(tmp_path: Path) -> None:
         assert proc.stdout is not None
         assert await asyncio.to_thread(proc.stdout.readline) == b"ready\n"
         await until(lambda: len(processes_with(marker)) >= 2)
+        await until(lambda: processes_with("process_guard.py --watch"))  # the moved command's guard
         proc.send_signal(signal.SIGKILL)
         await asyncio.to_thread(proc.wait)
         await until(lambda: not processes_with(marker))

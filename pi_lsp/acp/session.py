@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +49,7 @@ from ..ai.types import AssistantMessage
 from ..sessions.events import ModeUpdateEvent, TodoUpdateEvent
 from ..tools.todo import TodoItem
 from . import config_options as options
+from .background import BackgroundRelay
 from .factory import OpenedSession, Provision
 from .permissions import PermissionBridge
 from .prompt_input import prompt_text, to_message
@@ -74,6 +76,11 @@ COMMANDS = [
         name="compact",
         description="Summarise the conversation so far to free context",
         input=AvailableCommandInput(root=UnstructuredCommandInput(hint="what to keep (optional)")),
+    ),
+    AvailableCommand(
+        name="export",
+        description="Write this session as a self-contained HTML page",
+        input=AvailableCommandInput(root=UnstructuredCommandInput(hint="output path (optional)")),
     ),
 ]
 
@@ -127,6 +134,11 @@ class AcpSession:
         self._titled = bool(self.session.messages)
         self._unsubscribe = self.session.subscribe(self._on_event)
         self.closed = False
+        self.background = BackgroundRelay(
+            self.session.jobs, self.send, terminal=lambda: self.live.terminal
+        )
+        self._jobs_mark = self.session.jobs.mark()
+        """Background processes started after this mark belong to the current prompt."""
 
     # ------------------------------------------------------------------ state for the client
 
@@ -233,6 +245,8 @@ class AcpSession:
             await self.send(update)
         if isinstance(event, ToolExecutionEndEvent) and event.tool_name == "write":
             self._record_old_text(event.tool_call_id)
+        if isinstance(event, ToolExecutionEndEvent):
+            self.background.tool_ended(event.tool_call_id)
         if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
             await self.send(self.usage())
 
@@ -274,6 +288,9 @@ class AcpSession:
         text = prompt_text(blocks)
         if not self.running and text.startswith("/compact"):
             return await self._compact(text[len("/compact") :].strip() or None)
+        if text.startswith("/export"):
+            await self._export(text[len("/export") :].strip() or None)
+            return "end_turn"
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed
             blocks = [TextContentBlock(type="text", text=carry_out + "\n\n"), *blocks]
@@ -299,6 +316,7 @@ class AcpSession:
             # the turn exists before anything is awaited (the title is sent by the turn):
             # a prompt arriving meanwhile is queued behind it instead of racing it
             self._cancel_requested = False
+            self._jobs_mark = self.session.jobs.mark()
             self._turn = asyncio.get_running_loop().create_task(self._drive(message, shown))
             self._turn.add_done_callback(_retrieved)
         turn = self._turn
@@ -395,12 +413,37 @@ class AcpSession:
         await asyncio.shield(self._turn)
         return self.stop_reason()
 
+    async def _export(self, where: str | None) -> None:
+        """``/export [PATH]``: the session as an HTML page (docs/sessions.md#export)."""
+        from ..sessions.export import write_export
+
+        file = self.session.file
+        if file is None:
+            await self.send(agent_text("This session has no file to export."))
+            return
+        default = f"pi-session-{self.session_id}.html"
+        fmt: Literal["html", "markdown"] = "markdown" if (where or "").endswith(".md") else "html"
+
+        def write() -> Path:
+            target = self.cwd / Path(where).expanduser() if where else None
+            return write_export(file, target or Path(tempfile.gettempdir()) / default, fmt)
+
+        try:
+            written = await asyncio.to_thread(write)
+        except OSError as exc:
+            await self.send(agent_text(f"Could not export the session: {exc}"))
+            return
+        await self.send(agent_text(f"Exported the session to {written}"))
+
     # ------------------------------------------------------------------ cancel / close
 
     def cancel(self) -> None:
-        """Clear the queues, withdraw questions, abort. Never raises."""
+        """Clear the queues, withdraw questions, abort, and kill the background processes
+        this prompt started (those of earlier prompts keep running: docs/acp.md). Never
+        raises."""
         if not self.running:
             return
+        self.session.jobs.kill_started_since(self._jobs_mark)
         self._cancel_requested = True
         self.session.clear_queues()
         self.permissions.withdraw_all()
@@ -416,3 +459,4 @@ class AcpSession:
         self._unsubscribe()
         self.closed = True
         await self.opened.close()
+        self.background.close()

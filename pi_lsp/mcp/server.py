@@ -33,7 +33,7 @@ START_LIMIT_S = 300.0
 """A start that has not finished after this long fails (and is retried on next use)."""
 BACKOFF_S = (0.0, 2.0, 5.0, 15.0, 30.0, 60.0)
 """Wait before starting again after 1, 2, 3… failures in a row: a crash is retried at once."""
-GUARD = Path(__file__).with_name("_guard.py")
+GUARD = Path(__file__).parent.parent / "security" / "process_guard.py"
 
 
 @dataclass(frozen=True, slots=True)

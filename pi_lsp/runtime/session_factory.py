@@ -28,6 +28,7 @@ from ..sessions.paths import uuid7
 from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
+from ..tools.background import BackgroundJobs
 from ..tools.factory import bind_session
 from ..tools.prompt import build_system_prompt
 from ..tools.read_areas import ReadAreas
@@ -250,6 +251,7 @@ class ConfiguredSession(AgentSession):
         """``(provider, model id)`` picked for this session (``select_model``): it keeps that
         model whatever the config says (re-resolved against the config before each run)."""
         self.thinking_choice: AgentThinkingLevel | None = None
+        self._jobs: BackgroundJobs | None = None
 
     # ------------------------------------------------------------------ resources
 
@@ -263,8 +265,19 @@ class ConfiguredSession(AgentSession):
         return self._http
 
     def kill_processes(self) -> None:
-        """Kill every command the session's tools started (and what they left behind)."""
+        """Kill every command the session's tools started (and what they left behind),
+        background processes included."""
         self.registry.kill_all()
+
+    @property
+    def jobs(self) -> BackgroundJobs:
+        """The session's background processes (``bash {background: true}``)."""
+        if self._jobs is None:
+            found = next(
+                (t.options.jobs for t in self.agent.state.tools if isinstance(t, BashTool)), None
+            )
+            self._jobs = found if found is not None else BackgroundJobs()
+        return self._jobs
 
     async def aclose(self) -> None:
         """Close the provider client (a later run opens a new one)."""
@@ -359,6 +372,7 @@ class ConfiguredSession(AgentSession):
             sandbox = BashSandbox(self._sandbox.sandbox, network=perms.network)
         for tool in self.agent.state.tools:
             if isinstance(tool, BashTool):
+                tool.options.jobs.limit = config.background_limit
                 tool.options = replace(
                     tool.options,
                     extra_secret_env=secrets,

@@ -19,6 +19,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+GUARD_SCRIPT = Path(__file__).resolve().parent.parent / "security" / "process_guard.py"
+"""The script that kills a command's group when pi-lsp dies (even by ``kill -9``)."""
 EOF_GRACE_SECONDS = 0.5
 """After the shell exits, how long to wait for background children to release the pipe."""
 READ_CHUNK = 65536
@@ -77,6 +79,27 @@ class ProcessRegistry:
             groups, self._groups = self._groups, set()
         for pgid in groups:
             kill_group(pgid)
+
+
+def guarded(argv: Sequence[str]) -> list[str]:
+    """``argv`` run under the process guard: its group dies with this process."""
+    return [sys.executable, "-I", "-S", str(GUARD_SCRIPT), *argv]
+
+
+def watch_group(pgid: int) -> subprocess.Popen[bytes] | None:
+    """Guard a running process group from now on (a command moved to the background): a
+    watcher kills it when this process dies, even by ``kill -9``; it ends with the group."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-I", "-S", str(GUARD_SCRIPT), "--watch", str(pgid)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return None
 
 
 def kill_group(pgid: int) -> None:

@@ -29,9 +29,13 @@ from ..protocol.contract import (
     CheckpointsResult,
     DecisionParams,
     DecisionResult,
+    ExportParams,
+    ExportResult,
     McpResult,
     PermissionRule,
     PermissionsResult,
+    ProcessesParams,
+    ProcessesResult,
     RestoreParams,
     RestoreResult,
     RevertToolCallParams,
@@ -72,6 +76,7 @@ from ..protocol.models import (
     SetModeResult,
     StateResult,
 )
+from . import processes as processes_api
 from .dispatch import WireHandler, wire_handlers
 from .errors import InvalidRequest, NotInitializedError, RequestFailed
 
@@ -289,6 +294,14 @@ class PiApi:
         except OSError as exc:
             raise RequestFailed(f"Could not update the permission rules: {exc}") from None
         return PermissionsResult(revoked=revoked)
+
+    async def processes(self, p: ProcessesParams) -> ProcessesResult:
+        """``pi/processes``: the session's background processes, or stop one."""
+        return await processes_api.processes(self._session(p.session_id), p)
+
+    async def export(self, p: ExportParams) -> ExportResult:
+        """``pi/export``: the session as a self-contained HTML page (or Markdown)."""
+        return await processes_api.export(self._session(p.session_id), p)
 
     async def mcp(self, p: McpParams) -> McpResult:
         """``pi/mcp``: the effective MCP servers (state, tool count), or restart one."""

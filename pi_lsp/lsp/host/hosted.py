@@ -25,6 +25,7 @@ from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
 from ..editor.review_notes import NOTES_ENTRY_TYPE, Undone, notes_data
+from ..protocol.contract import ProcessInfo
 from ..protocol.models import (
     EVENT,
     CompactResult,
@@ -88,6 +89,7 @@ class HostedSession:
         self._compaction: asyncio.Event | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._unsubscribe = session.subscribe(self.events)
+        self._unwatch_jobs = session.jobs.subscribe(self._job_changed)
         self.review: ReviewBook | None = None
         self.questions = questions
         session.set_call_notes(self._call_notes)
@@ -287,7 +289,20 @@ class HostedSession:
 
     # ------------------------------------------------------------------- lifecycle
 
+    def _job_changed(self, job: Any, what: str) -> None:
+        """A background process started or ended: ``processes_update`` (not on output)."""
+        if what != "output":
+            self.channel.publish({"type": "processes_update", "processes": self.processes()})
+
+    def processes(self) -> list[dict[str, Any]]:
+        """The session's background processes in wire form (``pi/processes``)."""
+        return [
+            ProcessInfo.model_validate(job.view(), from_attributes=True).to_wire()
+            for job in self.session.jobs.all()
+        ]
+
     def close(self) -> None:
+        self._unwatch_jobs()
         self._unsubscribe()
         self.session.close()
 

@@ -25,6 +25,8 @@ FEATURES: dict[str, int] = {
     "planMode": 1,  # v3: pi/setMode, mode in pi/state, mode_update
     "todo": 1,  # v3: todo_update, pi/state.todo
     "ask": 1,  # v3: pi/ask
+    "processes": 1,  # pi/processes, processes_update (background processes)
+    "export": 1,  # pi/export
 }
 
 

@@ -30,6 +30,8 @@ SET_MODEL = "pi/setModel"
 PERMISSIONS = "pi/permissions"
 SET_MODE = "pi/setMode"
 MCP = "pi/mcp"
+PROCESSES = "pi/processes"
+EXPORT = "pi/export"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -48,6 +50,8 @@ REQUESTS = (
     PERMISSIONS,
     SET_MODE,
     MCP,
+    PROCESSES,
+    EXPORT,
     REVIEW,
     REVIEW_DECISION,
     CHECKPOINTS,

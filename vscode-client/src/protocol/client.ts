@@ -38,6 +38,8 @@ export const REQUESTS = {
   restore: 'pi/restore',
   undoRestore: 'pi/undoRestore',
   revertToolCall: 'pi/revertToolCall',
+  processes: 'pi/processes',
+  export: 'pi/export',
 } as const satisfies Record<string, RequestMethod>;
 
 /** Server → client messages and the client's notification. */
@@ -128,6 +130,9 @@ export class PiClient {
   restore = (p: Params<'pi/restore'>) => this.send(REQUESTS.restore, p);
   undoRestore = (p: Params<'pi/undoRestore'>) => this.send(REQUESTS.undoRestore, p);
   revertToolCall = (p: Params<'pi/revertToolCall'>) => this.send(REQUESTS.revertToolCall, p);
+  // background processes, export
+  processes = (p: Params<'pi/processes'>) => this.send(REQUESTS.processes, p);
+  export = (p: Params<'pi/export'>) => this.send(REQUESTS.export, p);
 
   /** §9.4: an edited file's diagnostics. */
   diagnostics(p: PiNotifications['pi/diagnostics']['params']): Promise<void> {

@@ -38,7 +38,8 @@ export type PiEvent =
   | ModeUpdateEvent
   | ResourcesUpdateEvent
   | ResourceNoticeEvent
-  | ReviewUpdateEvent;
+  | ReviewUpdateEvent
+  | ProcessesUpdateEvent;
 /**
  * Client → server pi/* requests.
  *
@@ -63,6 +64,8 @@ export type RequestMethod =
   | 'pi/permissions'
   | 'pi/setMode'
   | 'pi/mcp'
+  | 'pi/processes'
+  | 'pi/export'
   | 'pi/review'
   | 'pi/reviewDecision'
   | 'pi/checkpoints'
@@ -106,6 +109,8 @@ export interface PiProtocol {
   DiagnosticsList?: DiagnosticsList;
   DiagnosticsNotification?: DiagnosticsNotification;
   EventNotification?: EventNotification;
+  ExportParams?: ExportParams;
+  ExportResult?: ExportResult;
   FileAttachment?: FileAttachment;
   FileConflict?: FileConflict;
   ForkParams?: ForkParams;
@@ -138,6 +143,10 @@ export interface PiProtocol {
   PiServerCapabilities?: PiServerCapabilities;
   PiServerRequests?: PiServerRequests;
   Position?: Position;
+  ProcessInfo?: ProcessInfo;
+  ProcessesParams?: ProcessesParams;
+  ProcessesResult?: ProcessesResult;
+  ProcessesUpdateEvent?: ProcessesUpdateEvent;
   PromptContext?: PromptContext;
   PromptFile?: PromptFile;
   PromptParams?: PromptParams;
@@ -762,6 +771,59 @@ export interface ReviewHunk {
   newText: string;
 }
 /**
+ * A background process started or ended: the session's processes as ``pi/processes``
+ * lists them (not sent on output).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesUpdateEvent".
+ */
+export interface ProcessesUpdateEvent {
+  type: 'processes_update';
+  processes: ProcessInfo[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessInfo".
+ */
+export interface ProcessInfo {
+  id: string;
+  command: string;
+  running: boolean;
+  exitCode?: number | null;
+  /**
+   * Seconds since the epoch.
+   */
+  startedAt: number;
+  /**
+   * Seconds it has run (until its end).
+   */
+  uptime: number;
+  lastLines?: string[];
+  logPath?: string | null;
+  toolCallId?: string | null;
+}
+/**
+ * ``pi/export``: write the session as a self-contained page (docs/sessions.md#export).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ExportParams".
+ */
+export interface ExportParams {
+  sessionId?: string | null;
+  format?: 'html' | 'markdown';
+  /**
+   * Where to write it (default: ``pi-session-<id>.html`` / ``.md`` in the temp dir).
+   */
+  path?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ExportResult".
+ */
+export interface ExportResult {
+  path: string;
+}
+/**
  * A file, or a selection of it.
  *
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -985,6 +1047,8 @@ export interface PiFeatures {
   planMode?: number | null;
   todo?: number | null;
   ask?: number | null;
+  processes?: number | null;
+  export?: number | null;
 }
 /**
  * Notifications: params.
@@ -1074,6 +1138,14 @@ export interface PiRequests {
   'pi/mcp': {
     params: McpParams;
     result: McpResult;
+  };
+  'pi/processes': {
+    params: ProcessesParams;
+    result: ProcessesResult;
+  };
+  'pi/export': {
+    params: ExportParams;
+    result: ExportResult;
   };
   'pi/review': {
     params: RequiredSessionParams;
@@ -1339,6 +1411,27 @@ export interface SetModeResult {
    * Switching to ``act`` after a run in ``plan`` delivered the carry-out message.
    */
   followUp?: boolean;
+}
+/**
+ * ``pi/processes``: a session's background processes (``list``), or stop one (``kill``).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesParams".
+ */
+export interface ProcessesParams {
+  sessionId?: string | null;
+  op?: 'list' | 'kill';
+  /**
+   * The process to kill (``bg1`` …).
+   */
+  id?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesResult".
+ */
+export interface ProcessesResult {
+  processes: ProcessInfo[];
 }
 /**
  * ``pi/review``: the session's pending hunks (the ``review_update`` event's snapshot).

@@ -1,5 +1,5 @@
 // Slash commands typed in the input (/new, /sessions, /compact, /fork, /model, /thinking,
-// /stop, /help): handled in the panel, never sent to the model.
+// /stop, /export, /help): handled in the panel, never sent to the model.
 
 import { app, post } from './state';
 import { toast } from './toasts';
@@ -12,6 +12,7 @@ export const SLASH: Record<string, string> = {
   '/model': 'switch the model of this session: /model <id>',
   '/thinking': 'thinking level: /thinking off|minimal|low|medium|high|xhigh',
   '/stop': 'stop the run (the queue is kept)',
+  '/export': 'open this session as an HTML page in the browser',
   '/help': 'list these commands',
 };
 
@@ -46,6 +47,9 @@ export function slash(text: string): boolean {
       break;
     case '/stop':
       post({ type: 'stop' });
+      break;
+    case '/export':
+      post({ type: 'export' });
       break;
     case '/help':
       toast('info', Object.entries(SLASH).map(([k, v]) => `${k} — ${v}`).join('\n'));

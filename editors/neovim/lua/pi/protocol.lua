@@ -33,6 +33,9 @@ M.method = {
   restore = "pi/restore",
   undoRestore = "pi/undoRestore",
   revertToolCall = "pi/revertToolCall",
+  compact = "pi/compact",
+  processes = "pi/processes",
+  export = "pi/export",
 }
 
 --- Client → server notifications.

@@ -3,7 +3,8 @@
 
 ``pi-lsp [--stdio | --tcp HOST:PORT | --socket PATH] [--idle-timeout S] [--log-file F]
 [--log-level L] [--version]`` serves LSP (``lsp/``). ``pi-lsp run "PROMPT" ...`` runs one
-headless agent trace in a directory (``cli/``). ``pi-lsp acp [provider flags]`` serves the
+headless agent trace in a directory (``cli/``); ``pi-lsp export SESSION`` writes a saved
+session as an HTML page (``cli/export.py``). ``pi-lsp acp [provider flags]`` serves the
 Agent Client Protocol on stdio (``acp/``). ``pi-lsp review [--base REF | --commit SHA] ...``
 reviews a git diff headless (``cli/review.py``, docs/review.md). This module only picks the
 front end; they never import each other.
@@ -96,6 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cli.worktrees import main as worktrees_main
 
         return worktrees_main(args_list[1:])
+    if args_list and args_list[0] == "export":
+        from .cli.export import main as export_main
+
+        return export_main(args_list[1:])
     if args_list and args_list[0] == "run":
         from .ai.tls import warm_up
         from .cli.prefetch import start

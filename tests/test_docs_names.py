@@ -15,6 +15,7 @@ import pytest
 
 from pi_lsp.acp.args import build_parser as acp_parser
 from pi_lsp.cli.args import build_parser as run_parser
+from pi_lsp.cli.export import build_parser as export_parser
 from pi_lsp.cli.review import build_parser as review_parser
 from pi_lsp.cli.worktrees import USAGE as worktrees_usage
 from pi_lsp.lsp.settings import Settings
@@ -41,6 +42,7 @@ FLAGS = (
     | _options(_server_parser())
     | _options(acp_parser())
     | _options(review_parser())
+    | _options(export_parser())
     | set(re.findall(r"--[a-z][a-z-]*", worktrees_usage))  # hand-parsed: its usage line
 )
 SETTINGS = {f.alias or n for n, f in Settings.model_fields.items()} | {

@@ -187,6 +187,8 @@ ACP_MAY_IMPORT = (
     # the data the session's ask handler and todo_update speak (AskParams/AskAnswer, TodoItem)
     "pi_lsp.tools.ask",
     "pi_lsp.tools.todo",
+    # a session's background processes, whose output the tool call shows (acp/background.py)
+    "pi_lsp.tools.background",
     "pi_lsp.mcp",  # the MCP client: the servers a client passes in session/new become tools
     "pi_lsp.resources",  # the project's commands and context (Command, ResourcesPayload)
     "pi_lsp.codereview",  # /review: the review run and its findings (docs/review.md)

@@ -1,7 +1,7 @@
 """The slash commands an ACP client offers, and what ``/context`` answers.
 
 - ``BUILTINS``: the commands this front end handles itself (``/compact``, ``/context``,
-  ``/reload``, ``/review``) — never expanded as templates, never reported unknown;
+  ``/export``, ``/reload``, ``/review``) — never expanded as templates, never reported unknown;
 - ``available_commands(project)``: the builtins, the project's prompt templates and its
   skills as ``skill:name`` (``resources.list_commands``, the list ``pi/commands`` gives the
   language server's clients) as the SDK's ``AvailableCommand`` models;
@@ -24,11 +24,13 @@ from ..resources import Command, ProjectResources, ResourcesPayload, list_comman
 BUILTINS: dict[str, str] = {
     "compact": "Summarise the conversation so far to free context",
     "context": "Show the context files, skills and prompt templates loaded for this session",
+    "export": "Write this session as a self-contained HTML page",
     "reload": "Load the context files, skills and prompt templates again",
     "review": "Code review of the changes: findings with locations",
 }
 BUILTIN_HINTS: dict[str, str] = {
     "compact": "what to keep (optional)",
+    "export": "output path (optional)",
     "review": "--base REF | --commit SHA (optional)",
 }
 

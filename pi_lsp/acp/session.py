@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +51,7 @@ from ..sessions.events import (
 )
 from ..tools.todo import TodoItem
 from . import config_options as options
+from .background import BackgroundRelay
 from .commands import BUILTINS, commands_update, context_text
 from .factory import OpenedSession, Provision
 from .permissions import PermissionBridge
@@ -146,6 +148,11 @@ class AcpSession:
         self.closed = False
         self.children: ChildStream | None = None
         """The ``task`` children's updates, for a client that declared ``subagents``."""
+        self.background = BackgroundRelay(
+            self.session.jobs, self.send, terminal=lambda: self.live.terminal
+        )
+        self._jobs_mark = self.session.jobs.mark()
+        """Background processes started after this mark belong to the current prompt."""
 
     # ------------------------------------------------------------------ state for the client
 
@@ -262,6 +269,8 @@ class AcpSession:
             await self.send(update)
         if isinstance(event, ToolExecutionEndEvent) and event.tool_name == "write":
             self._record_old_text(event.tool_call_id)
+        if isinstance(event, ToolExecutionEndEvent):
+            self.background.tool_ended(event.tool_call_id)
         if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
             await self.send(self.usage())
 
@@ -312,6 +321,9 @@ class AcpSession:
             if self._turn is not None and self.running:  # after the turn, never to the model
                 await asyncio.wait({self._turn})
             return await self._resources_command(text.split(maxsplit=1)[0][1:])
+        if text.startswith("/export"):
+            await self._export(text[len("/export") :].strip() or None)
+            return "end_turn"
         carry_out = None if self.running else self._carry_out_text
         if carry_out is not None:  # the plan the user approved, then what they typed
             blocks = [TextContentBlock(type="text", text=carry_out + "\n\n"), *blocks]
@@ -337,6 +349,7 @@ class AcpSession:
             # the turn exists before anything is awaited (the title is sent by the turn):
             # a prompt arriving meanwhile is queued behind it instead of racing it
             self._cancel_requested = False
+            self._jobs_mark = self.session.jobs.mark()
             self._turn = asyncio.get_running_loop().create_task(self._drive(message, shown))
             self._turn.add_done_callback(_retrieved)
         turn = self._turn
@@ -485,12 +498,37 @@ class AcpSession:
         await asyncio.shield(self._turn)
         return "cancelled" if self._cancel_requested else "end_turn"
 
+    async def _export(self, where: str | None) -> None:
+        """``/export [PATH]``: the session as an HTML page (docs/sessions.md#export)."""
+        from ..sessions.export import write_export
+
+        file = self.session.file
+        if file is None:
+            await self.send(agent_text("This session has no file to export."))
+            return
+        default = f"pi-session-{self.session_id}.html"
+        fmt: Literal["html", "markdown"] = "markdown" if (where or "").endswith(".md") else "html"
+
+        def write() -> Path:
+            target = self.cwd / Path(where).expanduser() if where else None
+            return write_export(file, target or Path(tempfile.gettempdir()) / default, fmt)
+
+        try:
+            written = await asyncio.to_thread(write)
+        except OSError as exc:
+            await self.send(agent_text(f"Could not export the session: {exc}"))
+            return
+        await self.send(agent_text(f"Exported the session to {written}"))
+
     # ------------------------------------------------------------------ cancel / close
 
     def cancel(self) -> None:
-        """Clear the queues, withdraw questions, abort. Never raises."""
+        """Clear the queues, withdraw questions, abort, and kill the background processes
+        this prompt started (those of earlier prompts keep running: docs/acp.md). Never
+        raises."""
         if not self.running:
             return
+        self.session.jobs.kill_started_since(self._jobs_mark)
         self._cancel_requested = True
         if self._review_task is not None:
             self._review_task.cancel()
@@ -508,3 +546,4 @@ class AcpSession:
         self._unsubscribe()
         self.closed = True
         await self.opened.close()
+        self.background.close()

@@ -9,7 +9,8 @@ them before looking at the next event, so a prompt's response always follows its
   with title and locations when they are complete, ``in_progress`` when it runs (``bash``:
   the terminal and its output deltas when the client opted in to Zed's terminal extension,
   else the output so far as ``content`` text), then ``completed`` / ``failed`` with its
-  content (``tool_view``);
+  content (``tool_view``) — or, for a command left running in the background, still
+  ``in_progress`` (``background.BackgroundRelay`` ends it);
 - a failed model request → an agent message saying why (the turn still ends normally);
 - a queued prompt delivered → ``user_message_chunk``; compaction and retries → a short
   agent message, so the user sees why the turn takes longer.
@@ -286,6 +287,18 @@ class LiveUpdates:
         call = self._calls.pop(event.tool_call_id, None) or _Call(event.tool_name)
         text = view.result_text(event.result.content)
         meta: dict[str, Any] | None = None
+        if call.name == "bash" and still_running(event.result.details):
+            # a background process: the call stays in progress (``background.BackgroundRelay``
+            # sends its output and its end)
+            return [
+                ToolCallProgress(
+                    session_update="tool_call_update",
+                    tool_call_id=event.tool_call_id,
+                    status="in_progress",
+                    content=None if self.terminal else [view.output_text(text)],
+                    raw_output={"content": text, "isError": event.is_error},
+                )
+            ]
         if call.name == "bash" and self.terminal:
             delta = view.output_delta(call.terminal, text)
             meta = {
@@ -314,6 +327,12 @@ class LiveUpdates:
                 field_meta=meta,
             )
         ]
+
+
+def still_running(details: Any) -> bool:
+    """A tool result about a background process that still runs (``details.background``)."""
+    background = details.get("background") if isinstance(details, dict) else None
+    return isinstance(background, dict) and background.get("running") is True
 
 
 def _block(message: Any, index: int) -> ToolCall | None:

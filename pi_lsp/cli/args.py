@@ -32,6 +32,11 @@ def build_parser(
     )
     p.add_argument("--no-save", action="store_true", help="do not save the session")
     p.add_argument(
+        "--no-terminal-status",
+        action="store_true",
+        help="no terminal title or bell when a question waits or the run ends",
+    )
+    p.add_argument(
         "--mcp-config",
         metavar="FILE",
         help='MCP servers ({"mcpServers": …}) besides .mcp.json and ~/.config/mcp/mcp.json',

@@ -39,6 +39,7 @@ from ..sessions.events import (
 )
 from ..tools.todo import render_todos
 from ..wire import event_wire
+from .terminal_status import TerminalStatus
 
 if TYPE_CHECKING:
     from ..runtime import ChildEvent
@@ -319,10 +320,19 @@ class BashPermission:
     ``--yes`` (or the scripted demo) allows everything; a non-interactive stdin without it
     denies, saying so on stderr. Questions are asked one at a time; an abort counts as no."""
 
-    def __init__(self, *, allow_all: bool, interactive: bool, err: TextIO = sys.stderr) -> None:
+    def __init__(
+        self,
+        *,
+        allow_all: bool,
+        interactive: bool,
+        err: TextIO = sys.stderr,
+        status: TerminalStatus | None = None,
+    ) -> None:
         self.allow_all = allow_all
         self.interactive = interactive
         self.err = err
+        self.status = status
+        """Title and bell while a question waits (``--no-terminal-status``: none)."""
         self._lock = asyncio.Lock()
         self.rules = BashRules(ask=self._ask_bash, denied=DENIED, one_at_a_time=True)
         """The one set of bash rules (``runtime/permissions.py``), asking on the terminal."""
@@ -393,8 +403,14 @@ class BashPermission:
 
         self.err.write(question)
         self.err.flush()
+        if self.status is not None:
+            self.status.waiting()
         threading.Thread(target=read, daemon=True, name="pi-lsp-ask").start()
-        return answer.result() if await done_before_abort(answer, signal) else "n"
+        try:
+            return answer.result() if await done_before_abort(answer, signal) else "n"
+        finally:
+            if self.status is not None:
+                self.status.running()
 
 
 def _resolve(future: asyncio.Future[str], value: str) -> None:

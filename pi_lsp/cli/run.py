@@ -31,6 +31,7 @@ from ..sessions.events import ResourceNoticeEvent, ResourcesUpdateEvent
 from .args import build_parser
 from .output import BashPermission, JsonPrinter, TerminalPrinter
 from .prefetch import Prefetch
+from .terminal_status import TerminalStatus
 
 if TYPE_CHECKING:
     import httpx
@@ -63,6 +64,8 @@ class Plan:
     """The first request sent at spawn (``cli.prefetch``), for a fresh session only."""
     mcp_config: Path | None = None
     """``--mcp-config FILE``: MCP servers besides the project's and the user's."""
+    terminal_status: bool = True
+    """Title and bell on a question and at the end (``--no-terminal-status``: off)."""
 
 
 def run_config(args: argparse.Namespace, *, demo: bool = False) -> RunConfig:
@@ -163,6 +166,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
             allow_bash=True,
             save=False,
             json=args.json,
+            terminal_status=not (args.no_terminal_status or args.json),
             banner=[
                 f"demo: a scripted model working in a temporary copy of the example project: "
                 f"{project}",
@@ -191,6 +195,7 @@ def plan_run(args: argparse.Namespace) -> Plan:
         resume=args.resume,
         json=args.json,
         mcp_config=mcp_config,
+        terminal_status=not (args.no_terminal_status or args.json),
     )
 
 
@@ -212,7 +217,10 @@ async def execute(plan: Plan) -> int:
     terminal = TerminalPrinter()
     for line in plan.banner:
         terminal.notice(line)
-    permission = BashPermission(allow_all=plan.allow_bash, interactive=sys.stdin.isatty())
+    status = TerminalStatus(enabled=plan.terminal_status)
+    permission = BashPermission(
+        allow_all=plan.allow_bash, interactive=sys.stdin.isatty(), status=status
+    )
     store = SessionStore.for_workspace(plan.cwd)  # redacts every secret the vault knows
     file = None
     if plan.resume:
@@ -293,12 +301,19 @@ async def execute(plan: Plan) -> int:
 
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGINT, on_sigint)
+    status.start()
     try:
         await session.prompt(plan.prompt)
         await session.wait_for_idle()
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+        live = session.jobs.live()
         session.kill_processes()  # background jobs a command left behind end with the run
+        if live:
+            names = ", ".join(f"{job.id} ({job.command[:40]})" for job in live)
+            terminal.notice(f"stopped {len(live)} background process(es) at exit: {names}")
+        status.done()
+        status.restore()
         if mcp is not None:
             await mcp.hub.aclose()
         if lsp is not None:

@@ -1,6 +1,6 @@
 """One language server process: pygls' ``LanguageClient`` held by one owner task.
 
-The owner task starts the server under the process guard (``security/_guard.py``: it dies
+The owner task starts the server under the process guard (``security/process_guard.py``: it dies
 with pi-lsp, even after ``kill -9``) in its own process group, drains its stderr (pygls pipes
 it and never reads it: a chatty server would stall once the pipe fills), initializes it,
 answers its requests (``workspace/configuration`` from ``settings``, progress and capability

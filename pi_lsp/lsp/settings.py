@@ -183,6 +183,8 @@ class Settings(_Model):
     """Cap on the tokens of one answer (sent as ``max_tokens``; default: the model's)."""
     read_timeout: float | None = Field(default=None, gt=0)
     """Seconds without any data from the provider before a request fails (default 600)."""
+    background_limit: int = Field(default=4, ge=1, le=64)
+    """Live background processes (``bash {background: true}``) per session."""
     models: list[CustomModel] = Field(default_factory=list)
     """Custom models (local servers) offered by ``pi/models`` besides the catalog."""
     mcp_servers: dict[str, Any] = Field(default_factory=dict)

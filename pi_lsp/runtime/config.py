@@ -87,6 +87,8 @@ class RunConfig(_Frozen):
     system_prompt_append: str | None = None
     read_timeout: float | None = None
     """Seconds without data from the provider before a request fails (``None``: 600)."""
+    background_limit: int = 4
+    """Live background processes (``bash {background: true}``) per session."""
     faux_script: str | None = None
     """Path of a faux provider script (``provider: "faux"``: demos and tests)."""
     faux_demo: bool = False

@@ -28,6 +28,7 @@ from ..sessions.paths import uuid7
 from ..sessions.plan_state import AskHandler
 from ..sessions.run_settings import RunSettings
 from ..tools import BashSandbox, BashTool, ProcessRegistry, Workspace
+from ..tools.background import BackgroundJobs
 from ..tools.code_intel import CodeIntel
 from ..tools.factory import bind_session
 from ..tools.prompt import build_system_prompt
@@ -270,6 +271,7 @@ class ConfiguredSession(AgentSession):
         """``(provider, model id)`` picked for this session (``select_model``): it keeps that
         model whatever the config says (re-resolved against the config before each run)."""
         self.thinking_choice: AgentThinkingLevel | None = None
+        self._jobs: BackgroundJobs | None = None
         self.subagents: Subagents | None = None
         """The session's ``task`` children (``None`` for a child: depth 1)."""
 
@@ -296,14 +298,24 @@ class ConfiguredSession(AgentSession):
         return self._http
 
     def kill_processes(self) -> None:
-        """Kill every command the session's tools started (and what they left behind), its
-        ``task`` children's too."""
+        """Kill every command the session's tools started (and what they left behind),
+        background processes included, its ``task`` children's too."""
         if self.subagents is not None:
             for child in self.subagents.running():
                 kill = getattr(child.session, "kill_processes", None)
                 if kill is not None:
                     kill()
         self.registry.kill_all()
+
+    @property
+    def jobs(self) -> BackgroundJobs:
+        """The session's background processes (``bash {background: true}``)."""
+        if self._jobs is None:
+            found = next(
+                (t.options.jobs for t in self.agent.state.tools if isinstance(t, BashTool)), None
+            )
+            self._jobs = found if found is not None else BackgroundJobs()
+        return self._jobs
 
     async def aclose(self) -> None:
         """Close the provider client (a later run opens a new one)."""
@@ -398,6 +410,7 @@ class ConfiguredSession(AgentSession):
             sandbox = BashSandbox(self._sandbox.sandbox, network=perms.network)
         for tool in self.agent.state.tools:
             if isinstance(tool, BashTool):
+                tool.options.jobs.limit = config.background_limit
                 tool.options = replace(
                     tool.options,
                     extra_secret_env=secrets,

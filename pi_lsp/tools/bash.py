@@ -9,8 +9,14 @@ user allowed a name). With ``BashOptions.sandbox`` the shell runs inside bubblew
 credential files of ``security.credential_files`` hidden, no network unless allowed); a
 sandbox that does not work refuses the command. Output streams as throttled updates (at most
 one per 100 ms, the accumulated tail each time); the result keeps the last 2000 lines / 50 KiB
-with the full output in a temp file. Timeout and abort SIGKILL the whole group. Must not
-import anything above tools/.
+with the full output in a temp file. Timeout and abort SIGKILL the whole group.
+
+``background: true`` starts the command as a background process of the session
+(``background.BackgroundJobs``, read with ``bash_output``, stopped with ``bash_kill``) and
+returns at once; a foreground command without a timeout that still runs after
+``BashOptions.auto_background_after`` seconds is moved there too. Background commands run
+under the process guard (a moved one is watched by it from then on), so they die with
+pi-lsp. Must not import anything above tools/.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import contextlib
 import math
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -33,14 +40,19 @@ from ..ai.env_keys import scrub_env
 from ..security import vault
 from ..security.credential_files import hidden_files
 from ..security.sandbox import Bubblewrap, SandboxPolicy
+from .background import BackgroundJobs, BackgroundLimitError, BackgroundProcess
 from .common import ToolError, ToolParams, emit_update, format_number, text_result
 from .output import OutputAccumulator, OutputSnapshot
-from .process import ProcessRegistry, ShellProcess, default_registry
-from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size
+from .process import ProcessRegistry, ShellProcess, default_registry, guarded, watch_group
+from .truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail
 from .workspace import Workspace
 
 UPDATE_INTERVAL_SECONDS = 0.1
 MAX_TIMEOUT_SECONDS = 2_147_483_647 / 1000
+AUTO_BACKGROUND_SECONDS = 120.0
+FIRST_OUTPUT_SECONDS = 0.5
+"""How long ``background: true`` waits for the first output (or the end) before returning."""
+FIRST_OUTPUT_LINES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,12 +76,25 @@ class BashOptions:
     process_registry: ProcessRegistry = field(default_factory=default_registry)
     sandbox: BashSandbox | None = None
     """Run commands in the OS sandbox (``permissions.bash = "sandbox"``)."""
+    jobs: BackgroundJobs = field(default_factory=BackgroundJobs)
+    """The session's background processes (shared with ``bash_output`` / ``bash_kill``)."""
+    auto_background_after: float | None = AUTO_BACKGROUND_SECONDS
+    """A foreground command without a timeout still running after this long is moved to
+    the background (``None``: never)."""
+    first_output_wait: float = FIRST_OUTPUT_SECONDS
 
 
 class BashParams(ToolParams):
     command: str = Field(description="Bash command to execute")
     timeout: float | SkipJsonSchema[None] = Field(
         default=None, description="Timeout in seconds (optional, no default timeout)"
+    )
+    background: bool | SkipJsonSchema[None] = Field(
+        default=None,
+        description=(
+            "Run in the background (dev servers, watchers): returns at once with a process "
+            "id; read its output with bash_output, stop it with bash_kill"
+        ),
     )
 
 
@@ -88,7 +113,10 @@ class BashTool(AgentTool[BashParams]):
         "Execute a bash command in the current working directory. Returns stdout and stderr. "
         f"Output is truncated to last {DEFAULT_MAX_LINES} lines or "
         f"{DEFAULT_MAX_BYTES // 1024}KB (whichever is hit first). If truncated, full output is "
-        "saved to a temp file. Optionally provide a timeout in seconds."
+        "saved to a temp file. Optionally provide a timeout in seconds. Use background: true "
+        "for commands that do not end by themselves (dev servers, watchers); a command "
+        f"without a timeout still running after {int(AUTO_BACKGROUND_SECONDS)}s is moved to "
+        "the background."
     )
     parameters: ClassVar[type[BashParams]] = BashParams
     prompt_snippet: ClassVar[str] = "Execute bash commands (ls, grep, find, etc.)"
@@ -144,8 +172,18 @@ class BashTool(AgentTool[BashParams]):
             raise ToolError(
                 f"Working directory does not exist: {cwd}\nCannot execute bash commands."
             )
+        jobs = self.options.jobs
+        if params.background:
+            try:
+                jobs.check_room()
+            except BackgroundLimitError as exc:
+                raise ToolError(str(exc)) from None
         argv = await self.argv(command, cwd)
-        await emit_update(on_update, AgentToolResult(content=[], details=None))
+        detach_after = None if timeout is not None else self.options.auto_background_after
+        if params.background:  # (a foreground command gets its guard if it is moved there)
+            argv = guarded(argv)
+        if not params.background:
+            await emit_update(on_update, AgentToolResult(content=[], details=None))
         try:
             process = ShellProcess(
                 argv,
@@ -155,13 +193,19 @@ class BashTool(AgentTool[BashParams]):
             )
         except OSError as exc:
             raise ToolError(f"Could not start the shell: {exc}") from exc
+        if params.background:
+            job = jobs.start(params.command, process, tool_call_id=tool_call_id)
+            return await self._started(job)
         run = _Run(process, output, on_update, timeout)
         try:
-            code = await run.wait(signal)
+            code = await run.wait(signal, detach_after)
         except BaseException:  # cancelled: the group is already killed by ``stream``
             run.cancel_updates()
             output.close()
             raise
+        if code is None:  # still running: the session's background process from now on
+            await run.flush_updates()
+            return self._detached(run, output, params.command, tool_call_id)
         output.finish()
         await run.flush_updates()
         snapshot = output.snapshot(persist_if_truncated=True)
@@ -183,6 +227,66 @@ class BashTool(AgentTool[BashParams]):
         if code > 0:
             raise ToolError(_with_status(text, f"Command exited with code {code}"))
         return text_result(text, _details(snapshot))
+
+    async def _started(self, job: BackgroundProcess) -> AgentToolResult:
+        """The result of ``background: true``: the id, the first output, the state."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(job.exited.wait(), self.options.first_output_wait)
+        data, _ = job.ring.read(0)
+        job.cursor = job.ring.end
+        first = truncate_tail(
+            data.decode("utf-8", "replace"), max_lines=FIRST_OUTPUT_LINES, max_bytes=8192
+        ).content
+        lines = [f"Started in the background as {job.id}: {job.status_text()}."]
+        lines.append(f"Output so far:\n{first}" if first.strip() else "No output yet.")
+        return text_result("\n".join([*lines, _job_hint(job)]), background_details(job))
+
+    def _detached(
+        self, run: _Run, output: OutputAccumulator, command: str, tool_call_id: str
+    ) -> AgentToolResult:
+        """A foreground command ran past ``auto_background_after``: hand it to the jobs."""
+        assert run.stream is not None
+        snapshot = output.snapshot(persist_if_truncated=False)
+        output.close()
+        job = self.options.jobs.adopt(
+            command,
+            run.process,
+            run.stream,
+            run.switch_sink,
+            earlier=snapshot.content.encode("utf-8"),
+            tool_call_id=tool_call_id,
+        )
+        job.cursor = job.ring.end
+        job.watcher = watch_group(run.process.pgid)
+        after = format_number(self.options.auto_background_after or 0)
+        text = (
+            f"The command was still running after {after} seconds, so it was moved to the "
+            f"background as {job.id}.\n"
+            + (f"Output so far:\n{snapshot.content}\n" if snapshot.content.strip() else "")
+            + _job_hint(job)
+        )
+        return text_result(text, background_details(job))
+
+
+def background_details(job: BackgroundProcess) -> dict[str, Any]:
+    """The ``details.background`` of a result about ``job`` (clients show the process)."""
+    return {
+        "background": {
+            "id": job.id,
+            "command": job.command,
+            "running": job.running,
+            "exitCode": job.exit_code,
+            "logPath": job.log_path,
+        }
+    }
+
+
+def _job_hint(job: BackgroundProcess) -> str:
+    log = f"Full log: {job.log_path}. " if job.log_path else ""
+    return (
+        f'{log}Read new output with bash_output {{"id": "{job.id}"}}; stop it with '
+        f'bash_kill {{"id": "{job.id}"}}.'
+    )
 
 
 class _Run:
@@ -206,6 +310,12 @@ class _Run:
         self._stop = asyncio.Event()
         self._last_emit = -math.inf
         self._pump: asyncio.Task[None] | None = None
+        self._sink: Callable[[bytes], None] = self._on_data
+        self.stream: asyncio.Task[int] | None = None
+
+    def switch_sink(self, sink: Callable[[bytes], None]) -> None:
+        """Send the command's further output to ``sink`` (it moved to the background)."""
+        self._sink = sink
 
     def _on_data(self, data: bytes) -> None:
         self.output.append(data)
@@ -220,14 +330,29 @@ class _Run:
         self.timed_out = True
         self.process.kill()
 
-    async def wait(self, signal: AbortSignal | None) -> int:
+    async def wait(
+        self, signal: AbortSignal | None, detach_after: float | None = None
+    ) -> int | None:
+        """The exit code; ``None`` when the command still runs after ``detach_after``
+        seconds (``self.stream`` then still pumps its output)."""
         loop = asyncio.get_running_loop()
         timer = loop.call_later(self.timeout, self._on_timeout) if self.timeout else None
         remove = signal.add_callback(self._on_abort) if signal is not None else None
         if self.on_update is not None:
             self._pump = asyncio.create_task(self._pump_updates())
+        stream = self.stream = asyncio.ensure_future(
+            self.process.stream(lambda data: self._sink(data))
+        )
         try:
-            return await self.process.stream(self._on_data)
+            if detach_after is None:
+                return await stream
+            done, _ = await asyncio.wait({stream}, timeout=detach_after)
+            if stream in done or self.aborted:
+                return await stream
+            return None
+        except asyncio.CancelledError:
+            stream.cancel()  # ``stream`` kills the group
+            raise
         finally:
             if timer is not None:
                 timer.cancel()

@@ -1,6 +1,7 @@
 """Building the coding tool set for a workspace (``create_coding_tools``).
 
-Owns the tool names, their default order (read, bash, edit, write, grep, find, ls) and the
+Owns the tool names, their default order (read, bash, edit, write, grep, find, ls,
+bash_output, bash_kill) and the
 wiring of each tool to the workspace and the bash options. Must not import anything above
 tools/.
 """
@@ -12,6 +13,7 @@ from typing import Any
 
 from ..agent.types import AgentTool
 from .bash import BashOptions, BashTool
+from .bash_jobs import BashKillTool, BashOutputTool
 from .edit import EditTool
 from .find import FindTool
 from .grep import GrepTool
@@ -23,7 +25,17 @@ from .read_areas import ReadAreas, with_read_areas
 from .workspace import Workspace
 from .write import WriteTool
 
-ALL_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
+ALL_TOOL_NAMES: tuple[str, ...] = (
+    "read",
+    "bash",
+    "edit",
+    "write",
+    "grep",
+    "find",
+    "ls",
+    "bash_output",
+    "bash_kill",
+)
 READ_ONLY_TOOL_NAMES: tuple[str, ...] = ("read", "grep", "find", "ls")
 
 
@@ -35,9 +47,11 @@ def create_coding_tools(
     grep_backend: Backend = "auto",
     read_areas: ReadAreas | None = None,
 ) -> list[AgentTool[Any]]:
-    """The coding tools over ``workspace``: all seven by default, else ``names`` in the order
-    given. Raises ``ValueError`` for an unknown name. ``read_areas``: directories outside the
-    workspace that ``read``/``grep``/``find``/``ls`` may read (the session's skills)."""
+    """The coding tools over ``workspace``: all nine by default (the seven of Pi, then
+    ``bash_output`` and ``bash_kill``, which share the bash tool's background processes),
+    else ``names`` in the order given. Raises ``ValueError`` for an unknown name.
+    ``read_areas``: directories outside the workspace that ``read``/``grep``/``find``/``ls``
+    may read (the session's skills)."""
     bash_options = bash or BashOptions()
     reader = with_read_areas(workspace, read_areas)
     makers: dict[str, Callable[[], AgentTool[Any]]] = {
@@ -48,6 +62,8 @@ def create_coding_tools(
         "grep": lambda: GrepTool(reader, backend=grep_backend),
         "find": lambda: FindTool(reader),
         "ls": lambda: LsTool(reader),
+        "bash_output": lambda: BashOutputTool(bash_options.jobs),
+        "bash_kill": lambda: BashKillTool(bash_options.jobs),
     }
     wanted = list(ALL_TOOL_NAMES if names is None else names)
     unknown = [n for n in wanted if n not in makers]

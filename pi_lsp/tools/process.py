@@ -19,6 +19,8 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..security.process_guard import guarded_argv, watch_argv
+
 EOF_GRACE_SECONDS = 0.5
 """After the shell exits, how long to wait for background children to release the pipe."""
 READ_CHUNK = 65536
@@ -77,6 +79,27 @@ class ProcessRegistry:
             groups, self._groups = self._groups, set()
         for pgid in groups:
             kill_group(pgid)
+
+
+def guarded(argv: Sequence[str]) -> list[str]:
+    """``argv`` run under the process guard: its group dies with this process."""
+    return guarded_argv(argv[0], argv[1:])
+
+
+def watch_group(pgid: int) -> subprocess.Popen[bytes] | None:
+    """Guard a running process group from now on (a command moved to the background): a
+    watcher kills it when this process dies, even by ``kill -9``; it ends with the group."""
+    try:
+        return subprocess.Popen(
+            watch_argv(pgid),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return None
 
 
 def kill_group(pgid: int) -> None:

@@ -48,8 +48,15 @@ async def test_commands_after_new_and_the_template_expands(
             sid = await agent.new()
             await agent.client.wait_for(lambda: bool(agent.client.of("available_commands_update")))
             update = agent.client.of("available_commands_update", sid)[0]
-            assert _names(update) == ["compact", "context", "reload", "review", "skill:release"]
-            review = update.available_commands[3]
+            assert _names(update) == [
+                "compact",
+                "context",
+                "export",
+                "reload",
+                "review",
+                "skill:release",
+            ]
+            review = update.available_commands[4]
             assert review.input is not None
             assert review.input.root.hint == "FILE"
             assert await agent.prompt(sid, "/review a.py") == "end_turn"

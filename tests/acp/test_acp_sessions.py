@@ -99,7 +99,7 @@ async def test_the_compact_command(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             names = [
                 c.name for c in agent.client.of("available_commands_update")[0].available_commands
             ]
-            assert names == ["compact", "context", "reload", "review"]
+            assert names == ["compact", "context", "export", "reload", "review"]
             assert await agent.prompt(sid, "hello") == "end_turn"
             assert await agent.prompt(sid, "and again") == "end_turn"
             assert await agent.prompt(sid, "/compact keep the answer") == "end_turn"

@@ -115,3 +115,40 @@ async def test_a_childs_question_is_asked_on_the_terminal_named_and_its_always_h
     assert "[scout] Run `rm -rf build`? [y/N/a=always]" in err.getvalue()
     assert await permission(ctx(command="make"), None) is None  # the tree's answer
     assert err.getvalue().count("Run `") == 1
+
+
+class TtyErr(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+async def test_a_waiting_question_sets_the_title_and_rings_the_bell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 42: ``pi-lsp run``'s terminal status while a question waits."""
+    from pi_lsp.cli.terminal_status import TerminalStatus
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
+    err = TtyErr()
+    status = TerminalStatus(err)
+    status.start()
+    permission = BashPermission(allow_all=False, interactive=True, err=err, status=status)
+    assert await permission(ctx(), AbortSignal()) is None
+    status.done()
+    status.restore()
+    out = err.getvalue()
+    assert out.startswith("\x1b[22;0t\x1b]0;pi-lsp: running\x07")
+    waiting = out.index("\x1b]0;pi-lsp: a question waits for you\x07\x07")
+    assert out.index("Run `rm -rf build`?") < waiting
+    assert out.index("\x1b]0;pi-lsp: running\x07", waiting) > waiting  # back after the answer
+    assert out.endswith("\x1b]0;pi-lsp: done\x07\x1b[23;0t")
+
+
+def test_terminal_status_is_off_by_flag_or_without_a_terminal() -> None:
+    from pi_lsp.cli.terminal_status import TerminalStatus
+
+    for status in (TerminalStatus(TtyErr(), enabled=False), TerminalStatus(io.StringIO())):
+        status.start()
+        status.waiting()
+        status.restore()
+        assert status.out.getvalue() == ""  # type: ignore[attr-defined]

@@ -48,8 +48,8 @@ async def test_commands_context_and_reload(
     before = await h.call("pi/commands")  # no session yet: the workspace's
     assert "sessionId" not in before
     names = [c["name"] for c in before["commands"]]
-    assert names == ["compact", "context", "reload", "review", "skill:release"]
-    review = before["commands"][3]
+    assert names == ["compact", "context", "export", "reload", "review", "skill:release"]
+    review = before["commands"][4]
     assert review == {
         "name": "review",
         "description": "Review: $ARGUMENTS.",

@@ -1,7 +1,8 @@
 """Issue 26: no MCP server process outlives the language server — after ``shutdown``, after
-the client disconnects (stdin closed), and after ``kill -9`` of the server (the guard of
-pi_lsp/security/_guard.py kills the server's process group). The real ``mcp-server-time`` runs
-under a unique name, started ``eager`` from the ``pi.mcpServers`` setting."""
+the client disconnects (stdin closed), and after ``kill -9`` of the server (the guard,
+pi_lsp/security/process_guard.py, kills the server's process group). The real
+``mcp-server-time`` runs under a unique name, started ``eager`` from the ``pi.mcpServers``
+setting."""
 
 from __future__ import annotations
 

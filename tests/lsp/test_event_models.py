@@ -102,6 +102,7 @@ FAUX_RUN = {
 HTTP_RUN = {"RetryEvent", "SessionSaveEvent"}
 CONTEXT_RUN = {"ResourcesUpdateEvent", "ResourceNoticeEvent"}
 SUBAGENT_RUN = {"SubagentUpdateEvent"}
+BACKGROUND_RUN = {"ProcessesUpdateEvent"}
 
 
 async def faux_run(
@@ -228,8 +229,31 @@ async def test_every_event_of_a_run_with_task_children_is_declared(
     assert any(e.get("parentSessionId") == sid for e in h.events)  # validated above too
 
 
+async def test_every_event_of_a_background_run_is_declared(
+    pi_in_process: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A background process started, then stopped (``processes_update`` each time)."""
+    recorded = Recorded(monkeypatch)
+    command = "echo up; sleep 600"
+    script = write_script(
+        tmp_path / "script.json",
+        [tool_reply("bash", {"command": command, "background": True}), text_reply("Started.")],
+    )
+    h = await pi_in_process(
+        pi={"provider": "faux", "fauxScript": str(script), "permissions": {"bash": "allow"}}
+    )
+    sid = await h.run("start it")
+    await h.wait_event(sid, "processes_update")
+    await h.call("pi/processes", {"sessionId": sid, "op": "kill", "id": "bg1"})
+    ended = await h.wait_event(sid, "processes_update", 2)
+    assert [(p["id"], p["running"]) for p in ended["processes"]] == [("bg1", False)]
+    seen = validated(h, recorded)
+    assert {m.__name__ for m in seen} >= BACKGROUND_RUN
+
+
 def test_the_runs_cover_every_declared_event() -> None:
-    assert {m.__name__ for m in EVENT_MODELS} == FAUX_RUN | HTTP_RUN | CONTEXT_RUN | SUBAGENT_RUN
+    runs = FAUX_RUN | HTTP_RUN | CONTEXT_RUN | SUBAGENT_RUN | BACKGROUND_RUN
+    assert {m.__name__ for m in EVENT_MODELS} == runs
 
 
 async def test_an_added_or_dropped_field_fails_the_declaration(

@@ -86,6 +86,7 @@ async def test_plan_mode_tool_list_and_refusals(root: Path, store: SessionStore)
         "grep",
         "find",
         "ls",
+        "bash_output",
         "todo",
         "ask",
     ]
@@ -115,7 +116,8 @@ async def test_switching_to_act_delivers_the_follow_up_and_restores_the_tools(
     await session.wait_for_idle()
     second = faux.calls[1]
     assert [t.name for t in second.tools or []] == [
-        *("read", "bash", "edit", "write", "grep", "find", "ls", "todo", "ask")
+        *("read", "bash", "edit", "write", "grep", "find", "ls"),
+        *("bash_output", "bash_kill", "todo", "ask"),
     ]
     assert second.system_prompt is not None
     assert PLAN_MODE_PROMPT not in second.system_prompt

@@ -84,6 +84,8 @@ async def test_read_edit_bash_end_to_end(root: Path) -> None:
         "grep",
         "find",
         "ls",
+        "bash_output",
+        "bash_kill",
     ]
 
 

@@ -24,7 +24,10 @@ from pi_lsp.tools import (
 
 def test_default_tool_set_and_order(ws: DiskWorkspace) -> None:
     tools = create_coding_tools(ws)
-    assert [t.name for t in tools] == ["read", "bash", "edit", "write", "grep", "find", "ls"]
+    assert [t.name for t in tools] == [
+        *("read", "bash", "edit", "write", "grep", "find", "ls"),
+        *("bash_output", "bash_kill"),
+    ]
     assert tuple(t.name for t in tools) == ALL_TOOL_NAMES
     assert all(t.label == t.name for t in tools)
     assert all(t.execution_mode is None for t in tools)  # Pi's built-ins run in parallel

@@ -22,7 +22,9 @@ from .conftest import call, text
 def test_plan_mode_keeps_only_read_only_tools_and_a_guarded_bash(ws: DiskWorkspace) -> None:
     tools = [*create_coding_tools(ws), TodoTool(_Board()), AskTool(_Asker(None))]
     planned = plan_mode_tools(tools)
-    assert [t.name for t in planned] == ["read", "bash", "grep", "find", "ls", "todo", "ask"]
+    assert [t.name for t in planned] == [
+        *("read", "bash", "grep", "find", "ls", "bash_output", "todo", "ask")
+    ]
     bash = planned[1]
     assert isinstance(bash, PlanModeBashTool)
     assert isinstance(bash.inner, BashTool)

@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { DeliverAs, ViewModel } from './model/types';
+import type { Nudge, ProcessRow } from './nudgeRules';
 
 export type { ViewModel } from './model/types';
 
@@ -102,4 +103,16 @@ export interface PiApi {
 
   /** Called after every view-model change (and on server status changes). */
   onDidChange: vscode.Event<ViewModel>;
+
+  /** The nudges shown so far (`src/nudgeRules.ts` `Nudge`: kind, text …), oldest first. */
+  nudges(): readonly Nudge[];
+
+  /** The panel view's badge count (permissions and questions waiting; 0 when hidden). */
+  badge(): number;
+
+  /** The background processes view's rows (`pi/processes`, `processes_update`). */
+  processes(): readonly ProcessRow[];
+
+  /** Stop one background process, as the view's stop button does. */
+  stopProcess(id: string): Promise<void>;
 }

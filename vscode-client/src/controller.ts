@@ -18,7 +18,7 @@ import { postSnapshot } from './controller/snapshot';
 import { LspQuery } from './lsp/query';
 import { findSymbolMentions } from './lsp/workspaceSymbols';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
-import type { DeliverAs, ViewModel } from './model/types';
+import type { DeliverAs, ViewModel, WireEvent } from './model/types';
 import { PiClient } from './protocol/client';
 import type { ServerFeatures } from './protocol/features';
 import type { ImageParam } from './protocol/generated';
@@ -32,6 +32,9 @@ export class Controller implements vscode.Disposable, Host {
   private vm: ViewModel = initialState();
   private readonly changed = new vscode.EventEmitter<ViewModel>();
   readonly onDidChange = this.changed.event;
+  private readonly serverEvent = new vscode.EventEmitter<WireEvent>();
+  /** Every `pi/event` of the current session, as it arrives (the processes view listens). */
+  readonly onServerEvent = this.serverEvent.event;
   private listeners: Broadcast[] = [];
   private disposables: vscode.Disposable[] = [];
   /** Text for the input box that arrived before any panel existed (delivered on `ready`). */
@@ -61,6 +64,7 @@ export class Controller implements vscode.Disposable, Host {
           const note = this.sessions.event(raw);
           this.review.noteEvent(note);
           this.resources.noteEvent(note);
+          if (raw && raw.sessionId === this.vm.sessionId && raw.event) this.serverEvent.fire(raw.event as WireEvent);
         },
         saveDocuments: (params) => this.review.saveDocuments(params),
         requestPermission: (params, token) => this.asks.askPermission(params, token),
@@ -70,7 +74,7 @@ export class Controller implements vscode.Disposable, Host {
       attach: (reconnect) => this.sessions.attach(reconnect),
       disconnected: () => this.sessions.disconnected(),
     });
-    this.disposables.push(this.changed);
+    this.disposables.push(this.changed, this.serverEvent);
     this.disposables.push(vscode.languages.onDidChangeDiagnostics((e) => this.review.forwardDiagnostics(e.uris)));
   }
 
@@ -183,6 +187,24 @@ export class Controller implements vscode.Disposable, Host {
     return this.resources.reload();
   }
 
+  /** `/export`, "pi: Export session": the session as an HTML page, opened in the browser. */
+  async exportSession(): Promise<string | undefined> {
+    const sessionId = this.vm.sessionId;
+    if (!sessionId) {
+      void vscode.window.showInformationMessage('pi: no session to export yet.');
+      return undefined;
+    }
+    if (!this.features().has('export')) {
+      void vscode.window.showInformationMessage('pi: this server cannot export sessions (update pi-lsp).');
+      return undefined;
+    }
+    const { path } = await this.rpc().export({ sessionId });
+    this.log(`exported session ${sessionId} to ${path}`);
+    void vscode.window.showInformationMessage(`pi: session exported to ${path}`);
+    void vscode.env.openExternal(vscode.Uri.file(path)); // the default browser (a desktop VS Code)
+    return path;
+  }
+
   loadSession(sessionId: string): Promise<void> {
     return this.sessions.load(sessionId);
   }
@@ -271,6 +293,8 @@ export class Controller implements vscode.Disposable, Host {
         return this.completeFiles(msg.query, msg.requestId);
       case 'compact':
         return this.compact();
+      case 'export':
+        return this.exportSession();
       case 'setApiKey':
         return this.setApiKey();
       case 'openSettings':

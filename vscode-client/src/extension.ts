@@ -6,7 +6,9 @@ import type { PiApi } from './api';
 import { registerAttachments } from './attach';
 import { Controller } from './controller';
 import { registerFindings } from './findings';
+import { Nudges } from './nudges';
 import { openPanelInEditor, PanelViewProvider, VIEW_ID } from './panel';
+import { ProcessesView } from './processes';
 import { registerReview } from './review';
 
 export function activate(context: vscode.ExtensionContext): PiApi {
@@ -39,6 +41,15 @@ export function activate(context: vscode.ExtensionContext): PiApi {
   cmd('pi.permissionRules', () => controller.manageRules());
   cmd('pi.compact', () => controller.compact());
   cmd('pi.reloadContext', () => controller.reloadContext());
+  cmd('pi.exportSession', () => controller.exportSession());
+
+  // Background processes: the view with a stop button; nudges when the user is away.
+  const processes = new ProcessesView(controller);
+  const nudges = new Nudges(controller, () => provider.visible);
+  context.subscriptions.push(processes.register(), nudges);
+  provider.onVisibility = () => nudges.visibilityChanged();
+  cmd('pi.refreshProcesses', () => processes.refresh());
+  cmd('pi.stopProcess', (item?: never) => processes.stop(item));
 
   // A quiet status item: the run's state and waiting questions; a click opens the panel.
   const status = vscode.window.createStatusBarItem('pi.status', vscode.StatusBarAlignment.Right, 100);
@@ -47,7 +58,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
   let lastStatus = '';
   const paintStatus = () => {
     const s = controller.state();
-    const waiting = s.permissions.length;
+    const waiting = s.permissions.length + s.questions.length;
     const text =
       s.server.status === 'missing' || s.server.status === 'error'
         ? '$(error) pi'
@@ -74,6 +85,7 @@ export function activate(context: vscode.ExtensionContext): PiApi {
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('pi.input') || e.affectsConfiguration('pi.edits')) controller.postSettings();
+      if (e.affectsConfiguration('pi.notify.badge')) controller.dispatch();
       if (e.affectsConfiguration('pi.server')) {
         void controller.restart();
       } else if (e.affectsConfiguration('pi.provider') || e.affectsConfiguration('pi.apiKeyEnv')) {
@@ -102,6 +114,10 @@ export function activate(context: vscode.ExtensionContext): PiApi {
     webviewMessage: (msg) => controller.handleWebviewMessage(msg),
     restartServer: () => controller.restart(),
     onDidChange: controller.onDidChange,
+    nudges: () => nudges.shown,
+    badge: () => provider.badge,
+    processes: () => processes.current,
+    stopProcess: (id) => processes.stop(id),
   };
   return api;
 }

@@ -6,6 +6,7 @@
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
 import type { Controller } from './controller';
+import { waitingCount } from './nudgeRules';
 import type { HostMessage } from './protocol/messages';
 
 export const VIEW_ID = 'pi.panel';
@@ -101,7 +102,7 @@ export function html(webview: vscode.Webview, extensionUri: vscode.Uri): string 
 </html>`;
 }
 
-/** The side-bar view. Shows a badge while permission questions are pending. */
+/** The side-bar view. Its badge counts the permission questions and questions waiting. */
 export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private subs: vscode.Disposable[] = [];
@@ -113,8 +114,12 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     this.subs.push(controller.onDidChange(() => this.updateBadge()));
   }
 
+  /** Called when the view is shown or hidden (the nudges re-check). */
+  onVisibility: () => void = () => {};
+
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
+    view.onDidChangeVisibility(() => this.onVisibility());
     const sub = attach(view.webview, this.extensionUri, this.controller);
     view.onDidDispose(() => {
       sub.dispose();
@@ -129,10 +134,16 @@ export class PanelViewProvider implements vscode.WebviewViewProvider, vscode.Dis
 
   private lastBadge = -1;
   private updateBadge(): void {
-    const n = this.controller.state().permissions.length;
+    const on = vscode.workspace.getConfiguration('pi.notify').get<boolean>('badge', true);
+    const n = on ? waitingCount(this.controller.state()) : 0;
     if (!this.view || n === this.lastBadge) return;
     this.lastBadge = n;
-    this.view.badge = n > 0 ? { value: n, tooltip: `pi is waiting for ${n} permission answer${n === 1 ? '' : 's'}` } : undefined;
+    this.view.badge = n > 0 ? { value: n, tooltip: `pi is waiting for ${n} answer${n === 1 ? '' : 's'} (permissions, questions)` } : undefined;
+  }
+
+  /** The badge's count (the test API reads it). */
+  get badge(): number {
+    return this.view?.badge?.value ?? 0;
   }
 
   dispose(): void {

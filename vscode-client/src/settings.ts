@@ -18,6 +18,7 @@ export const SERVER_KEYS = [
   'contextWindow',
   'maxTokens',
   'readTimeout',
+  'backgroundLimit',
   'models',
   'fauxScript',
   'systemPromptAppend',

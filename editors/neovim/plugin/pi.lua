@@ -45,3 +45,6 @@ cmd("PiChild", "child", { nargs = "?", complete = function() return require("pi.
 vim.api.nvim_create_user_command("PiInstall", function() require("pi.install").run() end,
   { desc = "pi: install the plugin's pi-lsp into a managed venv (uv, or venv + pip)" })
 cmd("PiAnswer", "answer", { nargs = "*", bang = true, desc = "pi: answer the agent's question" })
+cmd("PiProcs", "procs", { desc = "pi: the session's background processes; pick one to stop it" })
+cmd("PiExport", "export", { nargs = "?", complete = "file", desc = "pi: write the session as an HTML page" })
+cmd("PiCompact", "compact", { desc = "pi: summarise the earlier turns to free context" })

@@ -407,6 +407,66 @@ function sets.permission()
     "the tool call is denied with the new instruction as the reason", tostring(denied))
 end
 
+-- Issue 42: a waiting permission nudges (vim.notify; a desktop notification while unfocused),
+-- the statusline counts it and shows the context meter, the 80 % warning, the end of the run,
+-- :PiExport.
+function sets.nudges()
+  start({ tool("bash", { command = "echo nudged" }), text("Ran it.") },
+    { permissions = { bash = "ask" }, contextWindow = 256 })
+  local status = require("pi.status")
+  local notes = {}
+  vim.notify = function(msg) table.insert(notes, msg) end
+  local function noted(s)
+    for _, n in ipairs(notes) do if n:find(s, 1, true) then return true end end
+    return false
+  end
+  vim.api.nvim_exec_autocmds("FocusLost", {})
+  local waits = require("pi.permission").handlers_can_wait()
+  if not waits then  -- 0.7: the modal fallback picks the first option
+    vim.ui.select = function(items, _, cb) cb(items[1]) end
+  end
+  vim.cmd("Pi run it")
+  report(wait(30000, function() return noted("pi: permission needed") end),
+    "notify hook called for a waiting permission", table.concat(notes, " | "))
+  report(#status.sent > 0 and status.sent[1]:find("\27]777;notify;pi;permission needed", 1, true) == 1,
+    "OSC 777 desktop notification while unfocused", vim.inspect(status.sent))
+  vim.api.nvim_exec_autocmds("FocusGained", {})
+  if waits then
+    report(wait(30000, function() return #require("pi.state").permissions == 1 end)
+      and status.statusline():find("1 waiting", 1, true) ~= nil, "statusline counts the waiting question", status.statusline())
+    vim.cmd("PiApprove once")
+  end
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends")
+  report(wait(30000, function() return noted("pi: the run is done") end), "notify hook called when the run ends")
+  report(wait(30000, function() return status.context ~= nil end)
+    and status.statusline():match("^π [%d%.]+k?/256") ~= nil, "statusline shows the context meter", status.statusline())
+  report(noted("compaction is near") and noted(":PiCompact"), "warning past 80 % of the window", table.concat(notes, " | "))
+  local out = tmp .. "/export.html"
+  vim.cmd("PiExport " .. out)
+  report(wait(30000, function() return vim.fn.filereadable(out) == 1 end)
+    and read(out):find("run it", 1, true) ~= nil and wait(5000, function() return noted("session exported: " .. out) end),
+    ":PiExport writes the page", table.concat(notes, " | ") .. " file:" .. tostring(vim.fn.filereadable(out)))
+end
+
+-- Issue 42: :PiProcs lists the background process the agent started and stops it.
+function sets.procs()
+  start({ tool("bash", { command = "sh -c 'echo up; sleep 600'", background = true }), text("Started.") },
+    { permissions = { bash = "allow" } })
+  local status = require("pi.status")
+  vim.cmd("Pi start it")
+  report(wait(30000, function() return agent_ends() >= 1 end), "run ends at once (the process runs on)")
+  report(wait(30000, function() return status.running == 1 end)
+    and status.statusline():find("1 proc", 1, true) ~= nil, "statusline counts the process", status.statusline())
+  local shown
+  vim.ui.select = function(items, opts, cb)
+    shown = opts.format_item(items[1])
+    cb(items[1])
+  end
+  vim.cmd("PiProcs")
+  report(wait(30000, function() return status.running == 0 end), ":PiProcs stops the picked process")
+  report(shown ~= nil and shown:find("bg1  sh -c 'echo up; sleep 600'  [running", 1, true) == 1, "the list shows id, command, uptime", tostring(shown))
+end
+
 -- :PiRules lists the workspace's "always allow" rules and revokes the one picked: the next
 -- such command asks again. The rule comes from answering "always" to a real question.
 function sets.rules()

@@ -37,9 +37,13 @@ from ..protocol.contract import (
     DecisionResult,
     DismissFindingParams,
     DismissFindingResult,
+    ExportParams,
+    ExportResult,
     McpResult,
     PermissionRule,
     PermissionsResult,
+    ProcessesParams,
+    ProcessesResult,
     RestoreParams,
     RestoreResult,
     RevertToolCallParams,
@@ -80,6 +84,7 @@ from ..protocol.models import (
     SetModeResult,
     StateResult,
 )
+from . import processes as processes_api
 from .dispatch import WireHandler, wire_handlers
 from .errors import InvalidRequest, NotInitializedError, RequestFailed
 
@@ -377,6 +382,14 @@ class PiApi:
         project = hosted.session.project_resources
         assert project is not None
         return context_result(project.payload(), hosted.id)
+
+    async def processes(self, p: ProcessesParams) -> ProcessesResult:
+        """``pi/processes``: the session's background processes, or stop one."""
+        return await processes_api.processes(self._session(p.session_id), p)
+
+    async def export(self, p: ExportParams) -> ExportResult:
+        """``pi/export``: the session as a self-contained HTML page (or Markdown)."""
+        return await processes_api.export(self._session(p.session_id), p)
 
     async def mcp(self, p: McpParams) -> McpResult:
         """``pi/mcp``: the effective MCP servers (state, tool count), or restart one."""

@@ -56,6 +56,7 @@ def run_config(settings: Settings) -> RunConfig:
         max_tokens=settings.max_tokens,
         system_prompt_append=settings.system_prompt_append,
         read_timeout=settings.read_timeout,
+        background_limit=settings.background_limit,
         faux_script=settings.faux_script,
         custom_models=tuple(_custom(m) for m in settings.models),
         default_mode=settings.default_mode,

@@ -25,6 +25,7 @@ from ...sessions.compaction.tokens import estimate_messages_tokens
 from ..bridge import ClientBridge
 from ..editor.review_book import ReviewBook
 from ..editor.review_notes import NOTES_ENTRY_TYPE, Undone, notes_data
+from ..protocol.contract import ProcessInfo
 from ..protocol.models import (
     EVENT,
     CompactResult,
@@ -98,6 +99,7 @@ class HostedSession:
         """The ``task`` children's events, for a client that shows them."""
         if session.subagents is not None:
             session.subagents.subscribe(self.children)
+        self._unwatch_jobs = session.jobs.subscribe(self._job_changed)
         self.review: ReviewBook | None = None
         self.questions = questions
         session.set_call_notes(self._call_notes)
@@ -318,7 +320,20 @@ class HostedSession:
 
     # ------------------------------------------------------------------- lifecycle
 
+    def _job_changed(self, job: Any, what: str) -> None:
+        """A background process started or ended: ``processes_update`` (not on output)."""
+        if what != "output":
+            self.channel.publish({"type": "processes_update", "processes": self.processes()})
+
+    def processes(self) -> list[dict[str, Any]]:
+        """The session's background processes in wire form (``pi/processes``)."""
+        return [
+            ProcessInfo.model_validate(job.view(), from_attributes=True).to_wire()
+            for job in self.session.jobs.all()
+        ]
+
     def close(self) -> None:
+        self._unwatch_jobs()
         self._unsubscribe()
         self.session.close()
 

@@ -5,9 +5,9 @@
 directory, before a prompt's resources load (``TrustGate``).
 
 ``BUILTINS`` are the server's own commands (each a request: ``pi/compact``, ``pi/context``,
-``pi/reload``); a session never expands them nor calls them unknown. Without a session (a
-client completing ``/`` before its first prompt) the workspace's resources are loaded with the
-trust decided before, asking nobody.
+``pi/export``, ``pi/reload``, ``pi/codeReview``); a session never expands them nor calls them
+unknown. Without a session (a client completing ``/`` before its first prompt) the
+workspace's resources are loaded with the trust decided before, asking nobody.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .permissions import EditorAsk
 BUILTINS: dict[str, str] = {
     "compact": "Summarise the conversation so far to free context",
     "context": "Show the context files, skills and prompt templates loaded for this session",
+    "export": "Write this session as a self-contained HTML page",
     "reload": "Load the context files, skills and prompt templates again",
     "review": "Code review of the changes: findings with locations",
 }

@@ -276,6 +276,49 @@ class McpResult(WireParams):
     sdk_installed: bool
 
 
+# ------------------------------------------------------------------ background processes, export
+
+
+class ProcessesParams(WireParams):
+    """``pi/processes``: a session's background processes (``list``), or stop one (``kill``)."""
+
+    session_id: str | None = None
+    op: Literal["list", "kill"] = "list"
+    id: str | None = None
+    """The process to kill (``bg1`` …)."""
+
+
+class ProcessInfo(WireParams):
+    id: str
+    command: str
+    running: bool
+    exit_code: int | None = None
+    started_at: float
+    """Seconds since the epoch."""
+    uptime: float
+    """Seconds it has run (until its end)."""
+    last_lines: list[str] = Field(default_factory=list)
+    log_path: str | None = None
+    tool_call_id: str | None = None
+
+
+class ProcessesResult(WireParams):
+    processes: list[ProcessInfo]
+
+
+class ExportParams(WireParams):
+    """``pi/export``: write the session as a self-contained page (docs/sessions.md#export)."""
+
+    session_id: str | None = None
+    format: Literal["html", "markdown"] = "html"
+    path: str | None = None
+    """Where to write it (default: ``pi-session-<id>.html`` / ``.md`` in the temp dir)."""
+
+
+class ExportResult(WireParams):
+    path: str
+
+
 class StateReply(StateResult):
     """``pi/state``'s result: the session's state and the MCP servers (§14)."""
 
@@ -344,7 +387,15 @@ class ReviewUpdateEvent(EventModel):
     files: list[ReviewFile]
 
 
-class PiEvent(RootModel[WireEvent | ReviewUpdateEvent]):
+class ProcessesUpdateEvent(EventModel):
+    """A background process started or ended: the session's processes as ``pi/processes``
+    lists them (not sent on output)."""
+
+    type: Literal["processes_update"]
+    processes: list[ProcessInfo]
+
+
+class PiEvent(RootModel[WireEvent | ReviewUpdateEvent | ProcessesUpdateEvent]):
     """A ``pi/event``'s ``event``: its ``type`` names it (``wire_events`` declares each; a
     client ignores a kind it does not know, which a newer server may send)."""
 
@@ -387,6 +438,8 @@ class PiFeatures(WireParams):
     todo: int | None = None
     ask: int | None = None
     context: int | None = None
+    processes: int | None = None
+    export: int | None = None
 
 
 class PiServerCapabilities(WireParams):
@@ -427,6 +480,8 @@ REQUEST_TYPES: dict[str, Pair] = {
     m.COMMANDS_LIST: (SessionParams, CommandsResult),
     m.CONTEXT: (SessionParams, ContextResult),
     m.RELOAD: (SessionParams, ContextResult),
+    m.PROCESSES: (ProcessesParams, ProcessesResult),
+    m.EXPORT: (ExportParams, ExportResult),
     m.REVIEW: (RequiredSessionParams, ReviewResult),
     m.REVIEW_DECISION: (DecisionParams, DecisionResult),
     m.CHECKPOINTS: (RequiredSessionParams, CheckpointsResult),

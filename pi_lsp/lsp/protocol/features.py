@@ -26,6 +26,8 @@ FEATURES: dict[str, int] = {
     "todo": 1,  # v3: todo_update, pi/state.todo
     "ask": 1,  # v3: pi/ask
     "context": 1,  # pi/commands, pi/context, pi/reload, resources_update, resource_notice
+    "processes": 1,  # pi/processes, processes_update (background processes)
+    "export": 1,  # pi/export
 }
 
 

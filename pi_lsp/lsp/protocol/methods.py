@@ -35,6 +35,8 @@ DISMISS_FINDING = "pi/dismissFinding"
 COMMANDS_LIST = "pi/commands"
 CONTEXT = "pi/context"
 RELOAD = "pi/reload"
+PROCESSES = "pi/processes"
+EXPORT = "pi/export"
 REQUESTS = (
     PROMPT,
     STEER,
@@ -56,6 +58,8 @@ REQUESTS = (
     COMMANDS_LIST,
     CONTEXT,
     RELOAD,
+    PROCESSES,
+    EXPORT,
     REVIEW,
     REVIEW_DECISION,
     CHECKPOINTS,

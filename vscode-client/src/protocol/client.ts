@@ -43,6 +43,8 @@ export const REQUESTS = {
   commands: 'pi/commands',
   context: 'pi/context',
   reload: 'pi/reload',
+  processes: 'pi/processes',
+  export: 'pi/export',
 } as const satisfies Record<string, RequestMethod>;
 
 /** Server → client messages and the client's notification. */
@@ -146,6 +148,9 @@ export class PiClient {
   commands = (p: Params<'pi/commands'> = {}) => this.send(REQUESTS.commands, p);
   context = (p: Params<'pi/context'> = {}) => this.send(REQUESTS.context, p);
   reload = (p: Params<'pi/reload'> = {}) => this.send(REQUESTS.reload, p);
+  // background processes, export
+  processes = (p: Params<'pi/processes'>) => this.send(REQUESTS.processes, p);
+  export = (p: Params<'pi/export'>) => this.send(REQUESTS.export, p);
 
   /** §9.4: an edited file's diagnostics. */
   diagnostics(p: PiNotifications['pi/diagnostics']['params']): Promise<void> {

@@ -39,7 +39,8 @@ export type PiEvent =
   | ResourcesUpdateEvent
   | ResourceNoticeEvent
   | SubagentUpdateEvent
-  | ReviewUpdateEvent;
+  | ReviewUpdateEvent
+  | ProcessesUpdateEvent;
 /**
  * Client → server pi/* requests.
  *
@@ -67,6 +68,8 @@ export type RequestMethod =
   | 'pi/commands'
   | 'pi/context'
   | 'pi/reload'
+  | 'pi/processes'
+  | 'pi/export'
   | 'pi/review'
   | 'pi/reviewDecision'
   | 'pi/checkpoints'
@@ -122,6 +125,8 @@ export interface PiProtocol {
   DismissFindingParams?: DismissFindingParams;
   DismissFindingResult?: DismissFindingResult;
   EventNotification?: EventNotification;
+  ExportParams?: ExportParams;
+  ExportResult?: ExportResult;
   FileAttachment?: FileAttachment;
   FileConflict?: FileConflict;
   ForkParams?: ForkParams;
@@ -156,6 +161,10 @@ export interface PiProtocol {
   PiServerCapabilities?: PiServerCapabilities;
   PiServerRequests?: PiServerRequests;
   Position?: Position;
+  ProcessInfo?: ProcessInfo;
+  ProcessesParams?: ProcessesParams;
+  ProcessesResult?: ProcessesResult;
+  ProcessesUpdateEvent?: ProcessesUpdateEvent;
   PromptContext?: PromptContext;
   PromptFile?: PromptFile;
   PromptParams?: PromptParams;
@@ -956,6 +965,59 @@ export interface ReviewHunk {
   newText: string;
 }
 /**
+ * A background process started or ended: the session's processes as ``pi/processes``
+ * lists them (not sent on output).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesUpdateEvent".
+ */
+export interface ProcessesUpdateEvent {
+  type: 'processes_update';
+  processes: ProcessInfo[];
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessInfo".
+ */
+export interface ProcessInfo {
+  id: string;
+  command: string;
+  running: boolean;
+  exitCode?: number | null;
+  /**
+   * Seconds since the epoch.
+   */
+  startedAt: number;
+  /**
+   * Seconds it has run (until its end).
+   */
+  uptime: number;
+  lastLines?: string[];
+  logPath?: string | null;
+  toolCallId?: string | null;
+}
+/**
+ * ``pi/export``: write the session as a self-contained page (docs/sessions.md#export).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ExportParams".
+ */
+export interface ExportParams {
+  sessionId?: string | null;
+  format?: 'html' | 'markdown';
+  /**
+   * Where to write it (default: ``pi-session-<id>.html`` / ``.md`` in the temp dir).
+   */
+  path?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ExportResult".
+ */
+export interface ExportResult {
+  path: string;
+}
+/**
  * A file, or a selection of it.
  *
  * This interface was referenced by `PiProtocol`'s JSON-Schema
@@ -1223,6 +1285,8 @@ export interface PiFeatures {
   todo?: number | null;
   ask?: number | null;
   context?: number | null;
+  processes?: number | null;
+  export?: number | null;
 }
 /**
  * Notifications: params.
@@ -1324,6 +1388,14 @@ export interface PiRequests {
   'pi/reload': {
     params: SessionParams;
     result: ContextResult;
+  };
+  'pi/processes': {
+    params: ProcessesParams;
+    result: ProcessesResult;
+  };
+  'pi/export': {
+    params: ExportParams;
+    result: ExportResult;
   };
   'pi/review': {
     params: RequiredSessionParams;
@@ -1627,6 +1699,27 @@ export interface SetModeResult {
    * Switching to ``act`` after a run in ``plan`` delivered the carry-out message.
    */
   followUp?: boolean;
+}
+/**
+ * ``pi/processes``: a session's background processes (``list``), or stop one (``kill``).
+ *
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesParams".
+ */
+export interface ProcessesParams {
+  sessionId?: string | null;
+  op?: 'list' | 'kill';
+  /**
+   * The process to kill (``bg1`` …).
+   */
+  id?: string | null;
+}
+/**
+ * This interface was referenced by `PiProtocol`'s JSON-Schema
+ * via the `definition` "ProcessesResult".
+ */
+export interface ProcessesResult {
+  processes: ProcessInfo[];
 }
 /**
  * ``pi/review``: the session's pending hunks (the ``review_update`` event's snapshot).

@@ -112,6 +112,7 @@ const SCHEMAS: Record<string, Check> = {
   setEdits: S.obj({ type: S.str(), mode: S.oneOf('apply', 'confirm') }),
   completeFiles: S.obj({ type: S.str(), query: S.str(500), requestId: S.num() }),
   compact: S.obj({ type: S.str() }),
+  export: S.obj({ type: S.str() }),
   setApiKey: S.obj({ type: S.str() }),
   openSettings: S.obj({ type: S.str() }),
   retryServer: S.obj({ type: S.str() }),
@@ -152,6 +153,7 @@ export type WebviewMessage =
   | { type: 'setEdits'; mode: 'apply' | 'confirm' }
   | { type: 'completeFiles'; query: string; requestId: number }
   | { type: 'compact' }
+  | { type: 'export' }
   | { type: 'setApiKey' }
   | { type: 'openSettings' }
   | { type: 'retryServer' }

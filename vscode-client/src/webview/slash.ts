@@ -1,6 +1,6 @@
 // Slash commands typed in the input (/new, /sessions, /compact, /fork, /model, /thinking,
-// /stop, /context, /reload, /help): handled in the panel, never sent to the model. Any other
-// `/name` (a prompt template, `/skill:name`) is sent: the server expands it.
+// /stop, /context, /reload, /export, /help): handled in the panel, never sent to the model. Any
+// other `/name` (a prompt template, `/skill:name`) is sent: the server expands it.
 
 import { openContext } from './context';
 import { app, post } from './state';
@@ -16,6 +16,7 @@ export const SLASH: Record<string, string> = {
   '/stop': 'stop the run (the queue is kept)',
   '/context': 'show the context files, skills and templates loaded',
   '/reload': 'load the context files, skills and templates again',
+  '/export': 'open this session as an HTML page in the browser',
   '/help': 'list these commands',
 };
 
@@ -56,6 +57,9 @@ export function slash(text: string): boolean {
       break;
     case '/reload':
       post({ type: 'reloadContext' });
+      break;
+    case '/export':
+      post({ type: 'export' });
       break;
     case '/help':
       toast('info', Object.entries(SLASH).map(([k, v]) => `${k} — ${v}`).join('\n'));

@@ -123,6 +123,7 @@ function M.ask(_, params)
     allowFreeText = params.allowFreeText, multiSelect = params.multiSelect,
     toolCallId = params.toolCallId }
   require("pi.chat").note("question: " .. q.question .. "  (:PiAnswer)", "WarningMsg")
+  require("pi.status").nudge("question", "the agent asks: " .. q.question)
   if not require("pi.permission").can_wait() then return ask_now(q) end
   if state.question then state.question.resume({ cancelled = true }) end  -- superseded
   local co = coroutine.running()

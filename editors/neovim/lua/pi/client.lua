@@ -264,6 +264,7 @@ function M.stop_all()
 end
 
 function M.setup_autocmds()
+  require("pi.status").setup_autocmds()
   local group = vim.api.nvim_create_augroup("pi_client", { clear = true })
   if config.options.auto_attach then
     vim.api.nvim_create_autocmd("BufReadPost", {

@@ -98,6 +98,36 @@ function M.todo() return require("pi.plan").float() end
 function M.child(o) return require("pi.children").open(o.args) end
 function M.context() return require("pi.context").show() end
 function M.reload() return require("pi.context").reload() end
+
+function M.procs() return require("pi.procs").open() end
+
+--- :PiExport [path] — the session as a self-contained HTML page (path.md: Markdown); prints
+--- where it was written (default: the server's temp directory).
+---@param o? pi.CommandOpts
+function M.export(o)
+  local path = o and o.args ~= "" and vim.fn.fnamemodify(o.args, ":p") or nil
+  local format = path and path:match("%.md$") and "markdown" or "html"
+  proto.request(proto.method.export, { sessionId = state.session, path = path, format = format },
+    function(err, res)
+      if err or not res then return end
+      state.last_export = res.path
+      proto.notify_user("session exported: " .. res.path)
+    end)
+end
+
+--- :PiCompact — summarise the earlier turns now (pi/compact).
+function M.compact()
+  proto.request(proto.method.compact, { sessionId = state.session }, function(err, res)
+    if err or not res then return end
+    if res.compacted then
+      require("pi.status").warned = false
+      proto.notify_user(("compacted: %d → %d tokens"):format(res.tokensBefore or 0, res.tokensAfter or 0))
+      require("pi.status").refresh()
+    else
+      proto.notify_user("nothing to compact yet")
+    end
+  end)
+end
 function M.plan_mode() return require("pi.plan").set_mode("plan") end
 function M.act() return require("pi.plan").set_mode("act") end
 ---@param o pi.CommandOpts

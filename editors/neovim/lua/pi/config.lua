@@ -36,6 +36,13 @@
 ---@field always string|false
 ---@field deny string|false
 
+---@class pi.NotifyOptions
+---@field permission boolean vim.notify (+ desktop when unfocused) when a permission question waits
+---@field question boolean the same for the agent's question (pi/ask)
+---@field done boolean the same when a run ends
+---@field desktop "auto"|"osc777"|"osc9"|false the desktop notification while Neovim is unfocused
+---@field context_warning number|false warn once the context passes this share of the window
+
 ---@class pi.Keymaps
 ---@field input pi.InputKeymaps chat-buffer maps
 ---@field review pi.ReviewKeymaps maps in buffers with hunks under review
@@ -51,6 +58,7 @@
 ---@field chat pi.ChatOptions
 ---@field review pi.ReviewOptions
 ---@field diagnostics boolean
+---@field notify pi.NotifyOptions
 ---@field keymaps pi.Keymaps
 
 --- What setup() takes: any part of pi.Options (merged deeply over the defaults).
@@ -81,6 +89,13 @@ M.defaults = {
   },
   review = { ask_reason = false },
   diagnostics = true,        -- forward diagnostics of files the agent touched (pi/diagnostics)
+  notify = {                 -- nudges (:help pi-notify)
+    permission = true,       -- a permission question waits
+    question = true,         -- the agent asks a question
+    done = true,             -- a run ended
+    desktop = "auto",        -- while unfocused: "osc777" | "osc9" | "auto" | false
+    context_warning = 0.8,   -- warn once the context passes 80 % of the window (false: never)
+  },
   keymaps = {
     input = { send = "<C-s>", follow_up = "<C-f>", interrupt = "<C-x>" },
     review = { next = "]h", prev = "[h", keep = "ga", undo = "gr", undo_reason = "gR" },

@@ -75,11 +75,15 @@ function M.describe_commands()
   return out
 end
 
---- A typed `/context`, `/reload` or `/compact`: run here (true), never sent to the model.
+--- A typed `/context`, `/reload`, `/compact` or `/export [path]`: run here (true), never
+--- sent to the model.
 ---@param text string
 ---@return boolean
 function M.builtin(text)
+  local path = text:match("^/export%s+(.-)%s*$")
+  if path then require("pi.commands").export({ args = path }) return true end
   local name = text:match("^/(%a+)%s*$")
+  if name == "export" then require("pi.commands").export({ args = "" }) return true end
   if name == "context" then M.show() return true end
   if name == "reload" then M.reload() return true end
   if name == "compact" then

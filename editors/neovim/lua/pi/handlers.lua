@@ -42,6 +42,7 @@ function M.on_event(_, params)
     if not path:match("^/") then path = (require("pi.client").current_root or vim.fn.getcwd()) .. "/" .. path end
     state.touched[vim.uri_from_fname(path)] = true
   end
+  require("pi.status").on_event(ev)
   require("pi.chat").on_event(ev, params)
 end
 

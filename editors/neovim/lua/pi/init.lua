@@ -35,6 +35,10 @@ function M.chat_maps(buf)
   map(k.interrupt, function(t) cmds.send(t, "interrupt") end)
 end
 
+--- The statusline component: "π 1.2k/128k · 1 waiting · 2 procs" (see :help pi-statusline).
+---@return string
+M.statusline = function() return require("pi.status").statusline() end
+
 --- The plugin's state (session, queue, pending questions, ...).
 ---@return pi.State
 M.state = function() return require("pi.state") end

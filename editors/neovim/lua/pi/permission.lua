@@ -48,6 +48,7 @@ end
 local function wait_for(q)
   local co = coroutine.running()
   table.insert(state.permissions, q)
+  require("pi.status").nudge("permission", "permission needed: " .. (vim.split(q.title or "", "\n")[1] or ""))
   q.resume = function(answer)
     for i, p in ipairs(state.permissions) do if p == q then table.remove(state.permissions, i) break end end
     render()
@@ -65,6 +66,7 @@ function M.ask(params)
   local q = { title = params.title or params.tool or "permission", detail = params.detail,
               options = params.options or {}, kind = "permission" }
   if M.can_wait() then return wait_for(q) end
+  require("pi.status").nudge("permission", "permission needed: " .. (vim.split(q.title, "\n")[1] or ""))
   local choice
   vim.ui.select(q.options, { prompt = q.title .. "\n" .. (q.detail or ""),
     format_item = function(o) return o.label end }, function(o) choice = o end)

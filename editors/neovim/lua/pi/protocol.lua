@@ -39,6 +39,8 @@ M.method = {
   commands = "pi/commands",
   context = "pi/context",
   reload = "pi/reload",
+  processes = "pi/processes",
+  export = "pi/export",
 }
 
 --- Client → server notifications.

@@ -93,6 +93,7 @@
 ---@field todo pi.TodoItem[] the agent's todo list
 ---@field question pi.Question|nil the agent's waiting question
 ---@field hold table[]|nil events held while re-attaching (shown after the replay)
+---@field last_export string|nil the path :PiExport wrote last
 
 ---@type pi.State
 local state = {

@@ -144,6 +144,9 @@ def _serve(listen: Listen, idle_timeout: float | None) -> int:
                 await run_loop(protocol, frames, _nothing)
             except ConnectionError as exc:  # the peer reset its socket (a window reload)
                 log.info("client connection closed by the peer (%s)", type(exc).__name__)
+            except asyncio.CancelledError:  # the server is stopping with a client still there:
+                # a normal end (asyncio logs a traceback for a connection task left cancelled)
+                log.info("client connection closed: the server is stopping")
             finally:
                 server.connection_closed()
                 active.clear()

@@ -61,13 +61,19 @@ class ServerPool:
         self.timeout = timeout
         self.idle_s = idle_s
         self.servers: dict[tuple[str, Path], LanguageServerProcess] = {}
+        self._by_suffix: dict[str, list[LspServerConfig]] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ CodeIntel
 
     def configs_for(self, path: Path) -> list[LspServerConfig]:
-        return [c for c in self.config.active if c.language_of(path) is not None]
+        suffix = path.suffix.lower()
+        found = self._by_suffix.get(suffix)
+        if found is None:  # once per suffix: every call asks, twice
+            found = [c for c in self.config.active if c.language_of(path) is not None]
+            self._by_suffix[suffix] = found
+        return found
 
     def serves(self, path: Path) -> bool:
         return bool(self.configs_for(path))

@@ -50,6 +50,8 @@ class LanguageServerProcess:
         self.encoding: Encoding = "utf-16"
         self.documents: dict[Path, tuple[int, str]] = {}
         """What the server has of each open document: ``(version, text)``."""
+        self.document_used: dict[Path, float] = {}
+        """When each open document was last asked about (``time.monotonic()``)."""
         self.diagnostics: dict[str, tuple[int | None, list[Any]]] = {}
         self.started_at = 0.0
         self.last_used = time.monotonic()

@@ -68,3 +68,24 @@ async def test_plan_mode_keeps_lsp_without_rename_and_act_mode_gets_it_back(
     s.set_mode("act")
     (acting,) = [t for t in s.tools if t.name == "lsp"]
     assert type(acting) is LspTool
+
+
+class Refreshing(Canned):
+    """A CodeIntel whose configuration can be reloaded (``ServerPool.refresh``)."""
+
+    def __init__(self) -> None:
+        self.refreshed = 0
+
+    async def refresh(self) -> bool:
+        self.refreshed += 1
+        return False
+
+
+async def test_each_prompted_run_first_reloads_a_changed_server_configuration(
+    tmp_path: Path,
+) -> None:
+    intel = Refreshing()
+    s = session(tmp_path, intel)
+    assert s.before_run is not None
+    await s.before_run()  # what the start of each prompted run awaits
+    assert intel.refreshed == 1

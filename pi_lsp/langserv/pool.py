@@ -24,6 +24,7 @@ from typing import Any
 
 from ..ai.abort import AbortSignal
 from ..tools.code_intel import CodeIntelError, IntelAnswer, Progress
+from ..tools.paths import is_within
 from ..tools.workspace import Workspace
 from .config import LoadedLspConfig, LspServerConfig
 from .server import LanguageServerProcess
@@ -104,7 +105,7 @@ class ServerPool:
     def _root(self, path: Path | None) -> Path:
         if path is not None:
             for root in self.workspace.roots:
-                if path == root or root in path.parents:
+                if is_within(path, root):
                     return root
         return self.workspace.cwd
 
@@ -140,8 +141,12 @@ class ServerPool:
             if method != "textDocument/diagnostic" and not _supports(proc, method):
                 errors.append(f"The language server {config.name} does not support {method}")
                 continue
-            text = await self._sync(proc, path, config, text)
-            result, note = await self._ask(proc, method, params, path, signal)
+            proc.busy += 1  # from the sync on: an idle stop must not come between
+            try:
+                text = await self._sync(proc, path, config, text)
+                result, note = await self._ask(proc, method, params, path, signal)
+            finally:
+                proc.busy -= 1
             return IntelAnswer(result, proc.encoding, {path: text}, note)
         raise CodeIntelError("; ".join(errors))
 
@@ -184,6 +189,7 @@ class ServerPool:
             if progress is not None and proc.state != "failed":
                 progress(f"Starting language server {config.name} ({config.command})…")
             await proc.ensure_started()
+            proc.last_used = time.monotonic()  # its start took long: not idle yet
             self._start_reaper()
         return proc
 

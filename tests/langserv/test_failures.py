@@ -205,6 +205,9 @@ async def test_a_question_in_progress_keeps_its_server_from_the_idle_stop(projec
         ws.gate.set()
         answer = await asking
         assert answer.result[0]["uri"].endswith("app/config.py")
+        pgid = proc.pid
+        assert pgid is not None
     finally:
         ws.gate.set()
         await pool.aclose()
+    assert await gone(pgid), "the language server outlived its pool"

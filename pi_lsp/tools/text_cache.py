@@ -7,7 +7,8 @@ warm ``lsp`` call, which reads the file it asks about and every file whose lines
 the file, so a FIFO cannot block it) and returns the cached text when device, inode, size,
 mtime and ctime all match. Like git's "racily clean" rule, a file modified less than
 ``RACY_S`` before it was read is not cached: a filesystem with coarse timestamps could
-otherwise hide a same-size rewrite within the same tick. Small files only, a bounded number.
+otherwise hide a same-size rewrite within the same tick. Files up to 512 KB, at most 128 of
+them and 8 MB in all (the oldest go first).
 Must not import anything above tools/.
 """
 
@@ -23,6 +24,7 @@ from .regular_files import open_regular
 
 RACY_S = 2.0
 MAX_FILE_BYTES = 512 * 1024
+MAX_TOTAL_BYTES = 8 * 1024 * 1024
 MAX_FILES = 128
 
 Signature = tuple[int, int, int, int, int]
@@ -36,6 +38,8 @@ class DiskTextCache:
     def __init__(self, max_files: int = MAX_FILES) -> None:
         self.max_files = max_files
         self._texts: dict[str, tuple[Signature, str]] = {}
+        self._bytes = 0
+        """The cached files' sizes, summed (at most ``MAX_TOTAL_BYTES``)."""
         self._lock = threading.Lock()  # filled in worker threads, read on the loop
 
     def get(self, path: Path) -> str | None:
@@ -64,12 +68,20 @@ class DiskTextCache:
         if not fresh and len(data) <= MAX_FILE_BYTES and st.st_size == len(data):
             key = str(path)
             with self._lock:
-                self._texts.pop(key, None)
-                while len(self._texts) >= self.max_files:
-                    self._texts.pop(next(iter(self._texts)))
+                self._drop(key)
+                while self._texts and (
+                    len(self._texts) >= self.max_files or self._bytes + len(data) > MAX_TOTAL_BYTES
+                ):
+                    self._drop(next(iter(self._texts)))  # the oldest first
                 self._texts[key] = (_signature(st), text)
+                self._bytes += len(data)
         return text
 
     def forget(self, path: Path) -> None:
         with self._lock:
-            self._texts.pop(str(path), None)
+            self._drop(str(path))
+
+    def _drop(self, key: str) -> None:
+        gone = self._texts.pop(key, None)
+        if gone is not None:
+            self._bytes -= gone[0][2]  # the signature's size: the bytes it was read from

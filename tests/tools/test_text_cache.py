@@ -59,3 +59,14 @@ async def test_a_freshly_modified_file_is_not_cached(tmp_path: Path) -> None:
     ws = DiskWorkspace([tmp_path])
     await ws.read_document(path)
     assert ws._texts.get(path) is None
+
+
+async def test_the_cache_is_bounded_oldest_first(tmp_path: Path) -> None:
+    ws = DiskWorkspace([tmp_path])
+    ws._texts.max_files = 3
+    paths = [tmp_path / f"f{n}.py" for n in range(5)]
+    for n, path in enumerate(paths):
+        old_file(path, f"file {n}\n")
+        await ws.read_document(path)
+    assert [ws._texts.get(p) for p in paths] == [None, None, "file 2\n", "file 3\n", "file 4\n"]
+    assert ws._texts._bytes == 3 * len("file 0\n")

@@ -213,7 +213,6 @@ class ServerPool:
                 },
             )
             proc.documents[path] = (1, text)
-            proc.document_used[path] = time.monotonic()
         elif have[1] != text:
             version = have[0] + 1
             proc.notify(

@@ -4,7 +4,7 @@ prompt, in plan mode every operation but rename (the act-mode tool comes back af
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -89,3 +89,13 @@ async def test_each_prompted_run_first_reloads_a_changed_server_configuration(
     assert s.before_run is not None
     await s.before_run()  # what the start of each prompted run awaits
     assert intel.refreshed == 1
+
+
+async def test_the_editor_backend_passes_the_reload_to_its_fallback_servers() -> None:
+    from pi_lsp.lsp.editor.editor_intel import EditorIntel
+
+    servers = Refreshing()
+    editor = EditorIntel(cast(Any, None), lambda: cast(Any, None), servers)
+    await editor.refresh()  # what a session of the language server front end awaits
+    assert servers.refreshed == 1
+    assert await EditorIntel(cast(Any, None), lambda: cast(Any, None), None).refresh() is False

@@ -40,8 +40,9 @@ from pi_lsp.sessions.fsync_worker import background_fsync
 from pi_lsp.tools.disk_workspace import DiskWorkspace
 
 SYNC = background_fsync() if "--inline-fsync" not in sys.argv else None
-"""The session files' fsyncs on the server's background worker (``--inline-fsync``: on the
-loop, as ``pi-lsp run`` does; each costs a few ms on most disks)."""
+"""The session files' fsyncs on the background worker, as every front end does
+(``--inline-fsync``: on the loop, the way ``pi-lsp run`` and ``pi-lsp acp`` used to; each
+costs a few ms on a busy disk)."""
 CHILD_TEXT = "word " * 120  # about 150 chunks of 4 characters
 
 
@@ -146,7 +147,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--delay-ms", type=float, default=2.0)
-    p.add_argument("--inline-fsync", action="store_true", help="fsync on the loop (pi-lsp run)")
+    p.add_argument("--inline-fsync", action="store_true", help="fsync on the loop (the old way)")
     args = p.parse_args()
     result = asyncio.run(bench(args.runs, args.delay_ms))
     print(json.dumps(result))

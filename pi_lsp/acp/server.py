@@ -232,13 +232,20 @@ class PiAcpAgent:
             write=link.write if caps is not None and caps.write_text_file else None,
         )
         config = session_config(self.prov, from_acp(mcp))
-        tools = attach_mcp(config, cwd, link.ask, rules, self.prov.config.permissions.mcp)
+        tools = attach_mcp(
+            config,
+            cwd,
+            link.ask,
+            rules,
+            self.prov.config.permissions.mcp,
+            ask_for_child=link.ask_for if self.subagents_cap.enabled else None,
+        )
         rules_of_session = bash_rules(bridge, rules, self._bash_mode)
         bash = rules_of_session.before_tool_call
 
         def child_permissions(agent: str, child_id: str) -> tuple[Any, ...]:
             child = rules_of_session.for_child(agent, child_id).before_tool_call
-            return (child,) if tools is None else (child, tools.check)
+            return (child,) if tools is None else (child, tools.child_check(agent, child_id))
 
         opened = open_session(
             config,

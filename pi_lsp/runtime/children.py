@@ -128,6 +128,7 @@ def make_child(
 ) -> ConfiguredSession:
     from dataclasses import replace
 
+    from ..mcp.toolset import child_mcp_tools
     from ..tools.disk_workspace import DiskWorkspace
 
     config = child_config(parent, spec.agent)
@@ -168,14 +169,12 @@ def make_child(
         raise ValueError(f"the {spec.agent.name} agent's model does not resolve: {exc}") from None
     keep = spec.agent.tools
     drop = set(spec.agent.disallowed_tools) | {"task", "ask"}
-    tools = [
-        t
-        for t in child.tools
-        if (keep is None or t.name in keep or t.name.startswith("mcp__")) and t.name not in drop
-    ]
-    child.set_tools(tools)
+    tools = [t for t in child.tools if (keep is None or t.name in keep) and t.name not in drop]
     if spec.cwd is None:  # its edits are the root's to review (hunks tagged with its calls)
         bind_session(tools, parent.session_id)
+    # the parent's MCP tools its definition allows: the same connections, no second server
+    tools += child_mcp_tools(parent.tools, keep, spec.agent.disallowed_tools)
+    child.set_tools(tools)
     child.record_custom(
         "subagent_parent",
         {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -313,6 +314,57 @@ async def test_load_replays_parallel_children_interleaved_as_they_happened(
     ]
     ends = [i for i, (_, u) in enumerate(replayed) if u.get("state") == "completed"]
     assert max(ends) < max(results)
+
+
+@pytest.mark.parametrize("subagents", [True, False])
+async def test_a_childs_mcp_question_is_attributed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, subagents: bool
+) -> None:
+    """The child calls the client's MCP server (the parent's connection); its question goes
+    under the child's id with the capability, else on the parent titled ``[agent] …``."""
+    import sys
+
+    from acp.schema import EnvVariable, McpServerStdio
+
+    from tests.mcp.conftest import DEMO
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    responses = [
+        calls(task("sleep", "CHILD-M: nap")),
+        calls(("mcp__demo__sleep", {"seconds": 0}), when="CHILD-M"),
+        text("napped", when="CHILD-M"),
+        text("Parent: done"),
+    ]
+    server = McpServerStdio(
+        name="demo",
+        command=sys.executable,
+        args=[str(DEMO), "stdio"],
+        env=[EnvVariable(name="PYTHONPATH", value=os.pathsep.join(sys.path))],
+    )
+    async with served(tmp_path, monkeypatch, responses) as (conn, client, raw):
+        client.answer = lambda req: "allowOnce"
+        await initialize(conn, subagents=subagents)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[server])).session_id
+        await conn.prompt(session_id=sid, prompt=prompt_blocks("go"))
+    [question] = client.permission_requests
+    title = question.tool_call.title or ""
+    if subagents:
+        child = next(
+            u["subagentSessionId"]
+            for _, u in raw.updates()
+            if u["sessionUpdate"] == "subagent_update"
+        )
+        assert question.session_id == child
+        assert title == "Call MCP tool sleep (server demo)"
+    else:
+        assert question.session_id == sid
+        assert title == "[general] Call MCP tool sleep (server demo)"
+    results = [
+        u
+        for _, u in raw.updates()
+        if u["sessionUpdate"] == "tool_call_update" and u.get("status") == "completed"
+    ]
+    assert any("napped" in json.dumps(u) for u in results)
 
 
 async def test_cancelling_the_parent_with_a_childs_question_pending(

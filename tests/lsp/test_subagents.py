@@ -75,6 +75,52 @@ async def test_a_childs_question_reaches_the_client_and_its_events_stream_apart(
     assert state["usage"]["output"] > state["usage"]["children"]["output"]
 
 
+async def test_a_childs_mcp_call_uses_the_parents_server_and_its_question_is_attributed(
+    pi_in_process: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.mcp.conftest import demo_stdio
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    settings = faux(
+        tmp_path,
+        calls(("mcp__demo__pid", {})),
+        calls(task("pid", "CHILD-M: the pid")),
+        calls(("mcp__demo__sleep", {"seconds": 0}), when="CHILD-M"),
+        calls(("mcp__demo__pid", {}), when="CHILD-M"),
+        text("child done", when="CHILD-M"),
+        text("Parent: done"),
+        clientCapabilities={"requestPermission": True, "subagents": True},
+        mcpServers={"demo": demo_stdio(alwaysAllow=["pid"])},
+    )
+    h = await pi_in_process(pi=settings)
+    asked: list[dict[str, Any]] = []
+
+    @h.client.feature("pi/requestPermission")
+    async def on_request(params: Any) -> dict[str, Any]:
+        asked.append(params)
+        return {"optionId": "allowOnce"}
+
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    await parent_end(h, sid)
+    [question] = asked
+    child = next(
+        e["event"]["childSessionId"]
+        for e in h.session_events(sid)
+        if e["event"]["type"] == "subagent_update"
+    )
+    assert question["sessionId"] == sid
+    assert question["childSessionId"] == child
+    assert question["agentName"] == "general"
+    assert question["title"] == "[general] Call MCP tool sleep (server demo)"
+    pids = [
+        e["event"]["result"]["content"][0]["text"]
+        for e in h.events
+        if e["event"]["type"] == "tool_execution_end" and e["event"]["toolName"] == "mcp__demo__pid"
+    ]
+    assert len(pids) == 2
+    assert pids[0] == pids[1]  # the child's call reached the parent's server process
+
+
 async def test_without_the_capability_only_the_parent_stream_is_sent(
     pi_in_process: Start, tmp_path: Path
 ) -> None:

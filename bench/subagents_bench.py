@@ -8,7 +8,8 @@ Faux provider, real sessions and session files in a temp directory. For each of 
   per chunk. ``overhead_ms`` = the ``task`` tool's duration (its ``tool_execution_start`` →
   ``tool_execution_end`` on the parent) − the child's model time (its assistant message's
   ``message_start`` → ``message_end``): making the child's session and file, its system
-  prompt, the run, the result and the records.
+  prompt, the run, the result and the records. ``overhead_cpu_ms``: the same difference in
+  the process's CPU time (``time.process_time``: what the machine's load does not inflate).
 - **parallel**: 4 children in one message (chunk delays 1×, 1×, 1×, 1.5× ``--delay-ms``);
   ``parallel_ms`` = the batch (first ``task`` start → last ``task`` end); ``slowest_alone_ms``
   = the slowest child's ``task`` alone, in the same run. ``ratio`` = their quotient
@@ -82,21 +83,24 @@ async def one_run(root: Path, names: list[str], delays: dict[str, float]) -> dic
     starts: dict[str, float] = {}
     ends: dict[str, float] = {}
     model: dict[str, list[float]] = {}
-    session.subscribe(
-        lambda e: (
+    cpu: dict[str, list[float]] = {}  # per call: task start, model start, model end, task end
+
+    def on_parent(e: Any) -> None:
+        if e.type == "tool_execution_start":
             starts.setdefault(e.tool_call_id, time.perf_counter())
-            if e.type == "tool_execution_start"
-            else ends.setdefault(e.tool_call_id, time.perf_counter())
-            if e.type == "tool_execution_end"
-            else None
-        )
-    )
+            cpu.setdefault(e.tool_call_id, []).append(time.process_time())
+        elif e.type == "tool_execution_end":
+            ends.setdefault(e.tool_call_id, time.perf_counter())
+            cpu.setdefault(e.tool_call_id, []).append(time.process_time())
+
+    session.subscribe(on_parent)
     assert session.subagents is not None
 
     def on_child(wrapped: Any) -> None:
         event = wrapped.event
         if event.type in ("message_start", "message_end") and event.message.role == "assistant":
             model.setdefault(wrapped.tool_call_id, []).append(time.perf_counter())
+            cpu.setdefault(wrapped.tool_call_id, []).append(time.process_time())
 
     session.subagents.subscribe(on_child)
     await session.prompt("go")
@@ -106,12 +110,16 @@ async def one_run(root: Path, names: list[str], delays: dict[str, float]) -> dic
         begin, end = model[call_id][0], model[call_id][-1]
         out[f"overhead:{call_id}"] = ((ends[call_id] - start) - (end - begin)) * 1000
         out[f"task:{call_id}"] = (ends[call_id] - start) * 1000
+        c = cpu[call_id]
+        out[f"cpu:{call_id}"] = ((c[-1] - c[0]) - (c[-2] - c[1])) * 1000
     return out
 
 
 async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
     overheads: list[float] = []
+    overheads_cpu: list[float] = []
     parallel: list[float] = []
+    load_before = os.getloadavg()[0]
     alone: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -121,6 +129,7 @@ async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
         for _ in range(runs):
             single = await one_run(root, ["SOLO"], {"SOLO": delay_ms})
             overheads += [v for k, v in single.items() if k.startswith("overhead:")]
+            overheads_cpu += [v for k, v in single.items() if k.startswith("cpu:")]
             slow = await one_run(root, ["SLOW"], {"SLOW": delay_ms * 1.5})
             alone.append(slow["batch_ms"])
             names = ["P1", "P2", "P3", "SLOW"]
@@ -136,10 +145,13 @@ async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
         "fsync": "inline" if SYNC is None else "background",
         "overhead_ms": round(overhead, 2),
         "overhead_ok": overhead <= 20.0,
+        "overhead_cpu_ms": round(statistics.median(overheads_cpu), 2),
         "parallel_ms": round(par, 1),
         "slowest_alone_ms": round(slowest, 1),
         "ratio": round(par / slowest, 3),
         "ratio_ok": par / slowest <= 1.3,
+        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+        "cpus": os.cpu_count(),
     }
 
 

@@ -122,3 +122,32 @@ async def test_children_get_the_parents_mcp_tools_filtered_and_ask_attributed(
     assert asked[1].agent_name == "server"
     children = {c.spec.agent.name: c.child_id for c in session.subagents.children()}
     assert asked[1].child_session_id == children["server"]
+
+
+def test_claude_style_names_pick_a_childs_mcp_tools() -> None:
+    from pi_lsp.mcp.toolset import tool_allowed
+
+    assert tool_allowed("mcp__demo__pid", None)
+    assert tool_allowed("mcp__demo__pid", ("read", "mcp__demo__pid"))
+    assert not tool_allowed("mcp__demo__sleep", ("read", "mcp__demo__pid"))
+    assert tool_allowed("mcp__demo__sleep", ("mcp__demo",))  # a whole server
+    assert tool_allowed("mcp__demo__sleep", ("mcp__demo__*",))
+    assert not tool_allowed("mcp__demo2__sleep", ("mcp__demo",))
+    assert not tool_allowed("mcp__demo__sleep", None, ("mcp__demo__sleep",))  # disallowed
+    assert not tool_allowed("mcp__demo__pid", ("read",))
+
+
+def test_behind_the_parents_proxy_a_child_sees_only_its_tools() -> None:
+    from types import SimpleNamespace
+
+    from pi_lsp.mcp.tools import McpProxyTool
+    from pi_lsp.mcp.toolset import child_mcp_tools
+
+    listed = [SimpleNamespace(name=n) for n in ("mcp__demo__pid", "mcp__demo__sleep")]
+    proxy = McpProxyTool(lambda: listed)  # type: ignore[arg-type,return-value]
+    assert child_mcp_tools([proxy], None) == [proxy]  # all of them: the parent's own proxy
+    assert child_mcp_tools([proxy], ("read",)) == []  # no MCP tool: no proxy
+    [mine] = child_mcp_tools([proxy], ("mcp__demo__pid",))
+    assert isinstance(mine, McpProxyTool)
+    assert mine.find("mcp__demo__pid") is listed[0]
+    assert mine.find("mcp__demo__sleep") is None

@@ -13,7 +13,8 @@ Faux provider, real sessions and session files in a temp directory. For each of 
 - **parallel**: 4 children in one message (chunk delays 1×, 1×, 1×, 1.5× ``--delay-ms``);
   ``parallel_ms`` = the batch (first ``task`` start → last ``task`` end); ``slowest_alone_ms``
   = the slowest child's ``task`` alone, in the same run. ``ratio`` = their quotient
-  (target ≤ 1.3).
+  (target ≤ 1.3); ``ratio_of_pairs``: the median of each repetition's own quotient (the two
+  measured back to back, under the same load).
 
 Not a test: ``python bench/subagents_bench.py [--runs 10] [--delay-ms 2]``; the JSON result is
 the last line of stdout.
@@ -150,6 +151,9 @@ async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
         "slowest_alone_ms": round(slowest, 1),
         "ratio": round(par / slowest, 3),
         "ratio_ok": par / slowest <= 1.3,
+        "ratio_of_pairs": round(
+            statistics.median(p / a for p, a in zip(parallel, alone, strict=True)), 3
+        ),
         "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
         "cpus": os.cpu_count(),
     }

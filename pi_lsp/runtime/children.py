@@ -160,6 +160,9 @@ def make_child(
         parent=parent,  # its faux script before it is configured: configured once
     )
     child = create_agent_session(config, child_workspace, file=file, options=child_options)
+    # the root checked its resources' files when its run started: the child (mid-run, never
+    # reloading mid-turn either) uses the same, without one stat per watched path again
+    child.refresh_before_prompt = False
     if child.config_error is not None:
         error = child.config_error
         child.close()

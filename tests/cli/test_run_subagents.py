@@ -85,9 +85,9 @@ def test_json_child_events_carry_their_session_and_the_parents(tmp_path: Path) -
         assert announce < first <= last < terminal
 
 
-def test_a_childs_mcp_question_on_the_terminal_is_attributed(tmp_path: Path) -> None:
-    """With a terminal (a pty as stdin), a child's MCP call is asked on it titled
-    ``[agent] …``; answered, the child's call runs on the parent's server."""
+def test_a_childs_questions_on_the_terminal_are_attributed(tmp_path: Path) -> None:
+    """With a terminal (a pty as stdin), a child's command and its MCP call are asked on it
+    naming the agent; answered, the command runs and the call reaches the parent's server."""
     import os
     import pty
     import subprocess
@@ -105,6 +105,7 @@ def test_a_childs_mcp_question_on_the_terminal_is_attributed(tmp_path: Path) -> 
         tmp_path / "script.json",
         [
             calls(task("nap", "CHILD-M: nap")),
+            calls(("bash", {"command": "echo from-the-child"}), when="CHILD-M"),
             calls(("mcp__demo__sleep", {"seconds": 0}), when="CHILD-M"),
             text("napped", when="CHILD-M"),
             text("Parent: done."),
@@ -126,17 +127,20 @@ def test_a_childs_mcp_question_on_the_terminal_is_attributed(tmp_path: Path) -> 
     try:
         assert proc.stderr is not None
         asked = b""
-        while b"a=always here]" not in asked:  # the question, then the answer
-            chunk = proc.stderr.read1(4096)
-            assert chunk, asked.decode(errors="replace")
-            asked += chunk
-        os.write(master, b"y\n")
+        for end in (b"[y/N/a=always] ", b"a=always here] "):  # each question, then its answer
+            while not asked.endswith(end):
+                chunk = proc.stderr.read1(4096)
+                assert chunk, asked.decode(errors="replace")
+                asked += chunk
+            os.write(master, b"y\n")
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
         os.close(master)
     assert proc.returncode == 0, err.decode(errors="replace")
+    assert "[general] Run `echo from-the-child`?" in asked.decode()
     assert "[general] Call MCP tool sleep (server demo)" in asked.decode()
+    assert "from-the-child" in out.decode()
     assert "  [general] → mcp__demo__sleep" in out.decode()
     assert "Parent: done." in out.decode()

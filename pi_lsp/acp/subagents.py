@@ -134,8 +134,7 @@ class ChildStream:
                 streams[call] = items
             else:
                 rest.append(items)
-        for at_, session_id, update in merge_timelines(parent, streams):
-            del at_
+        for _, session_id, update in merge_timelines(parent, streams):
             if session_id is None:
                 await send_parent(update)
             else:

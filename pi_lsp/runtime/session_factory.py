@@ -278,10 +278,10 @@ class ConfiguredSession(AgentSession):
         self.thinking_choice: AgentThinkingLevel | None = None
         self._jobs: BackgroundJobs | None = None
         self.subagents: Subagents | None = None
+        """The session's ``task`` children (``None`` for a child: depth 1)."""
         self.config_error: ConfigError | None = None
         """Why the configuration did not resolve when the session was made (``None``: it
         did, or it was not tried)."""
-        """The session's ``task`` children (``None`` for a child: depth 1)."""
 
     def abort(self) -> None:
         """Abort the run; every ``task`` child first (their streams, commands, questions)."""

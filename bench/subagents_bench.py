@@ -16,8 +16,13 @@ Faux provider, real sessions and session files in a temp directory. For each of 
   (target ≤ 1.3); ``ratio_of_pairs``: the median of each repetition's own quotient (the two
   measured back to back, under the same load).
 
-Not a test: ``python bench/subagents_bench.py [--runs 10] [--delay-ms 2]``; the JSON result is
-the last line of stdout.
+``--printer text|json``: as ``pi-lsp run`` (``--json``) does, its printer gets every event of
+the parent and of the children (written to ``/dev/null``) and its terminal permission checks
+are the children's.
+
+Not a test: ``python bench/subagents_bench.py [--runs 10] [--delay-ms 2] [--printer text]``
+(``--inline-fsync``: the session files' fsyncs on the loop, the old way);
+the JSON result is the last line of stdout.
 """
 
 from __future__ import annotations
@@ -36,7 +41,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pi_lsp.runtime import RunConfig, create_agent_session
+from pi_lsp.cli.output import BashPermission, JsonPrinter, TerminalPrinter
+from pi_lsp.runtime import RunConfig, SessionOptions, create_agent_session
 from pi_lsp.sessions import SessionStore
 from pi_lsp.sessions.fsync_worker import background_fsync
 from pi_lsp.tools.disk_workspace import DiskWorkspace
@@ -45,6 +51,9 @@ SYNC = background_fsync() if "--inline-fsync" not in sys.argv else None
 """The session files' fsyncs on the background worker, as every front end does
 (``--inline-fsync``: on the loop, the way ``pi-lsp run`` and ``pi-lsp acp`` used to; each
 costs a few ms on a busy disk)."""
+PRINTER = "none"
+"""``--printer``: ``pi-lsp run``'s printer on every event (``text`` / ``json``), or none."""
+SINK = open(os.devnull, "w")  # noqa: SIM115  # the printer's terminal, for the whole process
 CHILD_TEXT = "word " * 120  # about 150 chunks of 4 characters
 
 
@@ -76,11 +85,28 @@ async def one_run(root: Path, names: list[str], delays: dict[str, float]) -> dic
     script.write_text(json.dumps({"responses": responses}))
     cwd = root / "project"
     cwd.mkdir(exist_ok=True)
+    options = None
+    if PRINTER != "none":
+        permission = BashPermission(allow_all=False, interactive=False, err=SINK)
+        options = SessionOptions(
+            permissions=(permission,),
+            child_permissions=lambda agent, child_id: (permission.for_child(agent, child_id),),
+        )
     session = create_agent_session(
         RunConfig(provider="faux", faux_script=str(script)),
         DiskWorkspace([cwd]),
         file=SessionStore(root / "sessions", cwd, sync=SYNC).create(),
+        options=options,
     )
+    if PRINTER != "none":
+        printer: Any = (
+            JsonPrinter(session.session_id, SINK)
+            if PRINTER == "json"
+            else TerminalPrinter(SINK, SINK)
+        )
+        session.subscribe(printer)
+        assert session.subagents is not None
+        session.subagents.subscribe(printer.child)
     starts: dict[str, float] = {}
     ends: dict[str, float] = {}
     model: dict[str, list[float]] = {}
@@ -144,6 +170,7 @@ async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
         "runs": runs,
         "delay_ms": delay_ms,
         "fsync": "inline" if SYNC is None else "background",
+        "printer": PRINTER,
         "overhead_ms": round(overhead, 2),
         "overhead_ok": overhead <= 20.0,
         "overhead_cpu_ms": round(statistics.median(overheads_cpu), 2),
@@ -164,7 +191,15 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--delay-ms", type=float, default=2.0)
     p.add_argument("--inline-fsync", action="store_true", help="fsync on the loop (the old way)")
+    p.add_argument(
+        "--printer",
+        choices=("none", "text", "json"),
+        default="none",
+        help="pi-lsp run's printer and permission checks on every event",
+    )
     args = p.parse_args()
+    global PRINTER
+    PRINTER = args.printer
     result = asyncio.run(bench(args.runs, args.delay_ms))
     print(json.dumps(result))
 

@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol
 from ..agent.types import AgentTool
 from ..ai import Model
 from .hub import AskTrust, McpHub
-from .names import PREFIX
+from .names import PREFIX, sanitise, tool_name
 from .server import McpServer
 from .tools import PROXY_SHARE, McpProxyTool, McpTool, direct_tools, schema_tokens
 
@@ -82,7 +82,8 @@ BeforeRun = Callable[[ToolHolder], Awaitable[None]]
 
 def tool_allowed(name: str, keep: Sequence[str] | None, drop: Sequence[str] = ()) -> bool:
     """Whether a ``task`` child whose definition lists ``keep`` (``None``: every tool) and
-    ``drop`` gets the MCP tool ``name`` (``mcp__<server>__<tool>``, Claude Code's naming).
+    ``drop`` gets the MCP tool ``name`` (``mcp__<server>__<tool>``, Claude Code's naming; the
+    entry's server and tool names are made model-safe the way ours are, ``names.tool_name``).
     An entry ``mcp__<server>`` or ``mcp__<server>__*`` stands for all of a server's tools."""
 
     def listed(names: Sequence[str]) -> bool:
@@ -91,8 +92,11 @@ def tool_allowed(name: str, keep: Sequence[str] | None, drop: Sequence[str] = ()
                 return True
             if not entry.startswith(PREFIX):
                 continue
-            server = entry[len(PREFIX) :].removesuffix("__*")
-            if "__" not in server and name.startswith(f"{PREFIX}{server}__"):
+            server, _, tool = entry[len(PREFIX) :].partition("__")
+            if tool and tool != "*":
+                if tool_name(server, tool) == name:
+                    return True
+            elif name.startswith(f"{PREFIX}{sanitise(server)}__"):
                 return True
         return False
 

@@ -135,6 +135,9 @@ def test_claude_style_names_pick_a_childs_mcp_tools() -> None:
     assert not tool_allowed("mcp__demo2__sleep", ("mcp__demo",))
     assert not tool_allowed("mcp__demo__sleep", None, ("mcp__demo__sleep",))  # disallowed
     assert not tool_allowed("mcp__demo__pid", ("read",))
+    # a Claude name with characters our names replace still finds the tool
+    assert tool_allowed("mcp__my_server__get_time", ("mcp__my.server__get.time",))
+    assert tool_allowed("mcp__my_server__get_time", ("mcp__my.server",))
 
 
 def test_behind_the_parents_proxy_a_child_sees_only_its_tools() -> None:

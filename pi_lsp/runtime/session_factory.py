@@ -104,6 +104,9 @@ class SessionOptions:
     for_child``); ``None``: the children use ``permissions`` as they are."""
     subagents: bool = True
     """Give the session the ``task`` tool and its children (a child itself gets none)."""
+    parent: ConfiguredSession | None = None
+    """A ``task`` child's root session (``runtime/children.py``): the child plays the root's
+    faux script (one script scripts the tree), set before the child is first configured."""
     code_intel: CodeIntel | None = None
     """Who answers the ``lsp`` tool (``language_servers(…)``: servers pi-lsp starts; the
     editor's own): the session gets the tool only with one. The front end closes it."""
@@ -237,10 +240,12 @@ def create_agent_session(
         session.model_choice = saved[0], saved[1]
         if saved[2] in THINKING_LEVELS:
             session.thinking_choice = saved[2]
+    if options.parent is not None:
+        session.share_faux(options.parent)
     try:
         session.configure()
-    except ConfigError:  # reported by the front end's configure
-        pass
+    except ConfigError as exc:  # reported by the front end's configure
+        session.config_error = exc
     else:  # the model is known only now
         session.log_model_change(used)
     return session
@@ -287,6 +292,9 @@ class ConfiguredSession(AgentSession):
         self._jobs: BackgroundJobs | None = None
         self.subagents: Subagents | None = None
         """The session's ``task`` children (``None`` for a child: depth 1)."""
+        self.config_error: ConfigError | None = None
+        """Why the configuration did not resolve when the session was made (``None``: it
+        did, or it was not tried)."""
 
     def abort(self) -> None:
         """Abort the run; every ``task`` child first (their streams, commands, questions)."""

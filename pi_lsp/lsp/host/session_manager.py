@@ -124,7 +124,7 @@ class SessionManager:
                 before_run=(before_run,),
                 child_permissions=lambda agent, child_id: (
                     permissions.for_child(agent, child_id).before_tool_call,
-                    mcp_permissions.before_tool_call,
+                    mcp_permissions.for_child(agent, child_id).before_tool_call,
                 ),
                 code_intel=self._code_intel(),
             ),

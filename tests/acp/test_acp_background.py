@@ -129,6 +129,25 @@ async def test_a_process_that_exits_by_itself_ends_its_call_when_the_model_reads
             assert terminal_exit(agent, "call_0_bash") == ([1] if profile.terminal_output else [])
 
 
+async def test_closing_the_session_ends_the_call_of_a_process_that_exited_unread(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    marker = f"acp-unread-{uuid.uuid4().hex[:8]}"
+    command = f"sh -c 'until [ -f go ]; do sleep 0.05; done; echo bye' {marker}"
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(calls(("bash", {"command": command, "background": True})))
+        srv.enqueue(response(text_events("Started.")))
+        async with in_process(tmp_path, srv.url, monkeypatch, "--yes") as agent:
+            await agent.init()
+            sid = await agent.new()
+            assert await agent.prompt(sid, "start it") == "end_turn"
+            (agent.cwd / "go").write_text("")
+            await agent.client.wait_for(lambda: terminal_exit(agent, "call_0_bash") == [0])
+            assert statuses(agent, "call_0_bash")[-1] == "in_progress"
+            await agent.conn.close_session(session_id=sid)
+            assert statuses(agent, "call_0_bash")[-1] == "completed"
+
+
 async def test_output_updates_after_the_turn_and_the_cancel_rule(
     tmp_path: Path, monkeypatch: Any
 ) -> None:

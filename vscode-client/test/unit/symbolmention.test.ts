@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Latest, type Timers } from '../../src/lsp/latest';
-import { kindName, symbolChoices, wantsSymbols, type SymbolLike } from '../../src/lsp/symbolMentions';
+import { choiceOf, kindName, symbolChoices, wantsSymbols, wholeRange, type SymbolLike } from '../../src/lsp/symbolMentions';
 import type { SymbolChoice } from '../../src/protocol/messages';
 import { matchRank } from '../../src/symbolMatch';
 import { keptSymbols, kindBadge, mentionItems } from '../../src/webview/mentionItems';
@@ -61,6 +61,22 @@ test('the same mention twice is offered once, and at most `limit`', () => {
   assert.equal(symbolChoices(many, 'load', rel).length, 20);
   const twice = [sym('load', VS.function, 'a.py', 0, 1), sym('load', VS.function, 'a.py', 0, 1)];
   assert.equal(symbolChoices(twice, 'load', rel).length, 1);
+});
+
+test('a symbol located by its name only (jedi, pyright) is widened to its whole range from the outline', () => {
+  const r = (a: number, b: number, c = 4) => ({ start: { line: a, character: 0 }, end: { line: b, character: c } });
+  const outline = [
+    { name: 'Loader', range: r(3, 7), selectionRange: r(3, 3), children: [{ name: 'load', range: r(6, 7), selectionRange: r(6, 6) }] },
+    { name: 'load_config', range: r(17, 19), selectionRange: r(17, 17) },
+  ];
+  assert.deepEqual(wholeRange(outline, 'load_config', 17), r(17, 19));
+  assert.deepEqual(wholeRange(outline, 'load', 6), r(6, 7), 'a method inside its class');
+  assert.equal(wholeRange(outline, 'load', 17), undefined, 'not the name on that line');
+  assert.deepEqual(wholeRange([{ name: 'f', location: { range: r(1, 3) } }], 'f', 1), r(1, 3), 'flat SymbolInformation');
+  assert.equal(wholeRange(undefined, 'f', 1), undefined);
+  const s = sym('load_config', VS.function, 'app/config.py', 17, 17, 15);
+  assert.equal(choiceOf(s, 'app/config.py').insert, 'app/config.py#L18');
+  assert.equal(choiceOf(s, 'app/config.py', wholeRange(outline, 'load_config', 17)).insert, 'app/config.py#L18-20');
 });
 
 test('symbols are asked for names of two characters or more, not for paths', () => {

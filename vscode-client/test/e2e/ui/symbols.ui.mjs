@@ -52,6 +52,8 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       await openWorkbench(page, workbenchUrl(server.url, ws));
       await runCommand(page, 'pi: Open panel');
       panel = await webviewFrame(page, T('prompt'), 60_000);
+      // the server is up (the panel has its context) before anything is typed
+      await panel.locator(T('context-toggle')).waitFor({ timeout: 60_000 });
       await runCommand(page, 'Notifications: Clear All Notifications').catch(() => {});
       const input = panel.locator(T('prompt'));
       await input.click();

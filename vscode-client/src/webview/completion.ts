@@ -97,6 +97,7 @@ export class Completion {
   }
 
   hide(): void {
+    this.req += 1; // an answer still on the way (the debounced symbols) must not reopen the list
     this.el.hidden = true;
     this.items = [];
     this.mentions = [];

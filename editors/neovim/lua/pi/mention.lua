@@ -11,7 +11,8 @@ local M = {}
 
 local OWN = "pi"
 local WAIT_MS = 1000       -- :Pi command-line completion is synchronous: wait at most this
-local ANSWER_MS = 2000     -- a server slower than this is left out of the menu
+local ANSWER_MS = 1500     -- the menu shows what came by then; later answers update it
+local LATE_MS = 15000      -- an answer later than this is dropped
 local DEBOUNCE_MS = 150    -- insert mode: ask once typing pauses
 local SHOWN = 20
 local FILES_SHOWN = 10
@@ -129,41 +130,54 @@ local function request(client, method, params, handler)
   end)
 end
 
---- Calls `fn` once: when `pending` reaches 0 or after `ms`, whichever comes first.
+--- Calls `fn` when `pending` answers are in; after `ms` it is called with what is there, and
+--- again once the late answers are in (within LATE_MS): a slow server (jedi's first query
+--- indexes the project) adds its rows to the menu instead of being lost.
 ---@param ms integer
 ---@param fn fun()
 ---@return fun() tick one answer arrived
----@return fun() arm start the clock
+---@return fun(n: integer) arm start the clock for `n` answers
 local function gather(ms, fn)
-  local done, pending = false, 0
-  local function fire()
-    if done then return end
-    done = true
-    fn()
-  end
+  local finished, early, pending = false, false, 0
   local function tick()
     pending = pending - 1
-    if pending <= 0 then fire() end
+    if pending <= 0 and not finished then
+      finished = true
+      fn()
+    end
   end
   local function arm(n)
     pending = n
-    if n <= 0 then return fire() end
-    vim.defer_fn(fire, ms)
+    if n <= 0 then
+      finished = true
+      return fn()
+    end
+    vim.defer_fn(function()
+      if finished or early then return end
+      early = true
+      fn()
+    end, ms)
+    vim.defer_fn(function() finished = true end, LATE_MS)
   end
   return tick, arm
 end
 
 --- Ask every other language server `workspace/symbol` for `query` (asynchronously) and call
---- `done(choices)` once, best first: {mention = "path#Lx-y", name, kind, container, path}.
---- Name-only locations are widened with textDocument/documentSymbol (same client).
+--- `done(choices)`, best first: {mention = "path#Lx-y", name, kind, container, path} — again
+--- with more rows when a slow server answers late (never with fewer: an older list that comes
+--- after a newer one is dropped). Name-only locations are widened with
+--- textDocument/documentSymbol (same client).
 ---@param query string
 ---@param root string
 ---@param done fun(choices: table[])
 function M.query(query, root, done)
   local clients = M.clients("workspaceSymbolProvider")
   local found = {}
+  local asked, delivered = 0, 0
   local tick, arm
   tick, arm = gather(ANSWER_MS, function()
+    asked = asked + 1
+    local mine = asked
     local ranked = {}
     for _, f in ipairs(found) do
       local rel = f.sym.location and f.sym.location.uri and relative(f.sym.location.uri, root)
@@ -186,7 +200,11 @@ function M.query(query, root, done)
         if #top >= SHOWN then break end
       end
     end
-    M.widen(top, root, done)
+    M.widen(top, root, function(choices)
+      if mine < delivered then return end
+      delivered = mine
+      done(choices)
+    end)
   end)
   local sent = 0
   for _, c in ipairs(clients) do

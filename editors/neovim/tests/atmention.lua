@@ -5,7 +5,8 @@
 -- by its name's line, so the mention is widened to the whole function by documentSymbol —
 -- beside the files; choosing it inserts @app/config.py#L18-20, and the sent line reaches the
 -- server, which attaches those lines. The drive is event-driven: keys are fed to the main
--- loop, a timer checks the menu while insert mode is on. Prints PASS/FAIL and "N passed, N failed".
+-- loop, a timer checks the menu while insert mode is on; keys typed 40 ms apart make one
+-- workspace/symbol request (the 150 ms debounce). Prints PASS/FAIL and "N passed, N failed".
 -- env: PI_TEST_CMD (JSON list), PI_TEST_JEDI (the server), PI_TEST_ROOT (a copy of the fixture)
 local here = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h")
 vim.opt.runtimepath:prepend(vim.fn.fnamemodify(here, ":h"))
@@ -80,6 +81,7 @@ vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
 local cot = vim.o.completeopt
 local deadline = vim.loop.now() + 20000
 local seen_items
+local asked = {}
 local step
 local function poll(cond, next_step, what)
   local t = vim.loop.new_timer()
@@ -153,6 +155,37 @@ step = {
       vim.inspect(offered))
     offered = require("pi.mention").complete("@app/ma")
     report(vim.tbl_contains(offered, "@app/main.py"), ":Pi @app/ma completes the file", vim.inspect(offered))
+    step[6]()
+  end,
+  function()
+    -- typed one key every 40 ms (faster than the 150 ms debounce): one workspace/symbol request,
+    -- for the whole word, and the menu then offers the class (widened to its lines)
+    local proto = require("pi.protocol")
+    local call = proto.call
+    proto.call = function(client, name, method, params, ...)
+      if name == "request" and method == "workspace/symbol" then table.insert(asked, params.query) end
+      return call(client, name, method, params, ...)
+    end
+    vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(0), 0 })
+    vim.api.nvim_feedkeys("o", "n", false)
+    local keys = vim.split("Why @JsonLoa", "")
+    local t = vim.loop.new_timer()
+    t:start(40, 40, vim.schedule_wrap(function()
+      local k = table.remove(keys, 1)
+      if k then return vim.api.nvim_feedkeys(k, "t", false) end
+      t:stop(); t:close()
+      poll(function()
+        for _, it in ipairs(menu() or {}) do if it.abbr == "JsonLoader" then seen_items = it; return true end end
+        return false
+      end, step[7], "the menu offers JsonLoader")
+    end))
+  end,
+  function()
+    report(seen_items.word == "@app/config.py#L11-15" and seen_items.kind == "Class", "the class, with its lines",
+      vim.inspect(seen_items))
+    -- one (two when a loaded machine stalls a key past the debounce), not one per key
+    report(#asked <= 2 and asked[#asked] == "JsonLoa", "one request for the whole word while typing fast",
+      vim.inspect(asked))
     finish()
   end,
 }

@@ -142,6 +142,19 @@ def _before_run(session: ConfiguredSession, hooks: Sequence[BeforeRun]) -> Any:
     return before_run
 
 
+def _refresh(options: SessionOptions) -> list[BeforeRun]:
+    """The ``lsp`` tool's servers reload a changed configuration at each prompt, like the
+    resources (``ServerPool.refresh``)."""
+    refresh = getattr(options.code_intel, "refresh", None)
+    if not callable(refresh):
+        return []
+
+    async def hook(session: ConfiguredSession) -> None:
+        await refresh()
+
+    return [hook]
+
+
 def create_agent_session(
     config: RunConfig,
     workspace: Workspace,
@@ -201,7 +214,7 @@ def create_agent_session(
         session_id=options.session_id,
     )
     session.ask_handler = options.ask
-    session.before_run = _before_run(session, options.before_run)
+    session.before_run = _before_run(session, [*options.before_run, *_refresh(options)])
     session.add_session_tools(ask=options.ask is not None)
 
     def apply_resources(loaded: Resources) -> None:

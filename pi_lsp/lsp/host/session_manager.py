@@ -280,10 +280,13 @@ class SessionManager:
             self._lsp_made = True
             try:
                 options = run_config(self.settings()).resources
-                trusted = saved_trust(self.workspace.cwd, options).load_project
                 self.lsp = language_servers(
                     self.workspace,
-                    trusted=trusted,
+                    trusted=lambda: (
+                        saved_trust(
+                            self.workspace.cwd, run_config(self.settings()).resources
+                        ).load_project
+                    ),  # asked again at each reload: trusting later counts
                     resources=options,
                     notify=lambda text: self.bridge.log_message(types.MessageType.Warning, text),
                 )

@@ -1,7 +1,7 @@
---- `@` mentions of files and workspace symbols (feature table row 48), in the chat buffer's
---- insert mode (M.attach: the menu opens as you type `@name`, <C-x><C-o> opens it too) and on
---- the :Pi command line (M.complete). Symbols come from the language servers attached in this
---- Neovim (every client but pi's own), asked `workspace/symbol` asynchronously (never
+--- `@` mentions of files and workspace symbols (feature table row 48): the symbols, the menu's
+--- rows and the :Pi command line's completion (M.complete); the chat buffer's insert-mode menu
+--- is pi.mentionmenu, the file listing pi.mentionfiles. Symbols come from the language servers
+--- attached in this Neovim (every client but pi's own), asked `workspace/symbol` asynchronously (never
 --- buf_request_sync); a symbol a server locates by its name only (jedi, pyright) is widened to
 --- its whole range with `textDocument/documentSymbol`. Choosing one inserts `@path#L{start}-{end}`
 --- (1-based), which pi-lsp attaches (docs/protocol.md §10). Only lines are read from the
@@ -13,10 +13,8 @@ local OWN = "pi"
 local WAIT_MS = 1000       -- :Pi command-line completion is synchronous: wait at most this
 local ANSWER_MS = 1500     -- the menu shows what came by then; later answers update it
 local LATE_MS = 15000      -- an answer later than this is dropped
-local DEBOUNCE_MS = 150    -- insert mode: ask once typing pauses
 local SHOWN = 20
-local FILES_SHOWN = 10
-local MIN_QUERY = 2
+M.MIN_QUERY = 2
 
 --- LSP's SymbolKind names (1-based).
 M.KINDS = {
@@ -268,92 +266,10 @@ function M.widen(top, root, done)
   arm(sent)
 end
 
--- the files of a root: listed once (git ls-files, else a glob), then refreshed in the background
--- when older than FILES_TTL seconds, so typing never waits for a big repository's listing
-local FILES_TTL = 5
-local file_cache = {}
-
----@param root string
----@return boolean
-local function in_git(root)
-  return vim.fn.isdirectory(root .. "/.git") == 1 and vim.fn.executable("git") == 1
-end
-
-local GIT_FILES = { "ls-files", "--cached", "--others", "--exclude-standard" }
-
----@param root string
----@return string[]
-local function glob_files(root)
-  local files = {}
-  for _, p in ipairs(vim.fn.globpath(root, "**/*", false, true)) do
-    if #files >= 20000 then break end
-    local rel = p:sub(#root + 2)
-    if vim.fn.isdirectory(p) == 0 and not rel:find("^%.git/") and not rel:find("node_modules/", 1, true) then
-      table.insert(files, rel)
-    end
-  end
-  return files
-end
-
----@param root string
----@return string[]
-local function all_files(root)
-  local c = file_cache[root]
-  if c and os.time() - c.at >= FILES_TTL and not c.refreshing and in_git(root) then
-    c.refreshing = true
-    local cmd = vim.list_extend({ "git", "-C", root }, GIT_FILES)
-    local ok = pcall(vim.fn.jobstart, cmd, {
-      stdout_buffered = true,
-      on_stdout = function(_, data)
-        if data and #data > 0 then
-          if data[#data] == "" then table.remove(data) end
-          file_cache[root] = { at = os.time(), files = data }
-        end
-      end,
-      on_exit = function() c.refreshing = false end,
-    })
-    if not ok then c.refreshing = false end
-  end
-  if c and (in_git(root) or os.time() - c.at < FILES_TTL) then return c.files end
-  local files
-  if in_git(root) then
-    files = vim.fn.systemlist(vim.list_extend({ "git", "-C", root }, GIT_FILES))
-    if vim.v.shell_error ~= 0 then files = nil end
-  end
-  files = files or glob_files(root)
-  file_cache[root] = { at = os.time(), files = files }
-  return files
-end
-
---- The files matching `query`: a path by substring, a name by its file name; files whose name
---- starts with the query first, then shorter paths. Each {path, strong}.
----@param query string
----@param root string
----@return table[]
-function M.files(query, root)
-  local q = query:lower()
-  local path_like = M.path_like(query)
-  local out = {}
-  for _, rel in ipairs(all_files(root)) do
-    local base = (rel:match("[^/]+$") or rel):lower()
-    local hay = path_like and rel:lower() or base
-    if q == "" or hay:find(q, 1, true) then
-      table.insert(out, { path = rel, strong = base:sub(1, #q) == q })
-    end
-  end
-  table.sort(out, function(a, b)
-    if a.strong ~= b.strong then return a.strong end
-    if #a.path ~= #b.path then return #a.path < #b.path end
-    return a.path < b.path
-  end)
-  while #out > FILES_SHOWN do table.remove(out) end
-  return out
-end
-
 --- Complete-items (:help complete-items) of files and symbols, in the menu's order: a path lists
 --- files only; a name lists files whose name starts with it, then symbols, then other files.
 ---@param query string
----@param files table[] M.files()
+---@param files table[] pi.mentionfiles.files()
 ---@param symbols table[] M.query()'s choices
 ---@return table[]
 function M.items(query, files, symbols)
@@ -373,7 +289,9 @@ function M.items(query, files, symbols)
   return out
 end
 
-local function root_now()
+--- The workspace root mentions are relative to.
+---@return string
+function M.root()
   return require("pi.client").current_root or vim.fn.getcwd()
 end
 
@@ -383,129 +301,18 @@ end
 function M.complete(arglead)
   local query = arglead:match("^@(%S*)$")
   if not query then return {} end
-  local root = root_now()
+  local root = M.root()
   local out = {}
   if M.path_like(query) then
-    for _, f in ipairs(M.files(query, root)) do table.insert(out, "@" .. f.path) end
+    for _, f in ipairs(require("pi.mentionfiles").files(query, root)) do table.insert(out, "@" .. f.path) end
     return out
   end
-  if #query < MIN_QUERY then return {} end
+  if #query < M.MIN_QUERY then return {} end
   local choices
   M.query(query, root, function(c) choices = c end)
   vim.wait(WAIT_MS, function() return choices ~= nil end, 10)
   for _, c in ipairs(choices or {}) do table.insert(out, "@" .. c.mention) end
   return out
-end
-
--- insert mode ------------------------------------------------------------------------------
-
-local live = { gen = 0, timer = nil, saved_cot = nil, query = nil, items = {} }
-
---- The `@query` before the cursor: its 1-based start column and the query, or nil.
----@param before string the line up to the cursor
----@return integer|nil col
----@return string|nil query
-function M.query_at(before)
-  local at, q = before:match("()@([^%s@]*)$")
-  if not at then return nil end
-  if at > 1 and not before:sub(at - 1, at - 1):match("%s") then return nil end
-  return at, q
-end
-
-local function restore_cot()
-  if live.saved_cot then
-    vim.o.completeopt = live.saved_cot
-    live.saved_cot = nil
-  end
-end
-
---- The menu at `col` with `items`, when the buffer, mode and typed query are still the ones asked for.
-local function show(buf, col, query, items)
-  if vim.api.nvim_get_current_buf() ~= buf or vim.fn.mode() ~= "i" then return end
-  local cur = vim.api.nvim_win_get_cursor(0)[2]
-  local at, q = M.query_at(vim.api.nvim_get_current_line():sub(1, cur))
-  if at ~= col or q ~= query then return end
-  live.items, live.query = items, query
-  if #items == 0 then
-    if vim.fn.pumvisible() == 1 then vim.fn.complete(col, {}) end
-    return
-  end
-  -- the first row selected, nothing inserted until it is chosen (<C-y>): typing goes on
-  if not live.saved_cot then live.saved_cot = vim.o.completeopt end
-  vim.o.completeopt = "menuone,noinsert"
-  vim.fn.complete(col, items)
-end
-
---- The text changed in `buf`'s insert mode: narrow the menu at once (rows of the query being
---- extended that still match), then ask again once typing pauses; answers of older queries
---- are dropped.
----@param buf integer
----@param force? boolean <C-x><C-o>: even for a short query
-function M.on_change(buf, force)
-  live.gen = live.gen + 1
-  local mine = live.gen
-  if live.timer then live.timer:stop() end
-  local cur = vim.api.nvim_win_get_cursor(0)[2]
-  local col, query = M.query_at(vim.api.nvim_get_current_line():sub(1, cur))
-  if not col or (#query < 1 and not force) then
-    live.items, live.query = {}, nil
-    return
-  end
-  if live.query and query:sub(1, #live.query) == live.query and #live.items > 0 then
-    local kept = {}
-    for _, it in ipairs(live.items) do
-      local name = it.kind == "File" and it.abbr:match("[^/]+$") or it.abbr
-      if (it.kind == "File" and (it.abbr:lower():find(query:lower(), 1, true)))
-        or (it.kind ~= "File" and M.rank(name, query)) then
-        table.insert(kept, it)
-      end
-    end
-    show(buf, col, query, kept)
-  end
-  live.timer = live.timer or vim.loop.new_timer()
-  live.timer:start(DEBOUNCE_MS, 0, vim.schedule_wrap(function()
-    if mine ~= live.gen then return end
-    local root = root_now()
-    local files = M.files(query, root)
-    if M.path_like(query) or (#query < MIN_QUERY and not force) then
-      return show(buf, col, query, M.items(query, files, {}))
-    end
-    M.query(query, root, function(symbols)
-      if mine ~= live.gen then return end -- a newer query was typed meanwhile
-      show(buf, col, query, M.items(query, files, symbols))
-    end)
-  end))
-end
-
--- <C-x><C-o>: the omnifunc starts an asynchronous search and lets the menu come with the answer
-vim.cmd([[
-function! PiMentionOmnifunc(findstart, base) abort
-  if a:findstart
-    call luaeval('require("pi.mention").on_change(_A, true)', bufnr('%'))
-    return -3
-  endif
-  return []
-endfunction
-]])
-
---- `@` completion in `buf` (the chat buffer): as you type `@name`, and with <C-x><C-o>.
----@param buf integer
-function M.attach(buf)
-  if vim.b[buf].pi_mention then return end
-  vim.b[buf].pi_mention = true
-  vim.bo[buf].omnifunc = "PiMentionOmnifunc"
-  local group = vim.api.nvim_create_augroup("pi_mention_" .. buf, { clear = true })
-  vim.api.nvim_create_autocmd({ "TextChangedI", "TextChangedP" }, {
-    group = group, buffer = buf, callback = function() M.on_change(buf) end,
-  })
-  vim.api.nvim_create_autocmd({ "InsertLeave", "BufLeave" }, {
-    group = group, buffer = buf,
-    callback = function()
-      live.gen = live.gen + 1
-      live.items, live.query = {}, nil
-      restore_cot() -- 'completeopt' is global: the user's again once insert mode ends
-    end,
-  })
 end
 
 return M

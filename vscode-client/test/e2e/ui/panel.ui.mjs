@@ -387,7 +387,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       const typeIdleLong = async () => {
         await input.click();
         await startFrameProbe(panel);
-        for (let i = 0; i < 20; i++) {
+        for (let i = 0; i < 30; i++) {
           await input.press('x');
           await page.waitForTimeout(500);
         }
@@ -397,23 +397,46 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         await input.fill('');
       };
       await typeIdleLong();
-      srv.enqueue({ events: longAnswerEvents(4_000), delayMs: 50 });
+      // an old item of the window, marked: after the stream it must be the same element
+      // (parked items come back as they were, not rendered again)
+      const windowSize = await panel.evaluate(() => {
+        document.querySelectorAll('.list > *')[10].dataset.perfMark = '1';
+        return document.querySelectorAll('.list > *').length;
+      });
+      srv.enqueue({ events: longAnswerEvents(6_000), delayMs: 50 });
       await input.fill('Explain it all again.');
       await input.press('Enter');
       await panel.locator(T('message-user'), { hasText: 'Explain it all again.' }).waitFor();
       await startFrameProbe(panel);
       const t0 = Date.now();
       await panel.locator(T('message-assistant'), { hasText: 'The quick agent reads' }).last().waitFor({ timeout: 30_000 });
+      let keys = 0;
+      let shown = null;
       while (await panel.locator(T('stop')).isVisible().catch(() => false)) {
         await input.press('x');
         await page.waitForTimeout(500);
+        if (++keys === 10) {
+          // while it streams, only the newest items are displayed (the rest are parked)
+          shown = await panel.evaluate(() => [...document.querySelectorAll('.list > *')]
+            .filter((e) => getComputedStyle(e).display !== 'none').length);
+          await shot('10a-streaming-into-big-session');
+        }
         if (Date.now() - t0 > 120_000) throw new Error('the answer did not finish within 120 s');
       }
       const stream = await stopFrameProbe(panel);
       stream.seconds = (Date.now() - t0) / 1000;
       await input.fill('');
       await panel.locator(T('stop')).waitFor({ state: 'hidden' });
+      const after = await panel.evaluate(() => ({
+        total: document.querySelectorAll('.list > *').length,
+        shown: [...document.querySelectorAll('.list > *')].filter((e) => getComputedStyle(e).display !== 'none').length,
+        marked: document.querySelector('.list > [data-perf-mark="1"]') !== null,
+      }));
       await typeIdleLong();
+      if (shown === null) throw new Error('the stream ended before the tenth key: nothing counted');
+      if (shown > 45) throw new Error(`${shown} of ${windowSize} items displayed while streaming (expected the newest 40 and the answer)`);
+      if (after.shown !== after.total) throw new Error(`${after.shown} of ${after.total} items displayed after the stream`);
+      if (!after.marked) throw new Error('the oldest item of the window was rendered again after the stream');
       const idleStats = { frames: stats(idle.frames), input: stats(idle.keys) };
       perf.longStream = {
         messages: perf.resume.messages,
@@ -423,7 +446,11 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         streamKeyP95: stream.input.p95,
         ratio: +(stream.input.p95 / idleStats.input.p95).toFixed(2),
         maxFrameStreaming: stream.frames.max,
+        itemsShownStreaming: shown,
+        itemsInWindow: windowSize,
       };
+      // one line in the log (CI's too): the figure survives the run's scratch directories
+      console.log(`PI_PERF ${JSON.stringify({ longStream: perf.longStream })}`);
       await shot('10-stream-into-big-session');
     });
     await measure(ctx, 'streaming into the 2,000-message session vs idle key→frame p95', () => {
@@ -459,6 +486,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         longTasksStreaming: perf.stream.longTasks,
       };
       const r = perf.streamVsIdle;
+      console.log(`PI_PERF ${JSON.stringify({ streamVsIdle: r })}`);
       await measure(ctx, 'streaming vs idle key→frame p95', () => `${r.streamKeyP95}/${r.idleKeyP95} ms = ${r.ratio}×, max frame while streaming ${r.maxFrameStreaming} ms; long tasks ${JSON.stringify(r.longTasksStreaming)}`);
     }
     writeFileSync(join(out, 'perf.json'), JSON.stringify(perf, null, 2));

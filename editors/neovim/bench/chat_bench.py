@@ -197,6 +197,9 @@ def run_one(nvim: str, answers: int, args: argparse.Namespace) -> dict[str, Any]
         "chat_lines_before": quiet["chat_lines_before"],
         "complete": quiet["complete"] and typed["complete"],
         "cpu_s_while_typing": round(typed["cpu_s"], 3),
+        "flush": typed.get("flush"),
+        "redraw": typed.get("redraw"),
+        "redraw_chat": typed.get("redraw_chat"),
         "idle": stats(idle),
         "streaming": stats(streaming),
     }

@@ -380,7 +380,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
 
     await check(ctx, 'answers streamed into the panel holding the 2,000-message session complete, the window\'s older items parked', async () => {
       if (!perf.resume) throw new Error('the resume above failed: no long transcript to stream into');
-      // The same typing as on the fresh panel (one key every 500 ms): idle, a stream with the
+      // One key every 250 ms (twice the fresh panel's rate: more keys per sample), idle, a stream with the
       // older items NOT parked (a style rule keeps them displayed: the code before parking, as
       // a control in the same run), idle, a stream as shipped, idle; the idle keys pooled, so
       // both ratios compare like with like under the same machine load.
@@ -389,9 +389,9 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       const typeIdleLong = async () => {
         await input.click();
         await startFrameProbe(panel);
-        for (let i = 0; i < 20; i++) {
+        for (let i = 0; i < 30; i++) {
           await input.press('x');
-          await page.waitForTimeout(500);
+          await page.waitForTimeout(250);
         }
         const r = await stopFrameProbe(panel, { raw: true });
         idle.frames.push(...r.raw.frames);
@@ -412,8 +412,8 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         let shown = null;
         while (await panel.locator(T('stop')).isVisible().catch(() => false)) {
           await input.press('x');
-          await page.waitForTimeout(500);
-          if (++keys === 10) {
+          await page.waitForTimeout(250);
+          if (++keys === 20) {
             shown = await displayed();
             if (shotName) await shot(shotName);
           }
@@ -423,7 +423,7 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         stream.seconds = (Date.now() - t0) / 1000;
         await input.fill('');
         await panel.locator(T('stop')).waitFor({ state: 'hidden' });
-        if (shown === null) throw new Error('the stream ended before the tenth key: nothing counted');
+        if (shown === null) throw new Error('the stream ended before the twentieth key: nothing counted');
         return { stream, shown };
       };
       await typeIdleLong();

@@ -380,10 +380,11 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
 
     await check(ctx, 'answers streamed into the panel holding the 2,000-message session complete, the window\'s older items parked', async () => {
       if (!perf.resume) throw new Error('the resume above failed: no long transcript to stream into');
-      // One key every 250 ms (twice the fresh panel's rate: more keys per sample), idle, a stream with the
-      // older items NOT parked (a style rule keeps them displayed: the code before parking, as
-      // a control in the same run), idle, a stream as shipped, idle; the idle keys pooled, so
-      // both ratios compare like with like under the same machine load.
+      // One key every 250 ms (twice the fresh panel's rate: more keys per sample). Four
+      // streams, A B B A: A with the older items NOT parked (a style sheet keeps them displayed:
+      // the code before parking, a control in the same run), B as shipped; idle typing before,
+      // between and after, pooled. Each condition's keys are pooled too, and the order balances
+      // a drift of the machine's load across the run.
       const input = panel.locator(T('prompt'));
       const idle = { frames: [], keys: [] };
       const typeIdleLong = async () => {
@@ -400,8 +401,20 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       };
       const displayed = () => panel.evaluate(() => [...document.querySelectorAll('.list > *')]
         .filter((e) => getComputedStyle(e).display !== 'none').length);
-      const streamLong = async (prompt, shotName) => {
-        srv.enqueue({ events: longAnswerEvents(5_000), delayMs: 50 });
+      const pooled = { A: { frames: [], keys: [], shown: [], seconds: 0 }, B: { frames: [], keys: [], shown: [], seconds: 0 } };
+      let n = 0;
+      const streamLong = async (cond, shotName) => {
+        if (cond === 'A') {
+          // a constructed style sheet (CSSOM: the panel's CSP allows no inline <style>)
+          await panel.evaluate(() => {
+            const sheet = new CSSStyleSheet();
+            sheet.replaceSync('.list > .parked { display: block !important; }');
+            document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+            window.__perfUnpark = sheet;
+          });
+        }
+        const prompt = `Explain it all again (${++n}).`;
+        srv.enqueue({ events: longAnswerEvents(4_000), delayMs: 50 });
         await input.fill(prompt);
         await input.press('Enter');
         await panel.locator(T('message-user'), { hasText: prompt }).waitFor();
@@ -419,12 +432,19 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
           }
           if (Date.now() - t0 > 120_000) throw new Error('the answer did not finish within 120 s');
         }
-        const stream = await stopFrameProbe(panel);
-        stream.seconds = (Date.now() - t0) / 1000;
+        const r = await stopFrameProbe(panel, { raw: true });
+        pooled[cond].seconds += (Date.now() - t0) / 1000;
         await input.fill('');
         await panel.locator(T('stop')).waitFor({ state: 'hidden' });
+        if (cond === 'A') {
+          await panel.evaluate(() => {
+            document.adoptedStyleSheets = document.adoptedStyleSheets.filter((x) => x !== window.__perfUnpark);
+          });
+        }
         if (shown === null) throw new Error('the stream ended before the twentieth key: nothing counted');
-        return { stream, shown };
+        pooled[cond].frames.push(...r.raw.frames);
+        pooled[cond].keys.push(...r.raw.keys);
+        pooled[cond].shown.push(shown);
       };
       await typeIdleLong();
       // an old item of the window, marked: after the streams it must be the same element
@@ -433,20 +453,11 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         document.querySelectorAll('.list > *')[10].dataset.perfMark = '1';
         return document.querySelectorAll('.list > *').length;
       });
-      // a constructed style sheet (CSSOM: the panel's CSP allows no inline <style>)
-      await panel.evaluate(() => {
-        const sheet = new CSSStyleSheet();
-        sheet.replaceSync('.list > .parked { display: block !important; }');
-        document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-        window.__perfUnpark = sheet;
-      });
-      const control = await streamLong('Explain it all again.', null);
-      await panel.evaluate(() => {
-        document.adoptedStyleSheets = document.adoptedStyleSheets.filter((x) => x !== window.__perfUnpark);
-      });
-      if (control.shown < 140) throw new Error(`the control stream showed ${control.shown} items: the unparking style sheet did not apply`);
+      await streamLong('A', null);
+      await streamLong('B', '10a-streaming-into-big-session');
       await typeIdleLong();
-      const parked = await streamLong('And once more, please.', '10a-streaming-into-big-session');
+      await streamLong('B', null);
+      await streamLong('A', null);
       const after = await panel.evaluate(() => ({
         total: document.querySelectorAll('.list > *').length,
         shown: [...document.querySelectorAll('.list > *')].filter((e) => getComputedStyle(e).display !== 'none').length,
@@ -454,29 +465,26 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
       }));
       await typeIdleLong();
       // while it streams, only the newest items are displayed (the rest are parked)
-      if (parked.shown > 45) throw new Error(`${parked.shown} of ${windowSize} items displayed while streaming (expected the newest 40)`);
+      const shownB = Math.max(...pooled.B.shown);
+      if (shownB > 45) throw new Error(`${shownB} of ${windowSize} items displayed while streaming (expected the newest 40)`);
+      if (Math.min(...pooled.A.shown) < 140) throw new Error(`the control streams showed ${pooled.A.shown} items: the unparking style sheet did not apply`);
       if (after.shown !== after.total) throw new Error(`${after.shown} of ${after.total} items displayed after the stream`);
-      if (!after.marked) throw new Error('an old item of the window was rendered again after the stream');
+      if (!after.marked) throw new Error('an old item of the window was rendered again after the streams');
       const idleStats = { frames: stats(idle.frames), input: stats(idle.keys) };
-      const ratio = (st) => +(st.input.p95 / idleStats.input.p95).toFixed(2);
+      const cond = (c) => {
+        const st = { frames: stats(pooled[c].frames), input: stats(pooled[c].keys), seconds: +pooled[c].seconds.toFixed(1) };
+        return { stream: st, streamKeyP95: st.input.p95, ratio: +(st.input.p95 / idleStats.input.p95).toFixed(2),
+          maxFrameStreaming: st.frames.max, itemsShownStreaming: Math.max(...pooled[c].shown) };
+      };
+      const parked = cond('B');
       perf.longStream = {
         messages: perf.resume.messages,
         idle: idleStats,
-        stream: parked.stream,
         idleKeyP95: idleStats.input.p95,
-        streamKeyP95: parked.stream.input.p95,
-        ratio: ratio(parked.stream),
-        maxFrameStreaming: parked.stream.frames.max,
-        itemsShownStreaming: parked.shown,
+        ...parked,
         itemsInWindow: windowSize,
         // the control in the same run: every item of the window displayed while streaming
-        unparked: {
-          stream: control.stream,
-          streamKeyP95: control.stream.input.p95,
-          ratio: ratio(control.stream),
-          maxFrameStreaming: control.stream.frames.max,
-          itemsShownStreaming: control.shown,
-        },
+        unparked: cond('A'),
       };
       // one line in the log (CI's too): the figures outlive the run's scratch directories
       console.log(`PI_PERF ${JSON.stringify({ longStream: perf.longStream })}`);

@@ -497,6 +497,31 @@ export async function runUi({ server, ws, scratch, out, tally, modelPort, piComm
         + `not parked (control, same run): ${l.unparked.streamKeyP95} ms = ${l.unparked.ratio}×, max frame ${l.unparked.maxFrameStreaming} ms`;
     });
 
+    await check(ctx, 'scrolling up while an answer streams into the long transcript shows the parked items, the view kept still', async () => {
+      if (!perf.longStream) throw new Error('the long-transcript streams above failed');
+      const g = gate();
+      srv.enqueue({ events: longAnswerEvents(400), gate: g, gateAfter: 10 });
+      const input = panel.locator(T('prompt'));
+      await input.fill('One more, slowly.');
+      await input.press('Enter');
+      await within(g.reached, 30_000, 'the model request');
+      const shownNow = () => [...document.querySelectorAll('.list > *')].filter((e) => getComputedStyle(e).display !== 'none').length;
+      await panel.waitForFunction(`(${shownNow})() <= 45`, null, { timeout: 30_000 });
+      const before = await panel.evaluate(() => {
+        const t = document.querySelector('[data-testid="transcript"]');
+        const last = [...document.querySelectorAll('.list > *')].pop();
+        const top = last.getBoundingClientRect().top;
+        t.scrollTop -= 100; // the user scrolls up a little
+        return top;
+      });
+      await panel.waitForFunction(`(${shownNow})() === document.querySelectorAll('.list > *').length`, null, { timeout: 10_000 });
+      await panel.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+      const moved = await panel.evaluate((top) => [...document.querySelectorAll('.list > *')].pop().getBoundingClientRect().top - top, before);
+      g.open();
+      await panel.locator(T('stop')).waitFor({ state: 'hidden', timeout: 60_000 });
+      if (Math.abs(moved - 100) > 5) throw new Error(`the last item moved ${moved} px on a 100 px scroll (the shown items pushed the view)`);
+    });
+
     await check(ctx, 'pi: Review Changes puts a finding in the Problems panel (issue 43)', async () => {
       // the workspace becomes a git repository with a seeded defect (tests/support/review_repo.py's division)
       const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: ws });

@@ -9,14 +9,6 @@ import { renderItem } from './items';
 import { app, invalidate, post } from './state';
 
 const WINDOW_STEP = 150;
-/**
- * While the agent runs and the view follows the bottom, only the newest PARK_KEEP items of
- * the window are displayed; the older ones stay rendered but are parked (`display: none`), so
- * the browser's per-frame work (style, layout of the list, viewport checks of
- * `content-visibility` items, paint and compositing) does not grow with a long transcript.
- * They come back, as they were, when the run ends or the user scrolls up.
- */
-const PARK_KEEP = 40;
 /** Milliseconds of new items rendered per frame (the rest follow in the next frames). */
 const RENDER_BUDGET_MS = 8;
 
@@ -91,20 +83,9 @@ const ctx: Ctx = {
 // the largest cost while an answer streams). Off-screen items change height as they are laid
 // out (content-visibility), so those size changes re-pin the view too.
 let stick = true;
-/** How many items at the window's top are parked (see PARK_KEEP). */
-let parked = 0;
 transcript.addEventListener('scroll', () => {
   stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
-  if (!stick && parked > 0) unpark();
 });
-
-/** The user scrolled up while items were parked: show them, keeping what is on screen still. */
-function unpark(): void {
-  const fromBottom = transcript.scrollHeight - transcript.scrollTop;
-  for (const r of rendered.values()) r.el.classList.remove('parked');
-  parked = 0;
-  transcript.scrollTop = transcript.scrollHeight - fromBottom;
-}
 new ResizeObserver(() => {
   if (stick) transcript.scrollTop = transcript.scrollHeight;
 }).observe(list);
@@ -133,8 +114,6 @@ export function paintTranscript(): void {
   // budget is spent; the older ones follow in the next frames (a resumed session of
   // thousands of messages is interactive at once, its window fills in behind the view).
   const deadline = performance.now() + RENDER_BUDGET_MS;
-  const parkBelow = app.vm.isStreaming && stick ? Math.max(start, items.length - PARK_KEEP) : start;
-  parked = parkBelow - start;
   const visible = new Set<string>();
   let nextEl: HTMLElement | null = null; // the element of the nearest younger rendered item
   let deferred = false;
@@ -143,7 +122,6 @@ export function paintTranscript(): void {
     visible.add(item.id);
     const r = rendered.get(item.id);
     if (r && r.rev === item.rev) {
-      park(r.el, i < parkBelow);
       nextEl = r.el;
       continue;
     }
@@ -156,7 +134,6 @@ export function paintTranscript(): void {
     const streaming = r !== undefined && item.kind === 'assistant' && item.streaming;
     if (streaming && lastStreamMs > STREAM_BUDGET_MS && performance.now() - lastStreamAt < STREAM_SLOW_GAP_MS) {
       deferred = true;
-      park(r.el, i < parkBelow);
       nextEl = r.el;
       continue;
     }
@@ -169,7 +146,6 @@ export function paintTranscript(): void {
     if (r && r.el !== next.el) r.el.replaceWith(next.el);
     else if (!r) list.insertBefore(next.el, nextEl);
     rendered.set(item.id, next);
-    park(next.el, i < parkBelow);
     nextEl = next.el;
   }
   if (rendered.size > visible.size) {
@@ -181,9 +157,4 @@ export function paintTranscript(): void {
     }
   }
   if (deferred) invalidate();
-}
-
-/** Touch the element's class only when its state changes (no style invalidation per frame). */
-function park(el: HTMLElement, on: boolean): void {
-  if (el.classList.contains('parked') !== on) el.classList.toggle('parked', on);
 }

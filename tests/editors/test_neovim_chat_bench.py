@@ -49,5 +49,8 @@ def test_chat_bench_measures_cpu_per_answer_and_key_latency(version: str) -> Non
         assert run["idle"]["keys"] == 10, run
         assert run["streaming"]["keys"] > 0, run
         assert run["chat_lines_before"] > 0, run
+        # where the main loop's time went while the typed answer streamed
+        assert run["flush"]["n"] > 0, run
+        assert run["redraw_chat"]["n"] > 0, run
     assert report["cpu_ratio"] > 0
     assert set(report["typing_ratio"]) == {"1", "3"}

@@ -14,7 +14,10 @@ folded output, Markdown with a code block, usage line). Then:
    of the same client), one key at a time, ``--key-ms`` apart plus jitter.
 
 Prints one JSON line (``pi-nvim-chat-bench/1``): per N the CPU per answer, key→screen
-p50/p95/max idle and streaming, keys over 16 ms; and the ratios the targets in
+p50/p95/max idle and streaming, keys over 16 ms, and where Neovim's main loop spent its time
+while the typed answer streamed (``flush``: the plugin's writes; ``redraw_chat`` /
+``redraw``: screen updates that did / did not draw the chat's window, timed from a decoration
+provider's on_start to on_end); and the ratios the targets in
 docs/performance.md are stated in: ``cpu_ratio`` (CPU at the largest N ÷ at the smallest)
 and ``typing_ratio`` (streaming p95 ÷ idle p95, per N). Figures, not assertions.
 
@@ -197,6 +200,9 @@ def run_one(nvim: str, answers: int, args: argparse.Namespace) -> dict[str, Any]
         "chat_lines_before": quiet["chat_lines_before"],
         "complete": quiet["complete"] and typed["complete"],
         "cpu_s_while_typing": round(typed["cpu_s"], 3),
+        "flush": typed.get("flush"),
+        "redraw": typed.get("redraw"),
+        "redraw_chat": typed.get("redraw_chat"),
         "idle": stats(idle),
         "streaming": stats(streaming),
     }

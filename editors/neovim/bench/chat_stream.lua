@@ -105,6 +105,36 @@ local function cpu()
   return r.utime.sec + r.utime.usec / 1e6 + r.stime.sec + r.stime.usec / 1e6
 end
 
+-- Where the main loop's time goes while an answer streams: each flush of the chat (the
+-- plugin's write) and each screen update (a decoration provider's on_start → on_end spans
+-- Neovim's redraw of every window that changed), in milliseconds.
+local prof = { flush = {}, redraw = {}, redraw_chat = {} }
+local flush = chat.flush
+chat.flush = function(...)
+  local t = uv.hrtime()
+  flush(...)
+  table.insert(prof.flush, (uv.hrtime() - t) / 1e6)
+end
+local redraw_t0, drew_chat
+vim.api.nvim_set_decoration_provider(vim.api.nvim_create_namespace("pi_bench"), {
+  on_start = function() redraw_t0, drew_chat = uv.hrtime(), false end,
+  on_win = function(_, win) if win == chat.win then drew_chat = true end end,
+  on_end = function()
+    if redraw_t0 then
+      table.insert(drew_chat and prof.redraw_chat or prof.redraw, (uv.hrtime() - redraw_t0) / 1e6)
+    end
+    redraw_t0 = nil
+  end,
+})
+local function summary(xs)
+  table.sort(xs)
+  local n = #xs
+  if n == 0 then return { n = 0 } end
+  local sum = 0
+  for _, x in ipairs(xs) do sum = sum + x end
+  return { n = n, p50_ms = xs[math.ceil(n * 0.5)], p95_ms = xs[math.ceil(n * 0.95)], max_ms = xs[n], total_ms = sum }
+end
+
 local streams = 0
 local function stream()
   streams = streams + 1
@@ -112,6 +142,7 @@ local function stream()
   local parts = answer_chunks(chunks, 1000 + k)
   local lines0 = vim.api.nvim_buf_line_count(chat.buf)
   run_head(answers + k)
+  prof = { flush = {}, redraw = {}, redraw_chat = {} }
   local i, t0, c0 = 0, uv.hrtime(), cpu()
   local timer = uv.new_timer()
   timer:start(chunk_ms, chunk_ms, vim.schedule_wrap(function()
@@ -134,6 +165,7 @@ local function stream()
         chat_lines_before = lines0, chat_lines = vim.api.nvim_buf_line_count(chat.buf),
         complete = text:find(table.concat(parts), 1, true) ~= nil, streaming = state.streaming,
         nvim = vim.fn.matchstr(vim.fn.execute("version"), "NVIM v[0-9.]*"),
+        flush = summary(prof.flush), redraw = summary(prof.redraw), redraw_chat = summary(prof.redraw_chat),
       }))
     end))
   end))

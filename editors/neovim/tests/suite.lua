@@ -146,7 +146,8 @@ end
 function sets.tail()
   local md = "## Part\n\nSome **bold** text and `code`.\n\n```python\ndef f(x):\n    return x\n```\n\n- one\n- two\n"
   local answer = vim.tbl_extend("force", text(string.rep(md, 6)), { delayMs = 10, chunkSize = 7 })
-  start({ text(md), text(md), text(md), answer, vim.tbl_extend("force", text(md), SLOW) })
+  start({ text(md), text(md), text(md), answer, vim.tbl_extend("force", text(md), SLOW),
+    vim.tbl_extend("force", text(string.rep(md, 20)), { delayMs = 10, chunkSize = 5 }) })
   for i = 1, 3 do
     vim.cmd("Pi answer " .. i)
     wait(30000, function() return agent_ends() >= i end)
@@ -195,6 +196,39 @@ function sets.tail()
     report(wait(30000, function() return agent_ends() >= 5 end), "the fifth run ends")
     report(vim.api.nvim_buf_line_count(buf) > n and vim.api.nvim_win_get_cursor(win)[1] == 1,
       "a chat window scrolled up stays where the user put it", ("cursor %d"):format(vim.api.nvim_win_get_cursor(win)[1]))
+  end
+  -- Input first: while the user types elsewhere, the chat is written right after a key, not
+  -- on its timer between keys (the chat's redraw would delay the next key's screen update), so
+  -- every write while typing follows a key typed since the write before it.
+  do
+    local seq, typing, flushes, orphans = {}, false, 0, 0
+    local flush = chat.flush
+    chat.flush = function(...)
+      if typing and #chat.pending > 0 then
+        flushes = flushes + 1
+        if seq[#seq] ~= "k" then orphans = orphans + 1 end
+        table.insert(seq, "f")
+      end
+      return flush(...)
+    end
+    vim.on_key(function() if typing then table.insert(seq, "k") end end, vim.api.nvim_create_namespace("pi_test_keys"))
+    vim.cmd("enew")
+    vim.bo.buftype = "nofile"
+    local keys = vim.loop.new_timer()
+    table.insert(_G.PI_HOOKS, function(ev)
+      if ev.type == "message_update" and not typing and agent_ends() == 5 then
+        typing = true
+        keys:start(0, 80, vim.schedule_wrap(function()
+          if typing then vim.api.nvim_feedkeys("ax\27", "nx", false) end
+        end))
+      end
+      if ev.type == "agent_end" and typing then typing = false; keys:stop() end
+    end)
+    vim.cmd("Pi answer 6")
+    report(wait(30000, function() return agent_ends() >= 6 end), "the sixth run, typed through, ends")
+    keys:close()
+    report(flushes >= 10 and orphans <= 1, "while the user types, the chat is written after keys, not between them",
+      ("%d writes while typing, %d without a key since the previous one"):format(flushes, orphans))
   end
   if not parser then
     report("skip", "treesitter parses only the tail", "no treesitter highlighting of the chat before Neovim 0.11")

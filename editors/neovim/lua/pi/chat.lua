@@ -100,12 +100,37 @@ function M.flush()
   follow(at_end)
 end
 
+--- Input first: while the user types (a key in the last TYPING_MS), collected text is written
+--- KEY_GAP_MS after a key, once the key is on screen, not on the timer at any moment, so the
+--- chat's redraw (its treesitter highlighting is most of a flush's cost) does not land between
+--- a key and its screen update, nor compete with the terminal's drawing of it; if no key comes,
+--- the timer writes the text once it is TYPING_MS old.
+local TYPING_MS = 200
+local KEY_GAP_MS = 16
+M.last_key = -TYPING_MS -- vim.loop.now() of the last key typed
+M.pending_since = 0     -- vim.loop.now() of the oldest text not yet written
+local key_timer          -- the write after a key (restarted by each key)
+
+local function on_key()
+  M.last_key = vim.loop.now()
+  if #M.pending == 0 then return end
+  key_timer = key_timer or vim.loop.new_timer()
+  key_timer:stop()
+  key_timer:start(KEY_GAP_MS, 0, vim.schedule_wrap(function() M.flush() end))
+end
+
 local function schedule_flush()
   if M.timer then return end
   M.timer = vim.loop.new_timer()
   M.timer:start(config.options.chat.render_ms, 0, vim.schedule_wrap(function()
     if M.timer then M.timer:close() end
     M.timer = nil
+    if #M.pending == 0 then return end
+    local now = vim.loop.now()
+    if now - M.last_key < TYPING_MS and now - M.pending_since < TYPING_MS then
+      schedule_flush() -- typing: the next key writes it (or this timer, once it is old)
+      return
+    end
     M.flush()
   end))
 end
@@ -113,6 +138,13 @@ end
 --- Add streamed text to the chat (written on the next render tick).
 ---@param text string
 function M.append(text)
+  if #M.pending == 0 then
+    M.pending_since = vim.loop.now()
+    if not M.on_key_ns then
+      M.on_key_ns = vim.api.nvim_create_namespace("pi_chat_keys")
+      vim.on_key(on_key, M.on_key_ns)
+    end
+  end
   table.insert(M.pending, text)
   schedule_flush()
 end

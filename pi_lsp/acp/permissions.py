@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from acp.schema import (
     AllowedOutcome,
     PermissionOption,
+    PermissionOptionKind,
     RequestPermissionResponse,
     ToolCallUpdate,
 )
@@ -39,6 +40,7 @@ from . import tool_view as view
 log = logging.getLogger("pi_lsp.acp")
 
 BashMode = Literal["ask", "allow", "deny"]
+OptionIds = Literal["option", "kind"]
 Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
 ChildAsk = Callable[
     [str, ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]
@@ -117,6 +119,43 @@ class PermissionBridge:
             self.on_cancelled()
             return Answer("cancel")
         return Answer(KINDS.get(outcome.option_id, "deny"))
+
+    async def ask_choice(
+        self, question: Question, kinds: Mapping[str, PermissionOptionKind], ids: OptionIds
+    ) -> Answer | None:
+        """A question that is not a command's (a project's trust, an MCP server's trust or
+        tool call) as ``session/request_permission``: the question's options that ``kinds``
+        maps to an ACP option kind, each with the id ``ids`` says (``"option"``: the
+        question's own, ``"kind"``: the ACP kind). The answer (an unknown option: ``deny``);
+        ``None``: the client answered ``cancelled``."""
+        offered = [o for o in question.options if o.kind in kinds]
+        options = [
+            PermissionOption(
+                option_id=o.id if ids == "option" else kinds[o.kind],
+                name=o.label,
+                kind=kinds[o.kind],
+            )
+            for o in offered
+        ]
+        tool_call = ToolCallUpdate(
+            tool_call_id=question.call_id,
+            title=question.title,
+            kind="other",
+            status="pending",
+            raw_input={"detail": question.detail},
+        )
+        outcome = (await self.request(tool_call, options)).outcome
+        if not isinstance(outcome, AllowedOutcome):
+            return None
+        chosen = next(
+            (
+                o.kind
+                for o, option in zip(offered, options, strict=True)
+                if option.option_id == outcome.option_id
+            ),
+            None,
+        )
+        return Answer(chosen or "deny")
 
     async def _wait(
         self,

@@ -15,14 +15,21 @@ from .conftest import Start, http_settings
 from .openai_sse import response, text_events
 
 
-async def test_agents_md_skills_and_templates_reach_the_model(
-    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path, data_dir: Path, tmp_path: Path
-) -> None:
+def seeded(workspace: Path, data_dir: Path, tmp_path: Path) -> Path:
+    """A trusted workspace with an AGENTS.md and a ``review`` template; an agent dir (returned)
+    with a ``release`` skill."""
     write(workspace / "AGENTS.md", "Run tests with `make check`.\n")
     write(workspace / ".pi" / "prompts" / "review.md", "Review $1 carefully.\n")
     agent = tmp_path / "agent"
     skill(agent / "skills", "release", "Cut a release.", body="Tag it.")
     ProjectTrustStore(data_dir / "project-trust.json").remember(str(workspace), "trusted")
+    return agent
+
+
+async def test_agents_md_skills_and_templates_reach_the_model(
+    pi_in_process: Start, srv: ScriptedHTTPServer, workspace: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    agent = seeded(workspace, data_dir, tmp_path)
     srv.enqueue(response(text_events("ok")))
     srv.enqueue(response(text_events("ok again")))
     h = await pi_in_process(pi=http_settings(srv), env={"PI_CODING_AGENT_DIR": str(agent)})
@@ -46,11 +53,7 @@ async def test_settings_turn_context_files_skills_and_templates_off(
 ) -> None:
     """``pi.contextFiles`` / ``pi.skills`` / ``pi.promptTemplates`` set to ``false`` (the
     editors' settings): none of them loads, as with the CLI's ``--no-…`` flags."""
-    write(workspace / "AGENTS.md", "Run tests with `make check`.\n")
-    write(workspace / ".pi" / "prompts" / "review.md", "Review $1 carefully.\n")
-    agent = tmp_path / "agent"
-    skill(agent / "skills", "release", "Cut a release.", body="Tag it.")
-    ProjectTrustStore(data_dir / "project-trust.json").remember(str(workspace), "trusted")
+    agent = seeded(workspace, data_dir, tmp_path)
     srv.enqueue(response(text_events("ok")))
     off = {"contextFiles": False, "skills": False, "promptTemplates": False}
     settings = {**http_settings(srv), **off}

@@ -26,6 +26,7 @@ async function paneHeight(page, title) {
 export async function runUi({ server, ws: shared, scratch, out, tally, modelPort }) {
   const settings = JSON.parse(readFileSync(join(shared, '.vscode', 'settings.json'), 'utf8'));
   const ws = createWorkspace(scratch, 'ws-layout', { settings });
+  writeFileSync(join(ws, 'AGENTS.md'), 'Run the tests with make check.\n');
   const missing = createWorkspace(scratch, 'ws-missing', {
     settings: { ...settings, 'pi.server.command': join(scratch, 'no-such-pi-lsp'), 'pi.server.mode': 'stdio' },
   });
@@ -40,7 +41,7 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       await openWorkbench(page, workbenchUrl(server.url, ws));
       await runCommand(page, 'pi: Open panel');
       const panel = await webviewFrame(page, T('prompt'), 60_000);
-      const toggle = panel.locator(T('context-toggle'));
+      const toggle = panel.locator(T('context-toggle'), { hasText: '1 file' });
       await toggle.waitFor({ timeout: 60_000 });
       await runCommand(page, 'Notifications: Clear All Notifications').catch(() => {});
       await shot('layout-1-empty-review');
@@ -49,8 +50,16 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       if (review > 60) throw new Error(`the empty Review section is ${review}px high (pi: ${pi}px)`);
       const cut = await toggle.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
       const text = await toggle.textContent();
-      if (cut || !/0 templates\)/.test(text || '')) throw new Error(`the Context summary is cut: ${text}`);
+      if (cut || !/1 file, .*templates?\)/.test(text || '')) throw new Error(`the Context summary is cut: ${text}`);
+      await toggle.click();
+      await panel.locator(T('context-file'), { hasText: 'AGENTS.md' }).waitFor();
       await shot('layout-2-context');
+      const hidden = await panel.evaluate(() => {
+        const prompt = document.querySelector('[data-testid="prompt"]');
+        return prompt ? prompt.getBoundingClientRect().bottom > window.innerHeight + 1 : true;
+      });
+      if (hidden) throw new Error('the composer was pushed out of the panel');
+      await toggle.click();
     });
 
     await check(ctx, 'findings open the collapsed Review section', async () => {

@@ -12,14 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from acp.schema import (
-    AllowedOutcome,
-    HttpMcpServer,
-    McpServerStdio,
-    PermissionOption,
-    RequestPermissionResponse,
-    ToolCallUpdate,
-)
+from acp.schema import HttpMcpServer, McpServerStdio
 
 from ..ai.abort import AbortSignal
 from ..mcp.attach import McpAttachment, attach
@@ -28,6 +21,7 @@ from ..runtime.config import McpServerConfig, RunConfig
 from ..runtime.permissions import Answer, Question
 from ..security.rules import RuleStore
 from ..sessions.paths import data_dir, workspace_key
+from .permissions import PermissionBridge
 
 log = logging.getLogger("pi_lsp.acp")
 
@@ -63,7 +57,6 @@ def from_acp(servers: Sequence[Any] | None) -> tuple[McpServerConfig, ...]:
     return tuple(out)
 
 
-AcpAsk = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
 _KINDS: dict[str, Any] = {
     "allowOnce": "allow_once",
     "allowAlways": "allow_always",
@@ -71,43 +64,15 @@ _KINDS: dict[str, Any] = {
 }
 
 
-ChildAcpAsk = Callable[
-    [str, ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]
-]
-
-
 def mcp_ask(
-    ask: AcpAsk, ask_for_child: ChildAcpAsk | None = None
+    bridge: PermissionBridge,
 ) -> Callable[[Question, AbortSignal | None], Awaitable[Answer]]:
-    """The MCP questions as ACP permission requests (``cancelled`` counts as a denial). A
-    ``task`` child's question goes under the child's id when ``ask_for_child`` is given (the
-    client declared ``subagents``), else on the parent, titled ``[agent] …``."""
+    """The MCP questions as ACP permission requests, through the bridge's ``ask_choice``
+    (``cancelled`` counts as a denial)."""
 
     async def question_to_client(question: Question, signal: AbortSignal | None) -> Answer:
-        offered = [o for o in question.options if o.kind in _KINDS]
-        options = [
-            PermissionOption(option_id=o.id, name=o.label, kind=_KINDS[o.kind]) for o in offered
-        ]
-        child = question.child_session_id
-        title = question.title
-        if child is not None and ask_for_child is not None:  # shown under the child: as its own
-            title = title.removeprefix(f"[{question.agent_name}] ")
-        tool_call = ToolCallUpdate(
-            tool_call_id=question.call_id,
-            title=title,
-            kind="other",
-            status="pending",
-            raw_input={"detail": question.detail},
-        )
-        if child is not None and ask_for_child is not None:
-            response = await ask_for_child(child, tool_call, options)
-        else:
-            response = await ask(tool_call, options)
-        outcome = response.outcome
-        if not isinstance(outcome, AllowedOutcome):
-            return Answer("deny")
-        kind = next((o.kind for o in offered if o.id == outcome.option_id), None)
-        return Answer(kind or "deny")
+        answer = await bridge.ask_choice(question, _KINDS, ids="option")
+        return Answer("deny") if answer is None else answer
 
     return question_to_client
 
@@ -115,17 +80,16 @@ def mcp_ask(
 def attach_mcp(
     config: RunConfig,
     cwd: Path,
-    ask: AcpAsk,
+    bridge: PermissionBridge,
     rules: RuleStore,
     permission: McpPermission,
-    ask_for_child: ChildAcpAsk | None = None,
 ) -> McpAttachment | None:
     """The project's, the user's and the client's (``config.mcp_servers``, later wins) MCP
     servers as the tools a session is built with; ``None`` when there are none."""
     clients = LoadedConfig(servers=list(config.mcp_servers))
     return attach(
         load(cwd, [clients]),
-        ask=mcp_ask(ask, ask_for_child),
+        ask=mcp_ask(bridge),
         trust_file=data_dir() / "mcp-trust" / f"{workspace_key(cwd)}.json",
         rules=rules,
         permission=lambda: permission,

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from acp.schema import (
     AllowedOutcome,
     PermissionOption,
+    PermissionOptionKind,
     RequestPermissionResponse,
     ToolCallUpdate,
 )
@@ -39,6 +40,7 @@ from . import tool_view as view
 log = logging.getLogger("pi_lsp.acp")
 
 BashMode = Literal["ask", "allow", "deny"]
+OptionIds = Literal["option", "kind"]
 Ask = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
 ChildAsk = Callable[
     [str, ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]
@@ -117,6 +119,53 @@ class PermissionBridge:
             self.on_cancelled()
             return Answer("cancel")
         return Answer(KINDS.get(outcome.option_id, "deny"))
+
+    async def ask_choice(
+        self, question: Question, kinds: Mapping[str, PermissionOptionKind], ids: OptionIds
+    ) -> Answer | None:
+        """A question that is not a command's (a project's trust, an MCP server's trust or
+        tool call) as ``session/request_permission``: the question's options that ``kinds``
+        maps to an ACP option kind, each with the id ``ids`` says (``"option"``: the
+        question's own, ``"kind"``: the ACP kind); a ``task`` child's question goes under the
+        child's id when the client declared ``subagents``. The answer (an unknown option:
+        ``deny``); ``None``: the client answered ``cancelled``."""
+        offered = [o for o in question.options if o.kind in kinds]
+        options = [
+            PermissionOption(
+                option_id=o.id if ids == "option" else kinds[o.kind],
+                name=o.label,
+                kind=kinds[o.kind],
+            )
+            for o in offered
+        ]
+        child = question.child_session_id
+        for_child = self.request_for_child if child is not None else None
+        title = question.title
+        if for_child is not None:  # shown under the child: as its own
+            title = title.removeprefix(f"[{question.agent_name}] ")
+        tool_call = ToolCallUpdate(
+            tool_call_id=question.call_id,
+            title=title,
+            kind="other",
+            status="pending",
+            raw_input={"detail": question.detail},
+        )
+        if for_child is not None and child is not None:
+            response = await for_child(child, tool_call, options)
+        else:
+            response = await self.request(tool_call, options)
+        outcome = response.outcome
+        if not isinstance(outcome, AllowedOutcome):
+            return None
+        chosen = next(
+            (
+                o.kind
+                for o, option in zip(offered, options, strict=True)
+                if option.option_id == outcome.option_id
+            ),
+            None,
+        )
+        return Answer(chosen or "deny")
 
     async def _wait(
         self,

@@ -6,7 +6,7 @@ answer nothing outside one).
 One question per directory per process (``runtime.trust_gate.TrustGate``). Options:
 ``allow_always`` (remembered), ``allow_once`` (this process), ``reject_always`` (remembered
 as untrusted); ``cancelled`` leaves the project untrusted without remembering it on disk.
-Imports the SDK's schema and the neutral question types.
+Asked through the session's ``PermissionBridge`` (``acp/permissions.py``).
 """
 
 from __future__ import annotations
@@ -14,17 +14,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from acp.schema import (
-    AllowedOutcome,
-    PermissionOption,
-    RequestPermissionResponse,
-    ToolCallUpdate,
-)
-
 from ..ai.abort import AbortSignal
-from ..runtime.permissions import Answer, AnswerKind, Question
+from ..runtime.permissions import Answer, Question
+from .permissions import PermissionBridge
 
-AcpAsk = Callable[[ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]]
 _KINDS: dict[str, Any] = {
     "allowAlways": "allow_always",
     "allowSession": "allow_once",
@@ -36,28 +29,15 @@ class TrustNotGiven(Exception):
     """The client cancelled the question: untrusted, nothing remembered."""
 
 
-def trust_ask(ask: AcpAsk) -> Callable[[Question, AbortSignal | None], Awaitable[Answer]]:
-    """The trust question as an ACP permission request."""
+def trust_ask(
+    bridge: PermissionBridge,
+) -> Callable[[Question, AbortSignal | None], Awaitable[Answer]]:
+    """The trust question as an ACP permission request (the bridge's ``ask_choice``)."""
 
     async def question_to_client(question: Question, signal: AbortSignal | None) -> Answer:
-        offered = [o for o in question.options if o.kind in _KINDS]
-        options = [
-            PermissionOption(option_id=_KINDS[o.kind], name=o.label, kind=_KINDS[o.kind])
-            for o in offered
-        ]
-        tool_call = ToolCallUpdate(
-            tool_call_id=question.call_id,
-            title=question.title,
-            kind="other",
-            status="pending",
-            raw_input={"detail": question.detail},
-        )
-        response = await ask(tool_call, options)
-        outcome = response.outcome
-        if not isinstance(outcome, AllowedOutcome):
+        answer = await bridge.ask_choice(question, _KINDS, ids="kind")
+        if answer is None:
             raise TrustNotGiven("cancelled")
-        chosen = outcome.option_id
-        kind: AnswerKind | None = next((o.kind for o in offered if _KINDS[o.kind] == chosen), None)
-        return Answer(kind or "deny")
+        return answer
 
     return question_to_client

@@ -232,14 +232,7 @@ class PiAcpAgent:
             write=link.write if caps is not None and caps.write_text_file else None,
         )
         config = session_config(self.prov, from_acp(mcp))
-        tools = attach_mcp(
-            config,
-            cwd,
-            link.ask,
-            rules,
-            self.prov.config.permissions.mcp,
-            ask_for_child=link.ask_for if self.subagents_cap.enabled else None,
-        )
+        tools = attach_mcp(config, cwd, bridge, rules, self.prov.config.permissions.mcp)
         rules_of_session = bash_rules(bridge, rules, self._bash_mode)
         bash = rules_of_session.before_tool_call
 
@@ -270,7 +263,7 @@ class PiAcpAgent:
             bridge,
             link.send,
             questions,
-            settle_trust=lambda: self.trust.settle(opened.session, trust_ask(link.ask)),
+            settle_trust=lambda: self.trust.settle(opened.session, trust_ask(bridge)),
         )
         subagents = opened.session.subagents
         if subagents is not None and self.subagents_cap.enabled:  # the RFD's updates

@@ -10,7 +10,8 @@
 3. each call is a fresh session (``runtime.create_agent_session``, no file) whose tools are
    plan mode's read-only list (``tools.plan_mode.plan_mode_tools``: no write/edit, read-only
    ``bash`` only) plus ``report_finding``; the prompt is the built-in one or the ``review``
-   template (``prompt.py``);
+   template (``prompt.py``); its ``bash`` goes through the one permission path
+   (``runtime.permissions.read_only_run_rules``): ``permissions.bash: deny`` blocks it;
 4. a model that reported nothing through the tool but wrote findings as text gets one
    correction turn;
 5. findings are deduplicated by (path, range, title) and sorted by file and line.
@@ -21,13 +22,14 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..ai import AssistantMessage
 from ..ai.types import text_of
 from ..runtime.config import RunConfig
+from ..runtime.permissions import read_only_run_rules
 from ..runtime.session_factory import ConfiguredSession, SessionOptions, create_agent_session
 from ..sessions.events import SessionEvent
 from ..tools.disk_workspace import DiskWorkspace
@@ -158,7 +160,12 @@ async def run_review(
 def _session(
     config: RunConfig, workspace: Workspace, options: SessionOptions | None
 ) -> ConfiguredSession:
-    return create_agent_session(config, workspace, options=options)
+    options = options or SessionOptions()
+    rules = read_only_run_rules(lambda: config.permissions.bash)
+    permissions = (rules.before_tool_call, *options.permissions)
+    return create_agent_session(
+        config, workspace, options=replace(options, permissions=permissions)
+    )
 
 
 async def _close(session: ConfiguredSession) -> None:

@@ -187,6 +187,13 @@ class Settings(_Model):
     """Live background processes (``bash {background: true}``) per session."""
     models: list[CustomModel] = Field(default_factory=list)
     """Custom models (local servers) offered by ``pi/models`` besides the catalog."""
+    context_files: bool = True
+    """Load the project's context files (``AGENTS.md``, ``CLAUDE.md``…); ``false``: none, as
+    ``pi-lsp run --no-context-files`` (docs/context.md)."""
+    skills: bool = True
+    """Discover skills; ``false``: none, as ``--no-skills``."""
+    prompt_templates: bool = True
+    """Load prompt templates; ``false``: none, as ``--no-prompt-templates``."""
     mcp_servers: dict[str, Any] = Field(default_factory=dict)
     """MCP servers in Claude Code's ``mcpServers`` shape; they override ``.mcp.json`` and the
     user's ``~/.config/mcp/mcp.json`` by name (pi_lsp/mcp/config.py)."""

@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..security import vault
-from ..security.process_guard import GUARD_SCRIPT
+from ..security.process_guard import guarded_argv
 from .config import McpServerConfig
 from .stderr import StderrTail
 
@@ -33,7 +32,6 @@ START_LIMIT_S = 300.0
 """A start that has not finished after this long fails (and is retried on next use)."""
 BACKOFF_S = (0.0, 2.0, 5.0, 15.0, 30.0, 60.0)
 """Wait before starting again after 1, 2, 3… failures in a row: a crash is retried at once."""
-GUARD = GUARD_SCRIPT
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,9 +279,10 @@ async def _connect(server: McpServer, tail: StderrTail) -> Any:
             )
             target = streamable_http_client(config.url or "", http_client=http)
         else:
+            guarded = guarded_argv(config.command or "", config.args)
             params = StdioServerParameters(
-                command=sys.executable,
-                args=["-I", "-S", str(GUARD), config.command or "", *config.args],
+                command=guarded[0],
+                args=guarded[1:],
                 env=dict(config.env),
                 cwd=config.cwd,
             )

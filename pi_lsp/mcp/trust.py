@@ -10,19 +10,14 @@ asked about again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import logging
-import os
-import tempfile
-import threading
 from pathlib import Path
 from typing import Literal
 
+from ..resources.decision_file import DecisionFile
 from .config import McpServerConfig
 
-log = logging.getLogger(__name__)
 Decision = Literal["allow", "deny"]
 
 
@@ -52,49 +47,22 @@ class TrustStore:
     """The decisions of one workspace, in ``path``."""
 
     def __init__(self, path: Path) -> None:
+        self._file = DecisionFile[Decision](path, "servers", ("allow", "deny"), "MCP trust")
         self.path = path
-        self._lock = threading.Lock()
-
-    def _read(self) -> dict[str, Decision]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            log.warning("MCP trust file %s unreadable (%s): asking again", self.path, exc)
-            return {}
-        decisions = data.get("servers", {}) if isinstance(data, dict) else {}
-        if not isinstance(decisions, dict):
-            return {}
-        return {k: v for k, v in decisions.items() if v in ("allow", "deny")}
 
     def decision(self, server: McpServerConfig) -> Decision | None:
-        with self._lock:
-            return self._read().get(fingerprint(server))
+        return self._file.read().get(fingerprint(server))
 
     def remember(self, servers: list[McpServerConfig], decision: Decision) -> None:
-        with self._lock:
-            decisions = self._read()
+        def edit(decisions: dict[str, Decision]) -> None:
             for server in servers:
                 decisions[fingerprint(server)] = decision
-            self._write(decisions)
+
+        self._file.change(edit)
 
     def forget(self, servers: list[McpServerConfig]) -> None:
-        with self._lock:
-            decisions = self._read()
+        def edit(decisions: dict[str, Decision]) -> None:
             for server in servers:
                 decisions.pop(fingerprint(server), None)
-            self._write(decisions)
 
-    def _write(self, decisions: dict[str, Decision]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".mcp-trust-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": 1, "servers": decisions}, f, indent=1)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        self._file.change(edit)

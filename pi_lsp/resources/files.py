@@ -10,7 +10,7 @@ import functools
 import os
 import stat
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import yaml
 
@@ -171,3 +171,38 @@ def _retry_quoted(raw: str) -> dict[str, Any] | None:
     except yaml.YAMLError:
         return None
     return data if isinstance(data, dict) else None
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def path(self) -> str: ...
+
+
+N = TypeVar("N", bound=_Named)
+
+
+class FirstOfName(Generic[N]):
+    """Skills or templates by name, in load order: the first of a name is kept; a later one
+    is a ``collision`` diagnostic naming the one kept (``shown`` prefixes the name: ``/``
+    for a template's command)."""
+
+    def __init__(self, shown: str = "") -> None:
+        self._shown = shown
+        self._by_name: dict[str, N] = {}
+        self.collisions: list[Diagnostic] = []
+
+    def add(self, item: N) -> bool:
+        """Keep ``item`` unless its name is taken (then ``False``, and a diagnostic)."""
+        existing = self._by_name.get(item.name)
+        if existing is None:
+            self._by_name[item.name] = item
+            return True
+        message = f'name "{self._shown}{item.name}" collision: {existing.path} is kept'
+        self.collisions.append(Diagnostic(type="collision", message=message, path=item.path))
+        return False
+
+    def items(self) -> list[N]:
+        return list(self._by_name.values())

@@ -18,7 +18,15 @@ from typing import Literal
 
 import pathspec
 
-from .files import FrontmatterError, Watch, entry_kind, list_dir, parse_frontmatter, read_text
+from .files import (
+    FirstOfName,
+    FrontmatterError,
+    Watch,
+    entry_kind,
+    list_dir,
+    parse_frontmatter,
+    read_text,
+)
 from .models import Diagnostic, Skill
 
 MAX_NAME_LENGTH = 64
@@ -233,9 +241,8 @@ def load_skills(
 ) -> list[Skill]:
     """Skills of every root in order; the first of a name wins (a ``collision`` diagnostic
     names the loser), the same file reached twice (a symlink) is loaded once."""
-    by_name: dict[str, Skill] = {}
+    kept = FirstOfName[Skill]()
     real_paths: set[object] = set()
-    collisions: list[Diagnostic] = []
     for root in roots:
         is_md_file = os.path.isfile(root.path) and root.path.endswith(".md")
         if is_md_file:
@@ -254,22 +261,10 @@ def load_skills(
             if skill is None:
                 continue
             real = _file_key(path)
-            if real in real_paths:
-                continue
-            existing = by_name.get(skill.name)
-            if existing is not None:
-                collisions.append(
-                    Diagnostic(
-                        type="collision",
-                        message=f'name "{skill.name}" collision: {existing.path} is kept',
-                        path=path,
-                    )
-                )
-                continue
-            by_name[skill.name] = skill
-            real_paths.add(real)
-    diagnostics.extend(collisions)
-    return list(by_name.values())
+            if real not in real_paths and kept.add(skill):
+                real_paths.add(real)
+    diagnostics.extend(kept.collisions)
+    return kept.items()
 
 
 def _escape(text: str) -> str:

@@ -17,7 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .files import FrontmatterError, Watch, entry_kind, list_dir, parse_frontmatter, read_text
+from .files import (
+    FirstOfName,
+    FrontmatterError,
+    Watch,
+    entry_kind,
+    list_dir,
+    parse_frontmatter,
+    read_text,
+)
 from .models import Diagnostic, PromptTemplate
 
 TemplateScope = Literal["user", "project", "path"]
@@ -160,8 +168,7 @@ def load_templates(
     roots: Sequence[TemplateRoot], diagnostics: list[Diagnostic], watch: Watch
 ) -> list[PromptTemplate]:
     """Templates of every root in order; the first of a name wins (``collision``)."""
-    found: dict[str, PromptTemplate] = {}
-    collisions: list[Diagnostic] = []
+    kept = FirstOfName[PromptTemplate]("/")
     for root in roots:
         if os.path.isfile(root.path):
             paths = [root.path] if root.path.endswith(".md") else []
@@ -182,18 +189,7 @@ def load_templates(
             continue
         for path in paths:
             template = load_template_file(path, root.scope, diagnostics, watch)
-            if template is None:
-                continue
-            existing = found.get(template.name)
-            if existing is not None:
-                collisions.append(
-                    Diagnostic(
-                        type="collision",
-                        message=f'name "/{template.name}" collision: {existing.path} is kept',
-                        path=path,
-                    )
-                )
-                continue
-            found[template.name] = template
-    diagnostics.extend(collisions)
-    return list(found.values())
+            if template is not None:
+                kept.add(template)
+    diagnostics.extend(kept.collisions)
+    return kept.items()

@@ -13,18 +13,13 @@ repository); the closest ancestor's decision applies.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import logging
 import os
-import tempfile
-import threading
 from pathlib import Path
 from typing import Literal
 
+from .decision_file import DecisionFile
 from .roots import project_skill_roots, project_template_roots
 
-log = logging.getLogger(__name__)
 Decision = Literal["trusted", "untrusted"]
 PROTECTED_PI_FILES = ("SYSTEM.md", "APPEND_SYSTEM.md", "settings.json", "lsp.json")
 PROTECTED_ROOT_FILES = (".lsp.json",)
@@ -57,26 +52,14 @@ class ProjectTrustStore:
     """The decisions, in one JSON file ``{"version": 1, "projects": {path: decision}}``."""
 
     def __init__(self, path: Path) -> None:
+        self._file = DecisionFile[Decision](
+            path, "projects", ("trusted", "untrusted"), "project trust"
+        )
         self.path = path
-        self._lock = threading.Lock()
-
-    def _read(self) -> dict[str, Decision]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            log.warning("project trust file %s unreadable (%s): asking again", self.path, exc)
-            return {}
-        projects = data.get("projects", {}) if isinstance(data, dict) else {}
-        if not isinstance(projects, dict):
-            return {}
-        return {k: v for k, v in projects.items() if v in ("trusted", "untrusted")}
 
     def decision(self, cwd: str) -> Decision | None:
         """The decision for ``cwd`` or its closest ancestor that has one."""
-        with self._lock:
-            decisions = self._read()
+        decisions = self._file.read()
         directory = _key(cwd)
         while True:
             found = decisions.get(directory)
@@ -88,29 +71,10 @@ class ProjectTrustStore:
             directory = parent
 
     def remember(self, cwd: str, decision: Decision) -> None:
-        with self._lock:
-            decisions = self._read()
-            decisions[_key(cwd)] = decision
-            self._write(decisions)
+        self._file.change(lambda decisions: decisions.update({_key(cwd): decision}))
 
     def forget(self, cwd: str) -> None:
-        with self._lock:
-            decisions = self._read()
-            decisions.pop(_key(cwd), None)
-            self._write(decisions)
-
-    def _write(self, decisions: dict[str, Decision]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".project-trust-", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": 1, "projects": decisions}, f, indent=1)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        self._file.change(lambda decisions: decisions.pop(_key(cwd), None))
 
 
 def _key(cwd: str) -> str:

@@ -49,6 +49,7 @@ __all__ = [
     "bash_question",
     "command_of",
     "quoted",
+    "read_only_run_rules",
     "rules_file",
 ]
 """The neutral question types (``agent/asking.py``) come with the rules: a front end imports
@@ -110,6 +111,13 @@ def bash_question(call_id: str, command: str) -> Question:
         shown=shown.text,
         cut=shown.cut,
     )
+
+
+def read_only_run_rules(mode: Callable[[], BashMode]) -> BashRules:
+    """The rules of a run whose ``bash`` lets through only commands proven read-only and
+    that has nobody to ask (a code review, docs/review.md): ``deny`` still blocks every
+    command; any other mode runs them without a question."""
+    return BashRules(ask=None, mode=lambda: "deny" if mode() == "deny" else "allow")
 
 
 @dataclass

@@ -12,8 +12,13 @@ the group. The guard exits with the command's status (a command killed by a sign
 guard ends by the same signal). ``--watch PGID OWNER`` guards a group that is already
 running (a command moved to the background) for as long as the process OWNER is its parent.
 
+Both forms name their owner (``--owner PID`` before COMMAND): an owner killed before the
+guard's first look — the guard is then the child of another process, so its own
+``getppid()`` at start-up would name the wrong parent — is noticed and the group killed.
+
 Imported, it only says how to start it: ``guarded_argv(command, args)`` (to be started with
-``start_new_session=True``) and ``watch_argv(pgid)``. Run as a script it imports nothing but
+``start_new_session=True``) and ``watch_argv(pgid)``; both name the calling process as the
+owner. Run as a script it imports nothing but
 the standard library.
 """
 
@@ -32,8 +37,10 @@ GUARD_SCRIPT = Path(__file__).resolve()
 
 
 def guarded_argv(command: str, args: Sequence[str] = ()) -> list[str]:
-    """``[python, -I, -S, process_guard.py, command, *args]``: COMMAND under the guard."""
-    return [sys.executable, "-I", "-S", str(GUARD_SCRIPT), command, *args]
+    """``[python, -I, -S, process_guard.py, --owner, OWNER, command, *args]``: COMMAND under
+    the guard, for this process (OWNER), which starts the guard."""
+    owner = str(os.getpid())
+    return [sys.executable, "-I", "-S", str(GUARD_SCRIPT), "--owner", owner, command, *args]
 
 
 def watch_argv(pgid: int) -> list[str]:
@@ -103,12 +110,16 @@ def watch(pgid: int, owner: int) -> int:
 def main() -> int:
     if len(sys.argv) == 4 and sys.argv[1] == "--watch" and all(a.isdigit() for a in sys.argv[2:]):
         return watch(int(sys.argv[2]), int(sys.argv[3]))
-    if len(sys.argv) < 2:
-        print("usage: process_guard.py COMMAND [ARGS…] | --watch PGID OWNER", file=sys.stderr)
-        return 2
+    argv = sys.argv[1:]
     parent = os.getppid()
+    if len(argv) >= 2 and argv[0] == "--owner" and argv[1].isdigit():
+        parent, argv = int(argv[1]), argv[2:]
+    if not argv:
+        usage = "usage: process_guard.py [--owner PID] COMMAND [ARGS…] | --watch PGID OWNER"
+        print(usage, file=sys.stderr)
+        return 2
     armed = _arm(_kill_group)
-    if os.getppid() != parent:  # the parent died before the guard was armed
+    if os.getppid() != parent:  # the owner died before the guard was armed
         _kill_group()
     if not armed:
         threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
@@ -116,9 +127,9 @@ def main() -> int:
     if pid == 0:
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         try:
-            os.execvp(sys.argv[1], sys.argv[1:])
+            os.execvp(argv[0], argv)
         except OSError as exc:
-            print(f"cannot start {sys.argv[1]}: {exc.strerror or exc}", file=sys.stderr)
+            print(f"cannot start {argv[0]}: {exc.strerror or exc}", file=sys.stderr)
             os._exit(127)
     # the guard keeps no copy of the command's pipes: the owner sees EOF when the command ends
     null = os.open(os.devnull, os.O_RDWR)

@@ -14,7 +14,8 @@ from pi_lsp.ai import UserMessage
 from pi_lsp.ai.types import text_of
 from pi_lsp.codereview import EMPTY_DIFF, ReviewError, ReviewTarget, collect_diff, run_review
 from pi_lsp.codereview.prompt import CORRECTION
-from pi_lsp.runtime import RunConfig
+from pi_lsp.runtime import PermissionsConfig, RunConfig
+from pi_lsp.runtime.permissions import DENIED_BY_SETTING
 from tests.support.review_repo import DIV_LINE, EVAL_LINE, OPEN_LINE, commit_all, git
 from tests.support.review_repo import make_review_repo as make_repo
 
@@ -220,6 +221,30 @@ async def test_the_review_session_cannot_write(tmp_path: Path) -> None:
     assert errors == ["write", "bash"]
     assert (repo / "calc.py").exists()
     assert not (repo / "x").exists()
+
+
+@pytest.mark.parametrize(("mode", "denied"), [("deny", True), ("ask", False), ("allow", False)])
+async def test_the_review_bash_honours_bash_deny(tmp_path: Path, mode: str, denied: bool) -> None:
+    """``permissions.bash: deny`` blocks the review's read-only bash too (the one permission
+    path, ``runtime.permissions``); in the other modes a read-only command runs unasked."""
+    repo = make_repo(tmp_path / "repo")
+    script = [
+        {"content": [{"type": "toolCall", "name": "bash", "arguments": {"command": "ls"}}]},
+        text("No findings."),
+    ]
+    ends: list[ToolExecutionEndEvent] = []
+
+    def listen(event: object) -> None:
+        if isinstance(event, ToolExecutionEndEvent):
+            ends.append(event)
+
+    permissions = PermissionsConfig(bash=mode)  # type: ignore[arg-type]
+    await run_review(config(tmp_path, script, permissions=permissions), repo, listener=listen)
+    [end] = ends
+    output = text_of(end.result.content)
+    assert end.is_error is denied
+    assert (DENIED_BY_SETTING in output) is denied
+    assert ("calc.py" in output) is not denied
 
 
 async def test_a_model_failure_is_the_reports_error(tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 // review's findings — the diagnostics with source "pi review" — grouped by file; a click
 // opens the finding's line, where the light bulb has Fix with pi / Explain / Dismiss. The
 // "pi: Review Changes" command (pi.reviewChanges; the server itself offers pi.codeReview, which the language
-// client registers) runs a review of the working tree.
+// client registers) runs a review of the working tree. The section starts collapsed (its header
+// only: an empty tree took half the container) and opens when findings arrive.
 
 import * as vscode from 'vscode';
 import type { Controller } from './controller';
@@ -34,6 +35,10 @@ class FindingsTree implements vscode.TreeDataProvider<Node> {
     return 'findings' in node ? node.findings : [];
   }
 
+  getParent(node: Node): Node | undefined {
+    return 'findings' in node ? undefined : this.groups.find((g) => g.findings.includes(node));
+  }
+
   getTreeItem(node: Node): vscode.TreeItem {
     if ('findings' in node) {
       const item = new vscode.TreeItem(node.path, vscode.TreeItemCollapsibleState.Expanded);
@@ -58,8 +63,11 @@ export function registerFindings(context: vscode.ExtensionContext, controller: C
   const tree = new FindingsTree();
   const view = vscode.window.createTreeView(FINDINGS_VIEW, { treeDataProvider: tree, showCollapseAll: true });
   const paint = () => {
+    const had = tree.groups.length > 0;
     tree.refresh();
     view.description = tree.groups.length > 0 ? summary(tree.groups) : undefined;
+    // findings arrived: open the collapsed section (without taking the focus)
+    if (!had && tree.groups.length > 0) void view.reveal(tree.groups[0], { expand: true, focus: false, select: false }).then(undefined, () => undefined);
   };
   context.subscriptions.push(
     view,

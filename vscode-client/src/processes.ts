@@ -1,14 +1,13 @@
 // The "Background processes" view: the session's dev servers and watchers the agent started
 // (`bash {background: true}`), with command, state, uptime and last output line, and a stop
-// button (`pi/processes`). Refreshed on `processes_update` and, while something runs and the
-// view is visible, every 2 s (uptime, last lines).
+// button (`pi/processes`). It follows the `processes_update` event (a process started or
+// ended); showing the view fetches the list once (uptime, last lines as of then). No polling.
 
 import * as vscode from 'vscode';
 import type { Controller } from './controller';
 import { processRow, type ProcessRow } from './nudgeRules';
 
 export const PROCESSES_VIEW = 'pi.processes';
-const TICK_MS = 2000;
 
 class ProcessItem extends vscode.TreeItem {
   constructor(readonly row: ProcessRow) {
@@ -27,7 +26,6 @@ export class ProcessesView implements vscode.TreeDataProvider<ProcessItem>, vsco
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.changed.event;
   private view: vscode.TreeView<ProcessItem> | undefined;
-  private timer: NodeJS.Timeout | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(private readonly controller: Controller) {
@@ -41,7 +39,7 @@ export class ProcessesView implements vscode.TreeDataProvider<ProcessItem>, vsco
 
   register(): vscode.Disposable {
     this.view = vscode.window.createTreeView(PROCESSES_VIEW, { treeDataProvider: this });
-    this.subs.push(this.view, this.view.onDidChangeVisibility(() => this.schedule()));
+    this.subs.push(this.view, this.view.onDidChangeVisibility((e) => (e.visible ? void this.refresh() : undefined)));
     return this;
   }
 
@@ -58,16 +56,6 @@ export class ProcessesView implements vscode.TreeDataProvider<ProcessItem>, vsco
       this.view.message = rows.length === 0 ? 'No background processes in this session.' : undefined;
     }
     this.changed.fire();
-    this.schedule();
-  }
-
-  private schedule(): void {
-    const wanted = !!this.view?.visible && this.rows.some((r) => r.running);
-    if (wanted && !this.timer) this.timer = setInterval(() => void this.refresh(), TICK_MS);
-    if (!wanted && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
   }
 
   async refresh(): Promise<void> {
@@ -98,7 +86,6 @@ export class ProcessesView implements vscode.TreeDataProvider<ProcessItem>, vsco
   }
 
   dispose(): void {
-    if (this.timer) clearInterval(this.timer);
     for (const s of this.subs) s.dispose();
   }
 }

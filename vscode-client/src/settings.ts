@@ -22,6 +22,9 @@ export const SERVER_KEYS = [
   'models',
   'fauxScript',
   'systemPromptAppend',
+  'contextFiles',
+  'skills',
+  'promptTemplates',
 ] as const;
 
 /** Default key variable per provider (mirrors the server's table; used to pass a stored key). */
@@ -54,6 +57,7 @@ export function serverSettings(get: Getter): Record<string, unknown> {
     if ((key === 'contextWindow' || key === 'maxTokens' || key === 'readTimeout') && (typeof v !== 'number' || v <= 0)) continue;
     if (key === 'models' && (!Array.isArray(v) || v.length === 0)) continue;
     if (key === 'followEdits' && v !== true) continue;
+    if ((key === 'contextFiles' || key === 'skills' || key === 'promptTemplates') && typeof v !== 'boolean') continue;
     out[key] = v;
   }
   return out;

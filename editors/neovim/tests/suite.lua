@@ -1012,6 +1012,33 @@ function sets.context()
   report(wait(10000, function() return vim.tbl_contains(ctx.complete("/f", ""), "/fix") end), ":PiReload picks up a new template")
 end
 
+-- settings = { contextFiles = false, skills = false, promptTemplates = false }: none loads
+function sets.contextoff()
+  local agent = tmp .. "/agent"
+  vim.fn.mkdir(agent .. "/prompts", "p")
+  write(agent .. "/prompts/ship.md", "Ship $1 with care.\n")
+  vim.fn.mkdir(agent .. "/skills/release", "p")
+  write(agent .. "/skills/release/SKILL.md", "---\nname: release\ndescription: Cut a release.\n---\nTag it.\n")
+  vim.env.PI_CODING_AGENT_DIR = agent  -- the server inherits it
+  write(root .. "/AGENTS.md", "Run make check.\n")
+  start({ text("Done.") }, { contextFiles = false, skills = false, promptTemplates = false })
+  local ctx = require("pi.context")
+  ctx.refresh()
+  report(wait(10000, function() return ctx.commands ~= nil end), "pi/commands answers")
+  local got = ctx.complete("/", "")
+  report(vim.tbl_contains(got, "/reload") and not vim.tbl_contains(got, "/ship")
+    and not vim.tbl_contains(got, "/skill:release"), "no template nor skill is offered", vim.inspect(got))
+  vim.cmd("PiContext")
+  local buf
+  report(wait(10000, function()
+    buf = vim.fn.bufnr("pi://context")
+    return buf ~= -1 and buf_text(buf) ~= ""
+  end), ":PiContext answers")
+  local listing = buf ~= -1 and buf_text(buf) or ""
+  report(listing:find("AGENTS.md", 1, true) == nil and listing:find("release", 1, true) == nil
+    and listing:find("ship", 1, true) == nil, ":PiContext lists no context file, skill or template", listing)
+end
+
 local ok, err = pcall(sets[set])
 if not ok then report(false, set, tostring(err)) end
 finish()

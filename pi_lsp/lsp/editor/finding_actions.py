@@ -56,41 +56,30 @@ def finding_actions(params: types.CodeActionParams) -> list[types.CodeAction]:
             f"Explain this code review finding ({where} of the attached file): why is it a "
             f"problem, and what would fixing it involve? Do not change anything.\n\n{_describe(d)}"
         )
+        attached = [attachment]
         actions.append(
-            types.CodeAction(
-                title=f"Fix with pi: {d.message}",
-                kind=types.CodeActionKind.QuickFix.value,
-                diagnostics=[d],
-                is_preferred=True,
-                command=types.Command(
-                    title="Fix with pi",
-                    command=CMD_PROMPT,
-                    arguments=[{"text": fix, "attachments": [attachment]}],
-                ),
-            )
+            _action("Fix with pi", d, CMD_PROMPT, {"text": fix, "attachments": attached}, True)
         )
         actions.append(
-            types.CodeAction(
-                title=f"Explain: {d.message}",
-                kind=types.CodeActionKind.QuickFix.value,
-                diagnostics=[d],
-                command=types.Command(
-                    title="Explain",
-                    command=CMD_PROMPT,
-                    arguments=[{"text": explain, "attachments": [attachment]}],
-                ),
-            )
+            _action("Explain", d, CMD_PROMPT, {"text": explain, "attachments": attached})
         )
-        actions.append(
-            types.CodeAction(
-                title=f"Dismiss: {d.message}",
-                kind=types.CodeActionKind.QuickFix.value,
-                diagnostics=[d],
-                command=types.Command(
-                    title="Dismiss",
-                    command=CMD_DISMISS_FINDING,
-                    arguments=[{"uri": uri, "findingId": finding_id}],
-                ),
-            )
-        )
+        dismiss = {"uri": uri, "findingId": finding_id}
+        actions.append(_action("Dismiss", d, CMD_DISMISS_FINDING, dismiss))
     return actions
+
+
+def _action(
+    label: str,
+    d: types.Diagnostic,
+    command: str,
+    argument: dict[str, Any],
+    preferred: bool | None = None,
+) -> types.CodeAction:
+    """The quick fix ``label: <finding>`` that runs ``command`` with ``argument``."""
+    return types.CodeAction(
+        title=f"{label}: {d.message}",
+        kind=types.CodeActionKind.QuickFix.value,
+        diagnostics=[d],
+        is_preferred=preferred,
+        command=types.Command(title=label, command=command, arguments=[argument]),
+    )

@@ -16,6 +16,7 @@ from ...runtime import (
     FauxScriptError,
     NoProviderError,
     PermissionsConfig,
+    ResourceOptions,
     RunConfig,
     UnknownModelError,
     configured_model,
@@ -61,6 +62,11 @@ def run_config(settings: Settings) -> RunConfig:
         custom_models=tuple(_custom(m) for m in settings.models),
         default_mode=settings.default_mode,
         mcp_servers=tuple(parse_servers(settings.mcp_servers, "settings", "pi.mcpServers").servers),
+        resources=ResourceOptions(
+            context_files=settings.context_files,
+            skills=settings.skills,
+            prompt_templates=settings.prompt_templates,
+        ),
     )
 
 

@@ -87,7 +87,8 @@ transcript.addEventListener('scroll', () => {
   stick = transcript.scrollHeight - transcript.scrollTop - transcript.clientHeight < 40;
 });
 new ResizeObserver(() => {
-  if (stick) transcript.scrollTop = transcript.scrollHeight;
+  // the welcome text (no items yet) is read from its top, never pinned to its bottom
+  if (stick) transcript.scrollTop = empty.hidden ? transcript.scrollHeight : 0;
 }).observe(list);
 
 /** A new snapshot of the view model: render everything again. */

@@ -164,7 +164,7 @@ async function tier3(cs, scratch, ext) {
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
     // panel.ui.mjs, reattach.ui.mjs, context.ui.mjs (--specs picks some), one browser each, in one code-server
     const modules = fixture ? ['fixture.ui.mjs']
-      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs', 'context.ui.mjs', 'nudge.ui.mjs', 'symbols.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
+      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs', 'context.ui.mjs', 'nudge.ui.mjs', 'symbols.ui.mjs', 'layout.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
     for (const m of modules) {
       const { runUi } = await import(`./ui/${m}`);
       await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, piCommand: fixture ? null : piServer() });

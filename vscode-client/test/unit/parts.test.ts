@@ -82,6 +82,12 @@ describe('settings mapping', () => {
     const cfg2: Record<string, unknown> = { models: [{ id: 'qwen' }], readTimeout: 30, contextWindow: 4096 };
     assert.deepEqual(serverSettings((k) => cfg2[k]), { models: [{ id: 'qwen' }], readTimeout: 30, contextWindow: 4096 });
   });
+  test('context files, skills and prompt templates can be turned off', () => {
+    const cfg: Record<string, unknown> = { contextFiles: false, skills: false, promptTemplates: true, 'server.mode': 'stdio' };
+    assert.deepEqual(serverSettings((k) => cfg[k]), { contextFiles: false, skills: false, promptTemplates: true });
+    const bad: Record<string, unknown> = { contextFiles: 'no' };
+    assert.deepEqual(serverSettings((k) => bad[k]), {});
+  });
   test('the key variable: apiKeyEnv if valid, else the provider default', () => {
     assert.equal(apiKeyVariable('openai', undefined), 'OPENAI_API_KEY');
     assert.equal(apiKeyVariable('google', undefined), 'GEMINI_API_KEY');

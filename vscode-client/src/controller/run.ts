@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { DeliverAs } from '../model/types';
 import type { ImageParam, PromptParams, PromptResult, QueueOpParams, QueueResult } from '../protocol/generated';
 import type { Asks } from './asks';
+import { type Held, PromptHold } from './hold';
 import type { Host } from './host';
 
 /** What `prompt()` resolves with: the server's answer, or `answer` when the text answered a question card. */
@@ -29,9 +30,34 @@ export class RunControl {
     private readonly host: Host,
     private readonly asks: Asks,
     private readonly hooks: RunHooks,
-  ) {}
+  ) {
+    this.hold = new PromptHold(host);
+  }
+
+  private readonly hold: PromptHold;
 
   async prompt(text: string, deliverAs?: DeliverAs, attachments?: unknown[], context?: unknown, images?: ImageParam[]): Promise<Sent> {
+    let held: Held | undefined;
+    try {
+      // Before the server runs the prompt waits, shown in the transcript (hold.ts).
+      held = await this.hold.untilRunning(text);
+      return await this.send(held, text, deliverAs, attachments, context, images);
+    } catch (err) {
+      this.giveBack(text, err);
+      throw err;
+    } finally {
+      held?.done();
+    }
+  }
+
+  /** A prompt that could not go: its text back in the input box, the reason in the transcript. */
+  private giveBack(text: string, err: unknown): void {
+    const reason = err instanceof Error ? err.message : String(err);
+    this.host.post({ type: 'setInput', text, keepDraft: true });
+    this.host.dispatch({ type: 'notice', level: 'error', topic: 'info', text: `${reason}. Your message is back in the input box.` });
+  }
+
+  private async send(held: Held, text: string, deliverAs?: DeliverAs, attachments?: unknown[], context?: unknown, images?: ImageParam[]): Promise<Sent> {
     const attaching = this.hooks.attaching();
     if (attaching) await attaching;
     const sessionId = this.host.state().sessionId ?? (await this.hooks.newSession());
@@ -40,8 +66,9 @@ export class RunControl {
     // An explicit gesture goes as it is: the server knows whether a run is going (an idle
     // session takes any of them as a prompt), while the view model's isStreaming may lag a
     // run the server has just started — dropping the gesture then turned an interrupt into a
-    // steer. A server without deliverAs "interrupt" (§7) gets a steer.
-    const gesture = deliverAs ?? (vm.isStreaming ? enterAction() : undefined);
+    // steer. A server without deliverAs "interrupt" (§7) gets a steer. Prompts that waited
+    // for the server behind another one follow it (the first one's run has just started).
+    const gesture = deliverAs ?? (vm.isStreaming || held.ahead > 0 ? enterAction() : undefined);
     if (gesture === 'interrupt' && !this.host.features().has('interrupt')) params.deliverAs = 'steer';
     else if (gesture) params.deliverAs = gesture;
     // Shapes checked by the webview message schema (messages.ts) or built by attach.ts.
@@ -50,7 +77,9 @@ export class RunControl {
     if (images && images.length > 0) params.images = images;
     else if (this.asks.answerWaitingQuestion(text)) return { sessionId, delivered: 'answer' };
     if (params.deliverAs === 'steer' || params.deliverAs === 'interrupt') this.asks.denyWaiting(text);
-    const r = await this.host.rpc().prompt(params);
+    const rpc = this.host.rpc();
+    held.done(); // it goes now: the server's own user message replaces the waiting one
+    const r = await rpc.prompt(params);
     if (this.host.state().sessionId !== r.sessionId) await this.host.loadSession(r.sessionId);
     return r;
   }

@@ -12,7 +12,7 @@ import { type Host, updateSetting } from './controller/host';
 import { connectionOf, ServerLifecycle } from './controller/lifecycle';
 import { ModelControl } from './controller/models';
 import { ReviewControl, type Decision } from './controller/review';
-import { enterAction, RunControl, type Sent } from './controller/run';
+import { enterAction, NotSent, RunControl, type Sent } from './controller/run';
 import { Sessions } from './controller/sessions';
 import { postSnapshot } from './controller/snapshot';
 import { LspQuery } from './lsp/query';
@@ -248,7 +248,11 @@ export class Controller implements vscode.Disposable, Host {
         return this.models.list();
       }
       case 'send':
-        return this.run.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images);
+        return this.run.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images).catch((err: unknown) => {
+          if (!(err instanceof NotSent)) throw err;
+          this.log(err.message); // shown in the transcript, the text back in the input box
+          return undefined;
+        });
       case 'stop':
         return this.run.abort();
       case 'stopChild':

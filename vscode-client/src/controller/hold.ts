@@ -34,7 +34,7 @@ export class PromptHold {
     const none: Held = { ahead: 0, done: () => undefined };
     const server = this.host.state().server;
     if (server.status === 'running') return none;
-    if (server.status !== 'starting') throw new Error(`pi: not sent, ${notRunning(server)}`);
+    if (server.status !== 'starting') throw new Error(notRunning(server));
     const entry: QueueEntry = { id: `wait:${this.next++}`, text };
     const ahead = this.waiting.length;
     this.set([...this.waiting, entry]);
@@ -69,7 +69,7 @@ function serverRunning(host: Host): Promise<void> {
       if (s.status === 'starting') return;
       sub.dispose();
       if (s.status === 'running') resolve();
-      else reject(new Error(`pi: not sent, ${notRunning(s)}`));
+      else reject(new Error(notRunning(s)));
     });
   });
 }

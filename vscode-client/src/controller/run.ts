@@ -14,6 +14,10 @@ export interface Sent {
   delivered: PromptResult['delivered'] | 'answer';
 }
 
+/** A prompt that did not go: its text is back in the input box and the reason in the
+ * transcript already (the panel need not show it again). */
+export class NotSent extends Error {}
+
 export interface RunHooks {
   /** Settles once start-up's session attach is over (a prompt waits for it). */
   attaching(): Promise<void> | null;
@@ -43,18 +47,18 @@ export class RunControl {
       held = await this.hold.untilRunning(text);
       return await this.send(held, text, deliverAs, attachments, context, images);
     } catch (err) {
-      this.giveBack(text, err);
-      throw err;
+      throw this.giveBack(text, err);
     } finally {
       held?.done();
     }
   }
 
   /** A prompt that could not go: its text back in the input box, the reason in the transcript. */
-  private giveBack(text: string, err: unknown): void {
-    const reason = err instanceof Error ? err.message : String(err);
+  private giveBack(text: string, err: unknown): NotSent {
+    const reason = (err instanceof Error ? err.message : String(err)).replace(/^pi: /, '');
     this.host.post({ type: 'setInput', text, keepDraft: true });
-    this.host.dispatch({ type: 'notice', level: 'error', topic: 'info', text: `${reason}. Your message is back in the input box.` });
+    this.host.dispatch({ type: 'notice', level: 'error', topic: 'info', text: `Not sent: ${reason}. Your message is back in the input box.` });
+    return new NotSent(`pi: not sent: ${reason}`);
   }
 
   private async send(held: Held, text: string, deliverAs?: DeliverAs, attachments?: unknown[], context?: unknown, images?: ImageParam[]): Promise<Sent> {

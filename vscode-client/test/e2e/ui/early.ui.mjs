@@ -91,6 +91,8 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       await panel.locator('.notice.error', { hasText: 'back in the input box' }).waitFor({ timeout: 90_000 });
       if ((await input.inputValue()) !== 'Keep me if the server fails.') throw new Error(`input: ${JSON.stringify(await input.inputValue())}`);
       if ((await panel.locator(T('message-waiting')).count()) !== 0) throw new Error('still shown as waiting');
+      // said once, in the transcript: no toast over the input box that holds the text again
+      if ((await panel.locator('.toast', { hasText: 'not sent' }).count()) !== 0) throw new Error('a toast repeats the reason');
       await shot('early-3-failed');
     });
   } finally {

@@ -33,13 +33,22 @@ function gatedWorkspace(scratch, name, settings, piCommand) {
   const ws = createWorkspace(scratch, name, {
     settings: { ...settings, 'pi.server.command': wrapper, 'pi.server.args': [], 'pi.server.mode': 'stdio' },
   });
-  return { ws, release: (what) => writeFile(fifo, `${what}\n`) };
+  let released = false;
+  const release = (what) => {
+    released = true;
+    return writeFile(fifo, `${what}\n`);
+  };
+  // a check that failed before releasing leaves no server blocked behind it
+  return { ws, release, cleanup: () => (released ? undefined : release('fail')) };
 }
 
 async function openStartingPanel(page) {
-  await page.locator('.part.editor').first().click(); // the palette's keys go to the workbench, not a restored panel
-  await runCommand(page, 'pi: Open panel');
-  const panel = await webviewFrame(page, T('prompt'), 60_000);
+  let panel = await webviewFrame(page, T('prompt'), 5_000).catch(() => null); // restored with the window
+  if (!panel) {
+    await page.locator('.part.editor').first().click(); // the palette's keys go to the workbench
+    await runCommand(page, 'pi: Open panel');
+    panel = await webviewFrame(page, T('prompt'), 60_000);
+  }
   await panel.locator(T('server-status'), { hasText: 'Starting the pi server' }).waitFor({ timeout: 30_000 });
   return panel;
 }
@@ -51,9 +60,11 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
   const { page } = browser;
   const ctx = { page, out, tally };
   const shot = (name) => page.screenshot({ path: join(out, `${name}.png`) });
+  const gates = [];
   try {
     await check(ctx, 'a prompt sent while the server starts waits in the transcript, then reaches the model', async () => {
       const gated = gatedWorkspace(scratch, 'ws-early', settings, piCommand);
+      gates.push(gated);
       await openWorkbench(page, workbenchUrl(server.url, gated.ws));
       const panel = await openStartingPanel(page);
       srv.text('Hello back, now that I am up.');
@@ -79,8 +90,11 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       }
     });
 
+    for (const g of gates) void g.cleanup();
+
     await check(ctx, 'a prompt sent while a server fails to start comes back into the input box with the reason', async () => {
       const gated = gatedWorkspace(scratch, 'ws-early-fail', settings, piCommand);
+      gates.push(gated);
       await openWorkbench(page, workbenchUrl(server.url, gated.ws));
       const panel = await openStartingPanel(page);
       const input = panel.locator(T('prompt'));
@@ -96,6 +110,7 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       await shot('early-3-failed');
     });
   } finally {
+    for (const g of gates) void g.cleanup();
     await browser.close();
     await srv.close();
   }

@@ -38,7 +38,8 @@ export class Controller implements vscode.Disposable, Host {
   readonly onServerEvent = this.serverEvent.event;
   private listeners: Broadcast[] = [];
   private disposables: vscode.Disposable[] = [];
-  /** Text for the input box that arrived before any panel existed (delivered on `ready`). */
+  /** Text for the input box that arrived before any panel existed (delivered on `ready`):
+   * an insert, or a prompt given back (src/controller/hold.ts). */
   private pendingInsert: HostMessage[] = [];
 
   private readonly server: ServerLifecycle;
@@ -107,7 +108,7 @@ export class Controller implements vscode.Disposable, Host {
   }
 
   post(msg: HostMessage): void {
-    if (msg.type === 'insert' && this.listeners.length === 0) this.pendingInsert.push(msg);
+    if ((msg.type === 'insert' || msg.type === 'setInput') && this.listeners.length === 0) this.pendingInsert.push(msg);
     for (const l of this.listeners) l(msg);
   }
 

@@ -42,15 +42,19 @@ export class RunControl {
 
   async prompt(text: string, deliverAs?: DeliverAs, attachments?: unknown[], context?: unknown, images?: ImageParam[]): Promise<Sent> {
     let held: Held | undefined;
+    let r: Sent;
     try {
       // Before the server runs the prompt waits, shown in the transcript (hold.ts).
       held = await this.hold.untilRunning(text);
-      return await this.send(held, text, deliverAs, attachments, context, images);
+      r = await this.send(held, text, deliverAs, attachments, context, images);
     } catch (err) {
       throw this.giveBack(text, err);
     } finally {
       held?.done();
     }
+    // delivered: from here on a failure never gives the text back (it would be sent twice)
+    if (r.delivered !== 'answer' && this.host.state().sessionId !== r.sessionId) await this.host.loadSession(r.sessionId);
+    return r;
   }
 
   /** A prompt that could not go: its text back in the input box, the reason in the transcript. */
@@ -70,8 +74,9 @@ export class RunControl {
     // An explicit gesture goes as it is: the server knows whether a run is going (an idle
     // session takes any of them as a prompt), while the view model's isStreaming may lag a
     // run the server has just started — dropping the gesture then turned an interrupt into a
-    // steer. A server without deliverAs "interrupt" (§7) gets a steer. Prompts that waited
-    // for the server behind another one follow it (the first one's run has just started).
+    // steer. A server without deliverAs "interrupt" (§7) gets a steer. A prompt that waited
+    // for the server behind another one goes as Enter does during a run (that one's run has
+    // just started).
     const gesture = deliverAs ?? (vm.isStreaming || held.ahead > 0 ? enterAction() : undefined);
     if (gesture === 'interrupt' && !this.host.features().has('interrupt')) params.deliverAs = 'steer';
     else if (gesture) params.deliverAs = gesture;
@@ -83,9 +88,7 @@ export class RunControl {
     if (params.deliverAs === 'steer' || params.deliverAs === 'interrupt') this.asks.denyWaiting(text);
     const rpc = this.host.rpc();
     held.done(); // it goes now: the server's own user message replaces the waiting one
-    const r = await rpc.prompt(params);
-    if (this.host.state().sessionId !== r.sessionId) await this.host.loadSession(r.sessionId);
-    return r;
+    return rpc.prompt(params);
   }
 
   async abort(): Promise<{ aborted: boolean }> {

@@ -12,7 +12,7 @@ import { type Host, updateSetting } from './controller/host';
 import { connectionOf, ServerLifecycle } from './controller/lifecycle';
 import { ModelControl } from './controller/models';
 import { ReviewControl, type Decision } from './controller/review';
-import { enterAction, RunControl, type Sent } from './controller/run';
+import { enterAction, NotSent, RunControl, type Sent } from './controller/run';
 import { Sessions } from './controller/sessions';
 import { postSnapshot } from './controller/snapshot';
 import { LspQuery } from './lsp/query';
@@ -38,7 +38,8 @@ export class Controller implements vscode.Disposable, Host {
   readonly onServerEvent = this.serverEvent.event;
   private listeners: Broadcast[] = [];
   private disposables: vscode.Disposable[] = [];
-  /** Text for the input box that arrived before any panel existed (delivered on `ready`). */
+  /** Text for the input box that arrived before any panel existed (delivered on `ready`):
+   * an insert, or a prompt given back (src/controller/hold.ts). */
   private pendingInsert: HostMessage[] = [];
 
   private readonly server: ServerLifecycle;
@@ -107,7 +108,7 @@ export class Controller implements vscode.Disposable, Host {
   }
 
   post(msg: HostMessage): void {
-    if (msg.type === 'insert' && this.listeners.length === 0) this.pendingInsert.push(msg);
+    if ((msg.type === 'insert' || msg.type === 'setInput') && this.listeners.length === 0) this.pendingInsert.push(msg);
     for (const l of this.listeners) l(msg);
   }
 
@@ -248,7 +249,11 @@ export class Controller implements vscode.Disposable, Host {
         return this.models.list();
       }
       case 'send':
-        return this.run.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images);
+        return this.run.prompt(msg.text, msg.deliverAs, msg.attachments, undefined, msg.images).catch((err: unknown) => {
+          if (!(err instanceof NotSent)) throw err;
+          this.log(err.message); // shown in the transcript, the text back in the input box
+          return undefined;
+        });
       case 'stop':
         return this.run.abort();
       case 'stopChild':

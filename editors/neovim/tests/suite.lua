@@ -953,6 +953,61 @@ function sets.warm()
   report(wait(5000, function() return chat_text():find("Hi there.", 1, true) ~= nil end), "its answer is in the chat", chat_text())
 end
 
+-- :Pi right after Neovim opened, before the server has answered initialize: the server's
+-- start is held on a FIFO (a wrapper command) until the prompt has been given, so the
+-- prompt is sent while the client is not initialised; it must still reach the model
+local function gated_start(responses)
+  local script = tmp .. "/script.json"
+  write(script, vim.json.encode({ responses = responses }))
+  local fifo = tmp .. "/start.fifo"
+  vim.fn.system({ "mkfifo", fifo })
+  local cmd = { "sh", "-c", 'read go < "$0"; [ "$go" = fail ] && exit 3; exec "$@"', fifo }
+  vim.list_extend(cmd, vim.json.decode(os.getenv("PI_TEST_CMD")))
+  require("pi").setup({ server = { cmd = cmd, restart = false }, settings = { provider = "faux", fauxScript = script } })
+  observe()
+  vim.cmd("edit " .. root .. "/a.py")
+  return function(what)  -- the wrapper reads it: the server starts (or exits) now
+    local f = io.open(fifo, "w")
+    f:write(what .. "\n")
+    f:close()
+  end
+end
+
+function sets.early()
+  local release = gated_start({ text("Early hello back.") })
+  local client = require("pi.client")
+  vim.cmd("Pi hello before the server is up")
+  report(client.clients[root] ~= nil and client.ready[root] ~= true,
+    "the prompt was given before the server was initialised")
+  report(chat_text():find("waiting: will send when the server is ready: hello before the server is up", 1, true) ~= nil,
+    "the chat shows the prompt as waiting", chat_text())
+  release("go")
+  report(wait(30000, function() return agent_ends() >= 1 end), "the early prompt runs")
+  report(wait(5000, function() return chat_text():find("Early hello back.", 1, true) ~= nil end),
+    "its answer is in the chat", chat_text())
+  report(chat_text():find("> hello before the server is up", 1, true) ~= nil, "the prompt is in the chat as sent", chat_text())
+end
+
+-- the same, but the server never comes up: the prompt is offered again by the next :Pi
+function sets.earlyfail()
+  local release = gated_start({ text("never") })
+  local state = require("pi.state")
+  local notes = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level) table.insert(notes, msg); return notify(msg, level) end
+  vim.cmd("Pi keep me if the server fails")
+  release("fail")
+  report(wait(30000, function() return state.restored_text ~= nil end), "the failed prompt is kept",
+    table.concat(notes, " | "))
+  report(state.restored_text == "keep me if the server fails", "the kept text is the prompt", tostring(state.restored_text))
+  report(table.concat(notes, "\n"):find(":Pi offers it again", 1, true) ~= nil, "the user is told where it is",
+    table.concat(notes, " | "))
+  local default
+  vim.ui.input = function(opts, _) default = opts.default end
+  vim.cmd("Pi")
+  report(default == "keep me if the server fails", "the next :Pi offers it", tostring(default))
+end
+
 -- the project's context: / completes the server's templates, :PiContext lists the files
 function sets.context()
   local agent = tmp .. "/agent"

@@ -22,6 +22,7 @@ export function initialState(): ViewModel {
     turn: 0,
     items: [],
     queue: { steering: [], followUp: [] },
+    waiting: [],
     permissions: [],
     questions: [],
     mode: 'act',

@@ -53,6 +53,9 @@ export function reduce(prev: ViewModel, action: Action): Result {
     case 'queue':
       d.vm.queue = normQueue(action.queue);
       break;
+    case 'waiting':
+      d.vm.waiting = action.waiting;
+      break;
     case 'localQueue': {
       const entry = { id: d.newId('local:'), text: action.text };
       const q = d.vm.queue;

@@ -243,6 +243,9 @@ export interface ViewModel {
   turn: number;
   items: Item[];
   queue: Queue;
+  /** Prompts sent before the server was ready: the extension holds them and sends them, in
+   * order, once it runs (src/controller/hold.ts); the transcript shows them as waiting. */
+  waiting: QueueEntry[];
   /** Pending permission questions (also shown inline as `permission` items). */
   permissions: PermissionItem[];
   /** Pending `ask` questions (also shown inline as `question` items). */

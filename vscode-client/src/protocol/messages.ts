@@ -187,7 +187,8 @@ export type HostMessage =
   | { type: 'files'; requestId: number; files: string[] }
   | { type: 'symbols'; requestId: number; symbols: SymbolChoice[] }
   | { type: 'insert'; text: string; focus: boolean }
-  | { type: 'setInput'; text: string }
+  /** `keepDraft`: what the input holds stays, after the text (a prompt given back). */
+  | { type: 'setInput'; text: string; keepDraft?: boolean }
   | { type: 'settings'; settings: PanelSettings }
   | { type: 'toast'; level: 'info' | 'warning' | 'error'; text: string }
   | { type: 'resources'; commands: CommandInfo[]; context: ContextResult | null };

@@ -168,9 +168,11 @@ export function insertAtCursor(text: string): void {
   saveDraft();
 }
 
-/** The host's `setInput` (restore conversation puts the message back). */
-export function setInput(text: string): void {
-  input.value = text;
+/** The host's `setInput` (restore conversation puts the message back; a prompt that could
+ * not be sent comes back before what was typed since, `keepDraft`). */
+export function setInput(text: string, keepDraft = false): void {
+  const draft = keepDraft ? input.value.trim() : '';
+  input.value = draft && draft !== text ? `${text}\n${draft}` : text;
   saveDraft();
   input.focus();
 }

@@ -106,7 +106,7 @@ window.addEventListener('message', (e: MessageEvent) => {
       if (msg.focus) input.focus();
       return;
     case 'setInput':
-      setInput(msg.text);
+      setInput(msg.text, msg.keepDraft === true);
       return;
     case 'settings':
       app.settings = msg.settings;

@@ -43,7 +43,9 @@ const empty = h(
     h('button.link', { text: 'Sessions', onclick: () => post({ type: 'listSessions' }) }),
   ),
 );
-export const transcript = h('div.transcript', { 'data-testid': 'transcript', role: 'log', 'aria-live': 'polite' }, earlier, empty, list);
+/** Prompts held until the server runs (src/controller/hold.ts), after the transcript. */
+const waitingEl = h('div.waiting');
+export const transcript = h('div.transcript', { 'data-testid': 'transcript', role: 'log', 'aria-live': 'polite' }, earlier, empty, list, waitingEl);
 
 earlier.addEventListener('click', () => {
   windowSize += WINDOW_STEP;
@@ -98,9 +100,29 @@ export function resetTranscript(): void {
   lastOrderKey = '';
 }
 
+let paintedWaiting: unknown = null;
+
+function paintWaiting(): void {
+  const waiting = app.vm.waiting;
+  if (waiting === paintedWaiting) return;
+  paintedWaiting = waiting;
+  clear(waitingEl);
+  for (const w of waiting) {
+    waitingEl.append(
+      h(
+        'div.item.user',
+        { 'data-testid': 'message-waiting' },
+        h('div.bubble', { text: w.text }),
+        h('div.meta', { text: 'waiting: will send when the server is ready' }),
+      ),
+    );
+  }
+}
+
 export function paintTranscript(): void {
   const items = app.vm.items;
-  empty.hidden = items.length > 0;
+  paintWaiting();
+  empty.hidden = items.length > 0 || app.vm.waiting.length > 0;
   const start = Math.max(0, items.length - windowSize);
   earlier.hidden = start === 0;
   earlier.textContent = `Show ${Math.min(WINDOW_STEP, start)} earlier of ${start}`;

@@ -8,7 +8,7 @@
 //           extension loaded from vscode-client/ (extensionDevelopmentPath), against the real
 //           `pi-lsp` (the repo's .venv) with scripted providers.
 //   tier 3  UI drive: the packaged .vsix installed into code-server, driven in Chromium with
-//           playwright-core (ui/panel.ui.mjs, ui/reattach.ui.mjs, ui/nudge.ui.mjs, ui/symbols.ui.mjs; --specs picks among them
+//           playwright-core (ui/panel.ui.mjs, ui/reattach.ui.mjs, ui/nudge.ui.mjs, ui/symbols.ui.mjs, ui/early.ui.mjs; --specs picks among them
 //           too); screenshots land in test-output/.
 //   --fixture  run both tiers against the throwaway extension in fixture-ext/ (plumbing check).
 //
@@ -164,7 +164,7 @@ async function tier3(cs, scratch, ext) {
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
     // panel.ui.mjs, reattach.ui.mjs, context.ui.mjs (--specs picks some), one browser each, in one code-server
     const modules = fixture ? ['fixture.ui.mjs']
-      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs', 'context.ui.mjs', 'nudge.ui.mjs', 'symbols.ui.mjs', 'layout.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
+      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs', 'context.ui.mjs', 'nudge.ui.mjs', 'symbols.ui.mjs', 'layout.ui.mjs', 'early.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
     for (const m of modules) {
       const { runUi } = await import(`./ui/${m}`);
       await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, piCommand: fixture ? null : piServer() });

@@ -17,7 +17,7 @@ const loadRunControl = async (): Promise<typeof RunControl> =>
 /** What `prompt()` sends to the server, for a view model and the server's features. */
 async function sent(vm: Partial<ViewModel>, deliverAs: 'steer' | 'followUp' | 'interrupt' | undefined, features: Record<string, number>): Promise<PromptParams> {
   const Run = await loadRunControl();
-  const state = { ...initialState(), sessionId: 'S', ...vm } as ViewModel;
+  const state = { ...initialState(), sessionId: 'S', server: { status: 'running' }, ...vm } as ViewModel;
   const calls: PromptParams[] = [];
   const host = {
     state: () => state,
@@ -63,7 +63,7 @@ test('plain Enter: the enter-action setting while a run streams, a plain prompt 
 async function withWaitingPermission(deliverAs: 'steer' | 'followUp' | 'interrupt') {
   const Run = await loadRunControl();
   const { Asks: RealAsks } = await withVscode(vscode, () => import('../../src/controller/asks'));
-  let state = { ...initialState(), sessionId: 'S', isStreaming: true } as ViewModel;
+  let state = { ...initialState(), sessionId: 'S', server: { status: 'running' }, isStreaming: true } as ViewModel;
   const host = {
     state: () => state,
     dispatch: (a: Parameters<typeof reduce>[1]) => {

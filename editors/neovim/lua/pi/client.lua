@@ -6,6 +6,8 @@ local state = require("pi.state")
 local proto = require("pi.protocol")
 
 local M = { clients = {}, restarts = {}, stopping = {}, ready = {}, current_root = nil }
+--- root -> what waits for that server's initialize answer ({go, lost} each, in order)
+M.waiting = {}
 
 local uv = vim.loop
 
@@ -158,12 +160,41 @@ function M.get()
   return client
 end
 
+--- Run `go` once the current workspace's server has answered initialize: at once (true) when
+--- it has or none is starting, else later (false); `lost(why)` instead if it exits first
+--- for good. Prompts given while the server starts go through here, in order.
+---@param go fun()
+---@param lost fun(why: string)
+---@return boolean now
+function M.when_ready(go, lost)
+  local root = M.current_root
+  if root == nil or M.clients[root] == nil or M.ready[root] then
+    go()
+    return true
+  end
+  M.waiting[root] = M.waiting[root] or {}
+  table.insert(M.waiting[root], { go = go, lost = lost })
+  return false
+end
+
+--- What waited for `root`'s server: sent (`why` nil) or given back.
+---@param root string
+---@param why? string
+local function flush(root, why)
+  local waiting = M.waiting[root] or {}
+  M.waiting[root] = nil
+  for _, w in ipairs(waiting) do
+    if why then w.lost(why) else w.go() end
+  end
+end
+
 --- After initialize: re-attach to the session we were following (restart / reconnect).
 ---@param root string
 function M.on_ready(root)
   M.ready[root] = true
   local sid = state.session
   if sid == nil then
+    flush(root)
     if M.remote() then
       state.hold = state.hold or {} -- live events wait for the replay (no gap, no overlap)
       proto.request(proto.method.sessions, {}, function(err, res)
@@ -181,6 +212,7 @@ function M.on_ready(root)
   end
   state.hold = state.hold or {}
   proto.request(proto.method.resumeSession, { sessionId = sid }, function(err)
+    flush(root)  -- after the resume: the prompts go to the session it reopened
     if err then return M.release() end
     require("pi.chat").note("reconnected to session " .. sid)
     M.replay(sid, state.seq[sid] or 0)
@@ -249,6 +281,7 @@ function M.on_exit(root, code, signal)
   state.hold = nil
   if not config.options.server.restart or n > config.options.server.max_restarts then
     vim.notify(("pi: server exited (code %s); not restarting"):format(tostring(code)), vim.log.levels.WARN)
+    flush(root, ("the server exited with code %s"):format(tostring(code)))
     return
   end
   require("pi.chat").note(("server exited (code %s, signal %s); restarting"):format(tostring(code), tostring(signal)))

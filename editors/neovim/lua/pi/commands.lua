@@ -53,21 +53,33 @@ end
 ---@param text string
 ---@param deliver_as? "steer"|"followUp"|"interrupt"
 function M.send(text, deliver_as)
-  require("pi.client").ensure()
+  local client = require("pi.client")
+  client.ensure()
   require("pi.chat").open()
   -- anything but a follow-up reaches the running turn: a waiting permission question is denied
   if deliver_as ~= "followUp" then require("pi.permission").deny_waiting(text) end
-  local params = { text = text, sessionId = state.session, deliverAs = deliver_as }
-  proto.request(proto.method.prompt, params, function(err, res)
-    if err then
-      if deliver_as == "interrupt" then return M.interrupt_fallback(text) end
-      return vim.notify("pi: " .. (err.message or "prompt failed"), vim.log.levels.ERROR)
-    end
-    state.session = res.sessionId or state.session
-    if res.delivered and res.delivered ~= "prompt" and res.delivered ~= "interrupt" then
-      require("pi.chat").note(("queued as %s: %s"):format(res.delivered, text))
-    end
-  end)
+  local function lost(why)
+    -- never dropped: the next :Pi offers the text again (as after :PiRewind)
+    state.restored_text = text
+    vim.notify("pi: not sent (" .. why .. "); :Pi offers it again", vim.log.levels.ERROR)
+  end
+  local function go()
+    local params = { text = text, sessionId = state.session, deliverAs = deliver_as }
+    proto.request(proto.method.prompt, params, function(err, res)
+      if err then
+        if deliver_as == "interrupt" then return M.interrupt_fallback(text) end
+        return lost(err.message or "prompt failed")
+      end
+      state.session = res.sessionId or state.session
+      if res.delivered and res.delivered ~= "prompt" and res.delivered ~= "interrupt" then
+        require("pi.chat").note(("queued as %s: %s"):format(res.delivered, text))
+      end
+    end)
+  end
+  -- a server still starting: the prompt waits for it (client.when_ready), shown in the chat
+  if not client.when_ready(go, lost) then
+    require("pi.chat").note("waiting: will send when the server is ready: " .. text)
+  end
 end
 
 --- A server without deliverAs "interrupt": abort, then prompt once the run has ended.

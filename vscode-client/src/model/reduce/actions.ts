@@ -6,6 +6,7 @@ import type {
   Features,
   NoticeItem,
   Queue,
+  QueueEntry,
   ReviewFile,
   ServerInfo,
   ViewModel,
@@ -38,6 +39,8 @@ export type Action =
     }
   | { type: 'state'; state: Record<string, unknown> }
   | { type: 'queue'; queue: Queue }
+  /** The prompts held until the server runs (whole list). */
+  | { type: 'waiting'; waiting: QueueEntry[] }
   | { type: 'localQueue'; text: string; deliverAs: 'steer' | 'followUp' }
   | { type: 'review'; files: ReviewFile[] }
   | { type: 'checkpoints'; checkpoints: Checkpoint[] }

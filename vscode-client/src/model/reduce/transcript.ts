@@ -29,6 +29,7 @@ export function loadSession(d: Draft, sessionId: string, messages: unknown[], en
       : {}),
     server: keepServer,
     features: keepFeatures,
+    waiting: d.vm.waiting, // held for the server, not part of any session yet
     sessionId,
     nextId: d.vm.nextId,
     rev: d.vm.rev,

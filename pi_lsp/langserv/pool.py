@@ -164,6 +164,9 @@ class ServerPool:
                 progress(f"Starting language server {config.name} ({config.command})…")
             await proc.ensure_started()
             self._start_reaper()
+        # handed to a caller: in use from now (a start slower than idle_s left the reaper a
+        # moment, between the start and the first request, to stop the server as idle)
+        proc.last_used = time.monotonic()
         return proc
 
     async def _sync(

@@ -85,9 +85,9 @@ The modules that share ``vscode-client/`` also hold a lock (``_shared_checkout_l
 run, so no scheduler can run two of them at once."""
 
 _FIRST_GROUP = "vscode"
-"""The longest chain of the suite (≈ 4.5 min on 2 cores: the extension's unit/lint/typecheck,
-its host and UI tiers, the real-model tier): handed out first so everything else runs beside
-it on the other worker."""
+"""The longest chain of the suite (the extension's unit/lint/typecheck, then one ``run.mjs`` run:
+its host tier, the real-model pass and the UI tier; docs/testing.md#time-budget): handed out
+first so everything else runs beside it on the other worker."""
 
 _EXCLUSIVE = frozenset({"vscode"})
 """Groups whose modules must never run at the same time, whatever the scheduler does."""

@@ -11,7 +11,9 @@ On a copy of tests/fixtures/lsp_project with jedi-language-server started by pi-
   each location's source line.
 
 Prints one JSON line (``pi-lsptool-bench/1``) with the medians and ``ratio`` = tool / server
-per operation (target ≤ 1.2), and the cold start (first query, server start included).
+per operation (target ≤ 1.2), the median of each run's own tool / server ratio, pi-lsp's own
+CPU time per call both ways (steadier than wall time on a loaded machine), and the cold start
+(first query, server start included).
 ``python bench/lsptool_bench.py [--runs 30] [--server PATH]``.
 """
 
@@ -68,24 +70,36 @@ async def run(root: Path, server: str, runs: int) -> dict[str, Any]:
             params = {"textDocument": {"uri": path.as_uri()}, "position": position, **extra}
             params_model = LspParams(operation=name, **args)
             await tool.execute("warm", params_model)  # the document opened, the server warm
-            server_ms: list[float] = []
-            tool_ms: list[float] = []
+            wall: dict[str, list[float]] = {"server": [], "tool": []}
+            cpu: dict[str, list[float]] = {"server": [], "tool": []}
             for i in range(runs):  # interleaved, each first every other time (a request
                 # right after another is faster: the order must not favour either)
                 for which in ("server", "tool") if i % 2 else ("tool", "server"):
-                    t = time.perf_counter()
+                    t, c = time.perf_counter(), time.process_time()
                     if which == "server":
                         await proc.request(method, params, limit=60, signal=None)
-                        server_ms.append((time.perf_counter() - t) * 1000)
                     else:
                         await tool.execute("t", params_model)
-                        tool_ms.append((time.perf_counter() - t) * 1000)
-            server_med = statistics.median(server_ms)
-            tool_med = statistics.median(tool_ms)
+                    wall[which].append((time.perf_counter() - t) * 1000)
+                    cpu[which].append((time.process_time() - c) * 1000)
+            server_med = statistics.median(wall["server"])
+            tool_med = statistics.median(wall["tool"])
             out[name] = {
                 "server_median_ms": round(server_med, 2),
                 "tool_median_ms": round(tool_med, 2),
                 "ratio": round(tool_med / server_med, 3),
+                # each run's tool / server (the two calls back to back, under the same load):
+                # steadier than the ratio of the medians on a busy machine
+                "paired_ratio_median": round(
+                    statistics.median(
+                        t / b for t, b in zip(wall["tool"], wall["server"], strict=True)
+                    ),
+                    3,
+                ),
+                # pi-lsp's own CPU per call (the server's runs in its process): what the tool
+                # adds on top of the client's share of the bare request
+                "server_client_cpu_ms": round(statistics.median(cpu["server"]), 3),
+                "tool_cpu_ms": round(statistics.median(cpu["tool"]), 3),
             }
     finally:
         await pool.aclose()

@@ -8,14 +8,21 @@ Faux provider, real sessions and session files in a temp directory. For each of 
   per chunk. ``overhead_ms`` = the ``task`` tool's duration (its ``tool_execution_start`` →
   ``tool_execution_end`` on the parent) − the child's model time (its assistant message's
   ``message_start`` → ``message_end``): making the child's session and file, its system
-  prompt, the run, the result and the records.
+  prompt, the run, the result and the records. ``overhead_cpu_ms``: the same difference in
+  the process's CPU time (``time.process_time``: what the machine's load does not inflate).
 - **parallel**: 4 children in one message (chunk delays 1×, 1×, 1×, 1.5× ``--delay-ms``);
   ``parallel_ms`` = the batch (first ``task`` start → last ``task`` end); ``slowest_alone_ms``
   = the slowest child's ``task`` alone, in the same run. ``ratio`` = their quotient
-  (target ≤ 1.3).
+  (target ≤ 1.3); ``ratio_of_pairs``: the median of each repetition's own quotient (the two
+  measured back to back, under the same load).
 
-Not a test: ``python bench/subagents_bench.py [--runs 10] [--delay-ms 2]``; the JSON result is
-the last line of stdout.
+``--printer text|json``: as ``pi-lsp run`` (``--json``) does, its printer gets every event of
+the parent and of the children (written to ``/dev/null``) and its terminal permission checks
+are the children's.
+
+Not a test: ``python bench/subagents_bench.py [--runs 10] [--delay-ms 2] [--printer text]``
+(``--inline-fsync``: the session files' fsyncs on the loop, the old way);
+the JSON result is the last line of stdout.
 """
 
 from __future__ import annotations
@@ -34,14 +41,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pi_lsp.runtime import RunConfig, create_agent_session
+from pi_lsp.cli.output import BashPermission, JsonPrinter, TerminalPrinter
+from pi_lsp.runtime import RunConfig, SessionOptions, create_agent_session
 from pi_lsp.sessions import SessionStore
 from pi_lsp.sessions.fsync_worker import background_fsync
 from pi_lsp.tools.disk_workspace import DiskWorkspace
 
 SYNC = background_fsync() if "--inline-fsync" not in sys.argv else None
-"""The session files' fsyncs on the server's background worker (``--inline-fsync``: on the
-loop, as ``pi-lsp run`` does; each costs a few ms on most disks)."""
+"""The session files' fsyncs on the background worker, as every front end does
+(``--inline-fsync``: on the loop, the way ``pi-lsp run`` and ``pi-lsp acp`` used to; each
+costs a few ms on a busy disk)."""
+PRINTER = "none"
+"""``--printer``: ``pi-lsp run``'s printer on every event (``text`` / ``json``), or none."""
+SINK = open(os.devnull, "w")  # noqa: SIM115  # the printer's terminal, for the whole process
 CHILD_TEXT = "word " * 120  # about 150 chunks of 4 characters
 
 
@@ -73,29 +85,49 @@ async def one_run(root: Path, names: list[str], delays: dict[str, float]) -> dic
     script.write_text(json.dumps({"responses": responses}))
     cwd = root / "project"
     cwd.mkdir(exist_ok=True)
+    options = None
+    if PRINTER != "none":
+        permission = BashPermission(allow_all=False, interactive=False, err=SINK)
+        options = SessionOptions(
+            permissions=(permission,),
+            child_permissions=lambda agent, child_id: (permission.for_child(agent, child_id),),
+        )
     session = create_agent_session(
         RunConfig(provider="faux", faux_script=str(script)),
         DiskWorkspace([cwd]),
         file=SessionStore(root / "sessions", cwd, sync=SYNC).create(),
+        options=options,
     )
+    if PRINTER != "none":
+        printer: Any = (
+            JsonPrinter(session.session_id, SINK)
+            if PRINTER == "json"
+            else TerminalPrinter(SINK, SINK)
+        )
+        session.subscribe(printer)
+        assert session.subagents is not None
+        session.subagents.subscribe(printer.child)
     starts: dict[str, float] = {}
     ends: dict[str, float] = {}
     model: dict[str, list[float]] = {}
-    session.subscribe(
-        lambda e: (
+    cpu: dict[str, list[float]] = {}  # per call: task start, model start, model end, task end
+
+    def on_parent(e: Any) -> None:
+        if e.type == "tool_execution_start":
             starts.setdefault(e.tool_call_id, time.perf_counter())
-            if e.type == "tool_execution_start"
-            else ends.setdefault(e.tool_call_id, time.perf_counter())
-            if e.type == "tool_execution_end"
-            else None
-        )
-    )
+            cpu.setdefault(e.tool_call_id, []).append(time.process_time())
+        elif e.type == "tool_execution_end":
+            ends.setdefault(e.tool_call_id, time.perf_counter())
+            cpu.setdefault(e.tool_call_id, []).append(time.process_time())
+
+    session.subscribe(on_parent)
     assert session.subagents is not None
 
     def on_child(wrapped: Any) -> None:
         event = wrapped.event
         if event.type in ("message_start", "message_end") and event.message.role == "assistant":
             model.setdefault(wrapped.tool_call_id, []).append(time.perf_counter())
+            cpu.setdefault(wrapped.tool_call_id, []).append(time.process_time())
 
     session.subagents.subscribe(on_child)
     await session.prompt("go")
@@ -105,12 +137,16 @@ async def one_run(root: Path, names: list[str], delays: dict[str, float]) -> dic
         begin, end = model[call_id][0], model[call_id][-1]
         out[f"overhead:{call_id}"] = ((ends[call_id] - start) - (end - begin)) * 1000
         out[f"task:{call_id}"] = (ends[call_id] - start) * 1000
+        c = cpu[call_id]
+        out[f"cpu:{call_id}"] = ((c[-1] - c[0]) - (c[-2] - c[1])) * 1000
     return out
 
 
 async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
     overheads: list[float] = []
+    overheads_cpu: list[float] = []
     parallel: list[float] = []
+    load_before = os.getloadavg()[0]
     alone: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -120,6 +156,7 @@ async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
         for _ in range(runs):
             single = await one_run(root, ["SOLO"], {"SOLO": delay_ms})
             overheads += [v for k, v in single.items() if k.startswith("overhead:")]
+            overheads_cpu += [v for k, v in single.items() if k.startswith("cpu:")]
             slow = await one_run(root, ["SLOW"], {"SLOW": delay_ms * 1.5})
             alone.append(slow["batch_ms"])
             names = ["P1", "P2", "P3", "SLOW"]
@@ -133,12 +170,19 @@ async def bench(runs: int, delay_ms: float) -> dict[str, Any]:
         "runs": runs,
         "delay_ms": delay_ms,
         "fsync": "inline" if SYNC is None else "background",
+        "printer": PRINTER,
         "overhead_ms": round(overhead, 2),
         "overhead_ok": overhead <= 20.0,
+        "overhead_cpu_ms": round(statistics.median(overheads_cpu), 2),
         "parallel_ms": round(par, 1),
         "slowest_alone_ms": round(slowest, 1),
         "ratio": round(par / slowest, 3),
         "ratio_ok": par / slowest <= 1.3,
+        "ratio_of_pairs": round(
+            statistics.median(p / a for p, a in zip(parallel, alone, strict=True)), 3
+        ),
+        "load": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+        "cpus": os.cpu_count(),
     }
 
 
@@ -146,8 +190,16 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--delay-ms", type=float, default=2.0)
-    p.add_argument("--inline-fsync", action="store_true", help="fsync on the loop (pi-lsp run)")
+    p.add_argument("--inline-fsync", action="store_true", help="fsync on the loop (the old way)")
+    p.add_argument(
+        "--printer",
+        choices=("none", "text", "json"),
+        default="none",
+        help="pi-lsp run's printer and permission checks on every event",
+    )
     args = p.parse_args()
+    global PRINTER
+    PRINTER = args.printer
     result = asyncio.run(bench(args.runs, args.delay_ms))
     print(json.dumps(result))
 

@@ -6,7 +6,8 @@
 headless agent trace in a directory (``cli/``); ``pi-lsp export SESSION`` writes a saved
 session as an HTML page (``cli/export.py``). ``pi-lsp acp [provider flags]`` serves the
 Agent Client Protocol on stdio (``acp/``). ``pi-lsp review [--base REF | --commit SHA] ...``
-reviews a git diff headless (``cli/review.py``, docs/review.md). This module only picks the
+reviews a git diff headless (``cli/review.py``, docs/review.md). ``pi-lsp lsp doctor`` checks
+the ``lsp`` tool's language servers (``cli/lsp_doctor.py``). This module only picks the
 front end; they never import each other.
 """
 
@@ -97,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cli.worktrees import main as worktrees_main
 
         return worktrees_main(args_list[1:])
+    if args_list and args_list[0] == "lsp":
+        from .cli.lsp_doctor import main as lsp_main
+
+        return lsp_main(args_list[1:])
     if args_list and args_list[0] == "export":
         from .cli.export import main as export_main
 

@@ -5,9 +5,12 @@ command moved there after the long threshold) ends its tool call ``in_progress``
 (``updates.LiveUpdates``); ``BackgroundRelay`` then keeps that tool call alive: the
 process's output as ``tool_call_update`` content (or terminal output deltas for a client
 with Zed's terminal extension), at most one update per ``INTERVAL`` seconds, and
-``completed`` / ``failed`` when the process exits or is killed (``bash_kill``, the end of the
-session, a ``session/cancel`` of the prompt that started it). Imports the SDK's schema,
-``tools.background`` and ``tool_view`` only.
+``completed`` / ``failed`` once the model has seen the process end: it read the exit
+(``bash_output`` after it, ``BackgroundProcess.report_end``) or killed it (``bash_kill``), or
+the process was killed otherwise (the end of the session, a ``session/cancel`` of the prompt
+that started it). A process that exits by itself meanwhile gets a last ``in_progress``
+update with its exit status. Imports the SDK's schema, ``tools.background`` and
+``tool_view`` only.
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ class _Tracked:
     sent: str = ""
     dirty: bool = False
     done: bool = False
+    exit_sent: bool = False
+    """A terminal client was told the process exited (the call may still be in progress)."""
+
+
+def _failed(job: BackgroundProcess) -> bool:
+    return not job.killed and (job.exit_code or 0) != 0
 
 
 def tail_text(job: BackgroundProcess) -> str:
@@ -81,20 +90,41 @@ class BackgroundRelay:
         if what == "output":
             tracked.dirty = True
             self._schedule()
-        elif what == "exited" and tracked.ended:
+        elif what == "exited":
+            if job.killed:
+                self._finish_if_ended(job, tracked)
+            else:  # the exit status shows; the call ends when the model reads it
+                tracked.dirty = True
+                self._schedule()
+        elif what == "reported":
+            self._finish_if_ended(job, tracked)
+
+    def _finish_if_ended(self, job: BackgroundProcess, tracked: _Tracked) -> None:
+        if tracked.ended:
             self._spawn(self._finish(job, tracked))
 
-    def tool_ended(self, call_id: str) -> None:
-        """The tool call ``call_id`` sent its result: from now on the relay owns it."""
+    def tool_ended(self, call_id: str, in_progress: bool = True) -> None:
+        """The tool call ``call_id`` sent its result; ``in_progress``: that result said the
+        process still runs, so from now on the relay owns the call (else the call ended)."""
         for job in self.jobs.all():
             tracked = self._tracked.get(job.id)
             if tracked is None or tracked.call_id != call_id or tracked.ended:
                 continue
             tracked.ended = True
-            if not job.running:
+            if not in_progress:
+                tracked.done = True
+            elif not job.running and (job.killed or job.end_reported):
                 self._spawn(self._finish(job, tracked))
-            elif tracked.dirty:
+            elif tracked.dirty or not job.running:
+                tracked.dirty = True
                 self._schedule()
+
+    async def finish_all(self) -> None:
+        """The session closes: every tool call still in progress gets its end."""
+        for job in self.jobs.all():
+            tracked = self._tracked.get(job.id)
+            if tracked is not None and tracked.ended and not job.running:
+                await self._finish(job, tracked)
 
     # ------------------------------------------------------------------ sending
 
@@ -128,21 +158,26 @@ class BackgroundRelay:
         if self._terminal():
             delta = view.output_delta(tracked.sent, now)
             tracked.sent = now
-            if not delta:
+            meta = view.output_meta(tracked.call_id, delta) if delta else {}
+            if not job.running and not tracked.exit_sent:  # the terminal ended; the call not
+                tracked.exit_sent = True
+                meta = {**meta, **view.exit_meta(tracked.call_id, _failed(job))}
+            if not meta:
                 return None
             return ToolCallProgress(
                 session_update="tool_call_update",
                 tool_call_id=tracked.call_id,
-                field_meta=view.output_meta(tracked.call_id, delta),
+                field_meta=meta,
             )
-        if now == tracked.sent:
+        shown = f"[{job.id}: {job.status_text()}]\n{now}"
+        if shown == tracked.sent:
             return None
-        tracked.sent = now
+        tracked.sent = shown
         return ToolCallProgress(
             session_update="tool_call_update",
             tool_call_id=tracked.call_id,
             status="in_progress",
-            content=[view.output_text(f"[{job.id}: {job.status_text()}]\n{now}")],
+            content=[view.output_text(shown)],
         )
 
     async def _finish(self, job: BackgroundProcess, tracked: _Tracked) -> None:
@@ -150,7 +185,7 @@ class BackgroundRelay:
             if tracked.done:
                 return
             tracked.done = True
-            failed = not job.killed and (job.exit_code or 0) != 0
+            failed = _failed(job)
             now = tail_text(job)
             status_line = f"[{job.id}: {job.status_text()}]"
             meta: dict[str, Any] | None = None
@@ -159,7 +194,7 @@ class BackgroundRelay:
                 delta = view.output_delta(tracked.sent, now)
                 meta = {
                     **(view.output_meta(tracked.call_id, delta) if delta else {}),
-                    **view.exit_meta(tracked.call_id, failed),
+                    **({} if tracked.exit_sent else view.exit_meta(tracked.call_id, failed)),
                 }
             else:
                 content = [view.output_text(f"{status_line}\n{now}")]

@@ -124,7 +124,11 @@ class OpenedSession:
 
 
 def store_for(cwd: Path) -> SessionStore:
-    return SessionStore.for_workspace(cwd)
+    """The sessions of ``cwd``; their fsyncs run on the process's worker thread (a write is
+    in the file at once), never on the loop that serves the client and the children."""
+    from ..sessions.fsync_worker import background_fsync
+
+    return SessionStore.for_workspace(cwd, sync=background_fsync())
 
 
 def open_file(prov: Provision, cwd: Path, resume: str | None = None) -> SessionFile | None:

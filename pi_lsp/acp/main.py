@@ -89,4 +89,7 @@ def main(argv: Sequence[str]) -> int:
         protocol_fd = protect_stdout()
     agent = PiAcpAgent(prov)
     run_event_loop(_serve_stdio(protocol_fd, agent, read_ahead, answered))
+    from ..sessions.fsync_worker import drain_background_fsync
+
+    drain_background_fsync()  # the session files' queued fsyncs, before the process ends
     return EXIT_OK

@@ -71,22 +71,38 @@ _KINDS: dict[str, Any] = {
 }
 
 
-def mcp_ask(ask: AcpAsk) -> Callable[[Question, AbortSignal | None], Awaitable[Answer]]:
-    """The MCP questions as ACP permission requests (``cancelled`` counts as a denial)."""
+ChildAcpAsk = Callable[
+    [str, ToolCallUpdate, list[PermissionOption]], Awaitable[RequestPermissionResponse]
+]
+
+
+def mcp_ask(
+    ask: AcpAsk, ask_for_child: ChildAcpAsk | None = None
+) -> Callable[[Question, AbortSignal | None], Awaitable[Answer]]:
+    """The MCP questions as ACP permission requests (``cancelled`` counts as a denial). A
+    ``task`` child's question goes under the child's id when ``ask_for_child`` is given (the
+    client declared ``subagents``), else on the parent, titled ``[agent] …``."""
 
     async def question_to_client(question: Question, signal: AbortSignal | None) -> Answer:
         offered = [o for o in question.options if o.kind in _KINDS]
         options = [
             PermissionOption(option_id=o.id, name=o.label, kind=_KINDS[o.kind]) for o in offered
         ]
+        child = question.child_session_id
+        title = question.title
+        if child is not None and ask_for_child is not None:  # shown under the child: as its own
+            title = title.removeprefix(f"[{question.agent_name}] ")
         tool_call = ToolCallUpdate(
             tool_call_id=question.call_id,
-            title=question.title,
+            title=title,
             kind="other",
             status="pending",
             raw_input={"detail": question.detail},
         )
-        response = await ask(tool_call, options)
+        if child is not None and ask_for_child is not None:
+            response = await ask_for_child(child, tool_call, options)
+        else:
+            response = await ask(tool_call, options)
         outcome = response.outcome
         if not isinstance(outcome, AllowedOutcome):
             return Answer("deny")
@@ -97,14 +113,19 @@ def mcp_ask(ask: AcpAsk) -> Callable[[Question, AbortSignal | None], Awaitable[A
 
 
 def attach_mcp(
-    config: RunConfig, cwd: Path, ask: AcpAsk, rules: RuleStore, permission: McpPermission
+    config: RunConfig,
+    cwd: Path,
+    ask: AcpAsk,
+    rules: RuleStore,
+    permission: McpPermission,
+    ask_for_child: ChildAcpAsk | None = None,
 ) -> McpAttachment | None:
     """The project's, the user's and the client's (``config.mcp_servers``, later wins) MCP
     servers as the tools a session is built with; ``None`` when there are none."""
     clients = LoadedConfig(servers=list(config.mcp_servers))
     return attach(
         load(cwd, [clients]),
-        ask=mcp_ask(ask),
+        ask=mcp_ask(ask, ask_for_child),
         trust_file=data_dir() / "mcp-trust" / f"{workspace_key(cwd)}.json",
         rules=rules,
         permission=lambda: permission,

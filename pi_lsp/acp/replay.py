@@ -37,6 +37,15 @@ def replay(
 ) -> Iterator[SessionUpdate]:
     """``terminal``: the client renders Zed's display-only terminal (else ``bash`` output
     is ``content`` text, as live)."""
+    for _, update in replay_timed(session_id, cwd, entries, terminal):
+        yield update
+
+
+def replay_timed(
+    session_id: str, cwd: Path, entries: Iterable[Any], terminal: bool = False
+) -> Iterator[tuple[str, SessionUpdate]]:
+    """``replay`` with each update's time: its entry's ISO ``timestamp`` (a ``task`` tree is
+    replayed in the order its sessions' entries were written: ``subagents.py``)."""
     entries = list(entries)
     old_texts: dict[str, str] = {}
     for entry in entries:
@@ -46,25 +55,31 @@ def replay(
             if isinstance(call_id, str) and isinstance(text, str):
                 old_texts[call_id] = text
     open_calls: dict[str, tuple[str, dict[str, Any]]] = {}
+    at = ""
     for entry in entries:
         if not isinstance(entry, MessageEntry):
             continue
+        at = entry.timestamp
         message = entry.message
         role = getattr(message, "role", None)
         msg_id = message_id(session_id, message)
         if role == "user":
             text = message_text(message)
             if text:
-                yield user_text(text, msg_id)
+                yield at, user_text(text, msg_id)
         elif isinstance(message, AssistantMessage):
-            yield from _assistant(message, msg_id, cwd, open_calls, terminal)
+            for update in _assistant(message, msg_id, cwd, open_calls, terminal):
+                yield at, update
         elif isinstance(message, ToolResultMessage):
             name, args = open_calls.pop(message.tool_call_id, (message.tool_name, {}))
             old = old_texts.get(message.tool_call_id)
-            yield _result(message, name, args, cwd, old, terminal)
+            yield at, _result(message, name, args, cwd, old, terminal)
     for call_id in open_calls:  # a run that stopped before its tools finished
-        yield ToolCallProgress(
-            session_update="tool_call_update", tool_call_id=call_id, status="failed"
+        yield (
+            at,
+            ToolCallProgress(
+                session_update="tool_call_update", tool_call_id=call_id, status="failed"
+            ),
         )
 
 

@@ -64,7 +64,7 @@ from .mcp_servers import attach_mcp, from_acp
 from .permissions import BashMode, PermissionBridge, bash_rules
 from .project_trust import trust_ask
 from .questions import AcpQuestions, ElicitationAnswer
-from .replay import replay
+from .replay import replay, replay_timed
 from .session import AcpSession
 from .subagents import ChildStream, SubagentsCapability
 from .tool_view import wants_terminal
@@ -232,13 +232,20 @@ class PiAcpAgent:
             write=link.write if caps is not None and caps.write_text_file else None,
         )
         config = session_config(self.prov, from_acp(mcp))
-        tools = attach_mcp(config, cwd, link.ask, rules, self.prov.config.permissions.mcp)
+        tools = attach_mcp(
+            config,
+            cwd,
+            link.ask,
+            rules,
+            self.prov.config.permissions.mcp,
+            ask_for_child=link.ask_for if self.subagents_cap.enabled else None,
+        )
         rules_of_session = bash_rules(bridge, rules, self._bash_mode)
         bash = rules_of_session.before_tool_call
 
         def child_permissions(agent: str, child_id: str) -> tuple[Any, ...]:
             child = rules_of_session.for_child(agent, child_id).before_tool_call
-            return (child,) if tools is None else (child, tools.check)
+            return (child,) if tools is None else (child, tools.child_check(agent, child_id))
 
         opened = open_session(
             config,
@@ -338,15 +345,13 @@ class PiAcpAgent:
     ) -> LoadSessionResponse:
         session = await self._reopen(cwd, session_id, additional_directories, mcp_servers)
         branch = session.session.tree.get_branch()
-        children = {r["toolCallId"]: r for r in session.session.subagents_recorded()}
-        for update in replay(session_id, session.cwd, branch, session.live.terminal):
-            await session.send(update)
-            record = children.pop(getattr(update, "tool_call_id", None) or "", None)
-            if record is not None and session.children is not None:  # the child, in place
-                await session.children.replay_child(record, store_for(session.cwd))
-        if session.children is not None:  # recorded, their call not on this branch: at the end
-            for record in children.values():
-                await session.children.replay_child(record, store_for(session.cwd))
+        if session.children is not None:  # with its children, as it happened
+            timed = list(replay_timed(session_id, session.cwd, branch, session.live.terminal))
+            entries = session.session.tree.entries  # its children's records, any branch
+            await session.children.replay_tree(timed, entries, store_for(session.cwd), session.send)
+        else:
+            for update in replay(session_id, session.cwd, branch, session.live.terminal):
+                await session.send(update)
         await session.announce(commands=False)  # the history's title, plan and usage first
         self._after_response(session.announce_commands())
         return LoadSessionResponse(config_options=session.config_options(), modes=session.modes())

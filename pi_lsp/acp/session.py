@@ -64,6 +64,7 @@ from .updates import (
     SessionUpdate,
     agent_text,
     message_text,
+    still_running,
 )
 
 log = logging.getLogger("pi_lsp.acp")
@@ -270,7 +271,10 @@ class AcpSession:
         if isinstance(event, ToolExecutionEndEvent) and event.tool_name == "write":
             self._record_old_text(event.tool_call_id)
         if isinstance(event, ToolExecutionEndEvent):
-            self.background.tool_ended(event.tool_call_id)
+            self.background.tool_ended(
+                event.tool_call_id,
+                event.tool_name == "bash" and still_running(event.result.details),
+            )
         if isinstance(event, MessageEndEvent) and isinstance(event.message, AssistantMessage):
             await self.send(self.usage())
 
@@ -543,6 +547,7 @@ class AcpSession:
         if self._turn is not None:
             await asyncio.wait({self._turn})
         await self.session.wait_for_idle()
+        await self.background.finish_all()
         self._unsubscribe()
         self.closed = True
         await self.opened.close()

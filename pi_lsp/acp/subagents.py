@@ -9,6 +9,10 @@ client's capability, in this one module, as raw JSON).
   sends the child's updates under the child's id (the same mapping as the parent's), and one
   terminal ``subagent_update`` after its last update — all before the ``task`` call ends
   and so before ``session/prompt`` returns.
+- ``session/load`` (``ChildStream.replay_tree``): the parent's history and its children's
+  in the order their entries were written (each entry's timestamp), so parallel children
+  interleave as they did live; a child is announced after its ``task`` call and ended before
+  that call's result, whatever the clock says.
 Without the capability nothing of this is sent: the client sees the ``task`` tool call and
 its progress text, and a child's permission question titled ``[agent] …`` on the parent.
 """
@@ -16,11 +20,16 @@ its progress text, and a child's permission question titled ``[agent] …`` on t
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from acp.schema import ToolCallProgress, ToolCallStart
+
 from ..runtime import ChildEvent
+from ..sessions.entries import CustomEntry
 from ..sessions.events import SubagentUpdateEvent
+from ..sessions.usage import SUBAGENT_ENTRY_TYPE, subagent_records
 from .updates import LiveUpdates
 
 log = logging.getLogger(__name__)
@@ -102,33 +111,73 @@ class ChildStream:
             update["_meta"] = {"piLsp": {"usage": event.usage}}
         await self._notify(self.session_id, update)
 
-    async def replay_child(self, record: dict[str, Any], store: Any) -> None:
-        """``session/load``: a recorded child — announced, its history under its id, then
-        its terminal state (``disconnected`` when it never ended: the process stopped)."""
-        from .replay import replay
+    async def replay_tree(
+        self,
+        parent: Sequence[tuple[str, Any]],
+        entries: Sequence[Any],
+        store: Any,
+        send_parent: Callable[[Any], Awaitable[None]],
+    ) -> None:
+        """``session/load``: the parent's timed updates (``replay.replay_timed``) merged with
+        its recorded children's (announce, history, terminal), in the order they happened.
+        Children whose ``task`` call is not on this branch come at the end."""
+        starts = {
+            u.tool_call_id for _, u in parent if isinstance(u, ToolCallStart) and u.tool_call_id
+        }
+        times = _record_times(entries)
+        streams: dict[str, list[Timed]] = {}
+        rest: list[list[Timed]] = []
+        for record in subagent_records(entries):
+            items = self._child_items(record, times, store)
+            call = record.get("toolCallId")
+            if isinstance(call, str) and call in starts and call not in streams:
+                streams[call] = items
+            else:
+                rest.append(items)
+        for _, session_id, update in merge_timelines(parent, streams):
+            if session_id is None:
+                await send_parent(update)
+            else:
+                await self._notify(session_id, update)
+        for items in rest:
+            for _, session_id, update in items:
+                await self._notify(session_id or self.session_id, update)
+
+    def _child_items(
+        self, record: dict[str, Any], times: dict[str, tuple[str, str | None]], store: Any
+    ) -> list[Timed]:
+        """One recorded child as timed raw updates: announce, history, terminal."""
+        from .replay import replay_timed
 
         child = str(record.get("childSessionId"))
+        start, end = times.get(child, ("", None))
         announce = {
             "sessionUpdate": "subagent_update",
             "subagentSessionId": child,
             "name": record.get("agent"),
             "task": record.get("description"),
         }
-        await self._notify(self.session_id, announce)
+        items: list[Timed] = [(start, self.session_id, announce)]
         try:
             file = store.open(child)
         except LookupError:
             file = None
         if file is not None:
-            for update in replay(child, self.cwd, file.get_branch()):
+            for at, update in replay_timed(child, self.cwd, file.get_branch()):
                 data = update.model_dump(by_alias=True, exclude_none=True, mode="json")
-                await self._notify(child, data)
+                items.append((max(at, items[-1][0]), child, data))
         state = record.get("state")
         terminal = state if state in TERMINAL else "disconnected"
-        await self._notify(
-            self.session_id,
-            {"sessionUpdate": "subagent_update", "subagentSessionId": child, "state": terminal},
+        last = items[-1][0]
+        at = max(end, last) if end is not None and state in TERMINAL else last
+        items.append(
+            (
+                at,
+                self.session_id,
+                {"sessionUpdate": "subagent_update", "subagentSessionId": child, "state": terminal},
+            )
         )
+        return items
 
     async def on_child(self, wrapped: ChildEvent) -> None:
         """One event of a child: its updates under its own id."""
@@ -138,3 +187,66 @@ class ChildStream:
         for update in live.map(wrapped.event):
             data = update.model_dump(by_alias=True, exclude_none=True, mode="json")
             await self._notify(wrapped.child_id, data)
+
+
+Timed = tuple[str, "str | None", Any]
+"""``(ISO time, session id to send under, update)``; ``None``: a parent update (typed, sent
+through the session)."""
+
+
+def _record_times(entries: Sequence[Any]) -> dict[str, tuple[str, str | None]]:
+    """Each child's first ``subagent`` record's time and its terminal record's, if any."""
+    out: dict[str, tuple[str, str | None]] = {}
+    for entry in entries:
+        if not isinstance(entry, CustomEntry) or entry.custom_type != SUBAGENT_ENTRY_TYPE:
+            continue
+        data = entry.data if isinstance(entry.data, dict) else {}
+        child = data.get("childSessionId")
+        if not isinstance(child, str):
+            continue
+        start, end = out.get(child, (entry.timestamp, None))
+        if data.get("state") in TERMINAL:
+            end = entry.timestamp
+        out[child] = (start, end)
+    return out
+
+
+def merge_timelines(
+    parent: Sequence[tuple[str, Any]], children: dict[str, list[Timed]]
+) -> Iterator[Timed]:
+    """The parent's updates and each ``task`` call's child stream, earliest first (the parent
+    first on a tie). A child's stream waits for its call's ``tool_call``; the call's result
+    waits for the child's stream to end. Each stream keeps its own order."""
+    p = 0
+    heads = dict.fromkeys(children, 0)
+    started: set[str] = set()
+    while True:
+        candidates: list[tuple[str, int, str | None]] = []
+        if p < len(parent):
+            update = parent[p][1]
+            call = getattr(update, "tool_call_id", None)
+            waiting = (
+                isinstance(update, ToolCallProgress)
+                and call in children
+                and heads[call] < len(children[call])
+            )
+            if not waiting:
+                candidates.append((parent[p][0], 0, None))
+        for rank, (call, items) in enumerate(children.items(), start=1):
+            if call in started and heads[call] < len(items):
+                candidates.append((items[heads[call]][0], rank, call))
+        if not candidates:
+            if p >= len(parent):
+                return
+            candidates.append((parent[p][0], 0, None))  # never stuck: the parent goes on
+        _, _, pick = min(candidates)
+        if pick is None:
+            at, update = parent[p]
+            p += 1
+            call = getattr(update, "tool_call_id", None)
+            if isinstance(update, ToolCallStart) and call in children:
+                started.add(call)
+            yield at, None, update
+        else:
+            yield children[pick][heads[pick]]
+            heads[pick] += 1

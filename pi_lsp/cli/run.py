@@ -28,6 +28,7 @@ from ..ai import AssistantMessage
 from ..runtime.event_loop import run as run_event_loop
 from ..sessions import SessionNotFoundError, SessionStore
 from ..sessions.events import ResourceNoticeEvent, ResourcesUpdateEvent
+from ..sessions.fsync_worker import background_fsync, drain_background_fsync
 from .args import build_parser
 from .output import BashPermission, JsonPrinter, TerminalPrinter
 from .prefetch import Prefetch
@@ -221,7 +222,10 @@ async def execute(plan: Plan) -> int:
     permission = BashPermission(
         allow_all=plan.allow_bash, interactive=sys.stdin.isatty(), status=status
     )
-    store = SessionStore.for_workspace(plan.cwd)  # redacts every secret the vault knows
+    # redacts every secret the vault knows; the fsyncs run on a worker thread (each write is
+    # in the file at once, so a kill -9 loses nothing more): parallel children never queue
+    # behind each other's disk syncs on the event loop. Drained before the run returns.
+    store = SessionStore.for_workspace(plan.cwd, sync=background_fsync())
     file = None
     if plan.resume:
         try:
@@ -262,7 +266,7 @@ async def execute(plan: Plan) -> int:
             resources=resources,
             child_permissions=lambda agent, child_id: (
                 permission.for_child(agent, child_id),
-                *(() if mcp is None else (mcp.check,)),
+                *(() if mcp is None else (mcp.child_check(agent, child_id),)),
             ),
             code_intel=lsp,
         ),
@@ -297,6 +301,7 @@ async def execute(plan: Plan) -> int:
         session.kill_processes()
         terminal.notice("^C killed running commands")
         sys.stdout.flush()
+        drain_background_fsync()
         os._exit(EXIT_INTERRUPTED)
 
     loop = asyncio.get_running_loop()
@@ -319,6 +324,7 @@ async def execute(plan: Plan) -> int:
         if lsp is not None:
             await lsp.aclose()
         await session.aclose()
+        drain_background_fsync()  # the session files are on disk when the run returns
     if not plan.json:
         terminal.notice(terminal.summary())
     if session.file is not None and session.file.is_persisted:

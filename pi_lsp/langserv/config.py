@@ -17,6 +17,7 @@ others are kept.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,3 +125,22 @@ def load_lsp_config(
 def untrusted_project_files(cwd: Path) -> list[str]:
     """The project's language server files that exist (they need trust)."""
     return [str(cwd / name) for name in PROJECT_FILES if (cwd / name).is_file()]
+
+
+def config_files(cwd: Path, user_settings: Path | None) -> list[Path]:
+    """Every file the configuration may come from (existing or not)."""
+    files = [cwd / name for name in PROJECT_FILES]
+    return ([user_settings] if user_settings is not None else []) + files
+
+
+def fingerprint(paths: list[Path]) -> tuple[tuple[int, int, int] | None, ...]:
+    """What ``paths`` are now (size, mtime, ctime; ``None``: absent): a reload compares it."""
+    out: list[tuple[int, int, int] | None] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(out)

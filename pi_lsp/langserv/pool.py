@@ -4,8 +4,12 @@ Servers are keyed by (server name, workspace root), started on the first questio
 of their files (a cold start is reported through the tool's progress), and stopped after
 ``idle_s`` without a question, or when the pool closes. Before each question the file's text
 (the ``Workspace``'s: an editor buffer or the disk) is synced: ``didOpen`` the first time,
-a full-text ``didChange`` when it changed — so the servers see what the agent edited. A
-server that fails to start stays failed for the pool's life (its error is the answer).
+a full-text ``didChange`` when it changed — so the servers see what the agent edited; a
+document not asked about for ``document_idle_s`` is ``didClose``d (a server does not keep
+every file ever touched). A server that fails to start stays failed until the configuration
+changes (its error is the answer). ``refresh()`` — at the start of each prompted run — loads
+the configuration again when one of its files changed and restarts the servers whose entry
+changed (or drops the ones removed).
 """
 
 from __future__ import annotations
@@ -14,11 +18,13 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..ai.abort import AbortSignal
 from ..tools.code_intel import CodeIntelError, IntelAnswer, Progress
+from ..tools.paths import is_within
 from ..tools.workspace import Workspace
 from .config import LoadedLspConfig, LspServerConfig
 from .server import LanguageServerProcess
@@ -27,6 +33,7 @@ log = logging.getLogger(__name__)
 
 QUERY_TIMEOUT_S = 10.0
 IDLE_S = 600.0
+DOCUMENT_IDLE_S = 120.0
 DIAGNOSTICS_WAIT_S = 3.0
 INDEXING_S = 5.0
 """An empty references / workspace symbols answer this soon after start is asked again once."""
@@ -55,19 +62,34 @@ class ServerPool:
         *,
         timeout: float = QUERY_TIMEOUT_S,
         idle_s: float = IDLE_S,
+        document_idle_s: float = DOCUMENT_IDLE_S,
+        reload: Callable[[], LoadedLspConfig] | None = None,
+        changed: Callable[[], bool] | None = None,
     ) -> None:
+        """``reload`` loads the configuration again; ``changed`` says whether one of its
+        sources changed since the last load (both: ``refresh`` reloads)."""
         self.config = config
         self.workspace = workspace
         self.timeout = timeout
         self.idle_s = idle_s
+        self.document_idle_s = document_idle_s
+        self._reload = reload
+        self._changed = changed
+        self._refreshing = asyncio.Lock()
         self.servers: dict[tuple[str, Path], LanguageServerProcess] = {}
+        self._by_suffix: dict[str, list[LspServerConfig]] = {}
         self._reaper: asyncio.Task[None] | None = None
         self._closed = False
 
     # ------------------------------------------------------------------ CodeIntel
 
     def configs_for(self, path: Path) -> list[LspServerConfig]:
-        return [c for c in self.config.active if c.language_of(path) is not None]
+        suffix = path.suffix.lower()
+        found = self._by_suffix.get(suffix)
+        if found is None:  # once per suffix: every call asks, twice
+            found = [c for c in self.config.active if c.language_of(path) is not None]
+            self._by_suffix[suffix] = found
+        return found
 
     def serves(self, path: Path) -> bool:
         return bool(self.configs_for(path))
@@ -83,7 +105,7 @@ class ServerPool:
     def _root(self, path: Path | None) -> Path:
         if path is not None:
             for root in self.workspace.roots:
-                if path == root or root in path.parents:
+                if is_within(path, root):
                     return root
         return self.workspace.cwd
 
@@ -119,8 +141,12 @@ class ServerPool:
             if method != "textDocument/diagnostic" and not _supports(proc, method):
                 errors.append(f"The language server {config.name} does not support {method}")
                 continue
-            text = await self._sync(proc, path, config, text)
-            result, note = await self._ask(proc, method, params, path, signal)
+            proc.busy += 1  # from the sync on: an idle stop must not come between
+            try:
+                text = await self._sync(proc, path, config, text)
+                result, note = await self._ask(proc, method, params, path, signal)
+            finally:
+                proc.busy -= 1
             return IntelAnswer(result, proc.encoding, {path: text}, note)
         raise CodeIntelError("; ".join(errors))
 
@@ -163,6 +189,7 @@ class ServerPool:
             if progress is not None and proc.state != "failed":
                 progress(f"Starting language server {config.name} ({config.command})…")
             await proc.ensure_started()
+            proc.last_used = time.monotonic()  # its start took long: not idle yet
             self._start_reaper()
         # handed to a caller: in use from now (a start slower than idle_s left the reaper a
         # moment, between the start and the first request, to stop the server as idle)
@@ -199,6 +226,7 @@ class ServerPool:
                 },
             )
             proc.documents[path] = (version, text)
+        proc.document_used[path] = time.monotonic()
         return text
 
     async def _ask(
@@ -238,14 +266,64 @@ class ServerPool:
 
     async def _reap(self) -> None:
         while True:
-            await asyncio.sleep(max(0.05, self.idle_s / 4))
+            await asyncio.sleep(max(0.05, min(self.idle_s, self.document_idle_s) / 4))
             now = time.monotonic()
             for key, proc in list(self.servers.items()):
-                idle = proc.busy == 0 and now - proc.last_used >= self.idle_s
-                if proc.state == "ready" and idle:
+                if proc.state != "ready" or proc.busy:
+                    continue
+                if now - proc.last_used >= self.idle_s:
                     log.info("language server %s idle: stopping it", proc.name)
                     self.servers.pop(key, None)
                     await proc.stop()
+                    continue
+                for path, used in list(proc.document_used.items()):
+                    if now - used >= self.document_idle_s:
+                        self._close_document(proc, path)
+
+    def _close_document(self, proc: LanguageServerProcess, path: Path) -> None:
+        """``didClose`` a document the pool opened (its next question opens it again)."""
+        proc.documents.pop(path, None)
+        proc.document_used.pop(path, None)
+        proc.diagnostics.pop(path.as_uri(), None)
+        try:
+            proc.notify("textDocument/didClose", {"textDocument": {"uri": path.as_uri()}})
+        except CodeIntelError:
+            return
+        log.debug("language server %s: closed %s (idle)", proc.name, path)
+
+    # ------------------------------------------------------------------ reload
+
+    async def refresh(self) -> bool:
+        """Load the configuration again when a source changed (``lspServers`` in the
+        settings, the project's ``.pi/lsp.json`` / ``.lsp.json``, the project's trust); the
+        servers whose entry changed or went away are stopped (the next question starts the
+        new entry). Whether it reloaded. Never raises."""
+        if self._reload is None or self._changed is None or self._closed:
+            return False
+        async with self._refreshing:
+            try:
+                if not self._changed():
+                    return False
+                loaded = self._reload()
+            except Exception:
+                log.exception("reloading the language server configuration failed")
+                return False
+            old, self.config = self.config, loaded
+            self._by_suffix = {}
+            stale = [
+                key
+                for key, proc in self.servers.items()
+                if loaded.servers.get(key[0]) != old.servers.get(key[0])
+                or loaded.servers[key[0]].disabled
+            ]
+            procs = [self.servers.pop(key) for key in stale]
+            if procs:
+                log.info(
+                    "language server configuration changed: restarting %s",
+                    ", ".join(p.name for p in procs),
+                )
+            await asyncio.gather(*(p.stop() for p in procs), return_exceptions=True)
+            return True
 
     async def aclose(self) -> None:
         """Stop every server (shutdown, exit, then its process group is killed)."""

@@ -48,8 +48,12 @@ class LanguageServerProcess:
         self.message: str | None = None
         self.capabilities: dict[str, Any] = {}
         self.encoding: Encoding = "utf-16"
+        self.server_info: str | None = None
+        """``serverInfo`` from its ``initialize`` answer (``name version``)."""
         self.documents: dict[Path, tuple[int, str]] = {}
         """What the server has of each open document: ``(version, text)``."""
+        self.document_used: dict[Path, float] = {}
+        """When each open document was last asked about (``time.monotonic()``)."""
         self.diagnostics: dict[str, tuple[int | None, list[Any]]] = {}
         self.started_at = 0.0
         self.last_used = time.monotonic()
@@ -173,6 +177,9 @@ class LanguageServerProcess:
                 )
             result = init.result()
             self.capabilities = self._converter.unstructure(result.capabilities) or {}
+            info = result.server_info
+            if info is not None:
+                self.server_info = f"{info.name} {info.version or ''}".strip()
             encoding = self.capabilities.get("positionEncoding")
             self.encoding = (
                 "utf-8" if encoding == "utf-8" else "utf-32" if encoding == "utf-32" else "utf-16"

@@ -31,6 +31,12 @@ class McpAttachment:
     check: BeforeToolCall
     """The permission question before each MCP tool call."""
     toolset: McpToolset
+    permissions: McpPermissions
+
+    def child_check(self, agent: str, child_session_id: str) -> BeforeToolCall:
+        """The permission question for a ``task`` child's MCP calls: attributed to it, the
+        tree's answers shared (``McpPermissions.for_child``)."""
+        return self.permissions.for_child(agent, child_session_id).before_tool_call
 
     async def before_run(self, session: Any) -> None:
         """Start the servers and put their tools in ``session`` (a run is about to start)."""
@@ -62,4 +68,4 @@ def attach(
     toolset = McpToolset(
         hub, ask_trust=ask_trust if ask_trust is not None else asking_trust(ask), notify=notify
     )
-    return McpAttachment(hub, permissions.before_tool_call, toolset)
+    return McpAttachment(hub, permissions.before_tool_call, toolset, permissions)

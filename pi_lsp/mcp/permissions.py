@@ -17,10 +17,10 @@ import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..agent.asking import Answer, Ask, Option, Question
+from ..agent.asking import Answer, Ask, Option, Question, attributed
 from ..agent.types import BeforeToolCallContext, BeforeToolCallResult
 from ..ai import AbortSignal
 from ..security.rules import RuleStore
@@ -72,9 +72,26 @@ class McpPermissions:
     rules: RuleStore | None = None
     session_allowed: set[str] = field(default_factory=set)
     pending: dict[str, dict[str, str]] = field(default_factory=dict)
+    child: tuple[str, str] | None = None
+    """A ``task`` child's view (``for_child``): ``(agent name, child session id)``."""
 
     def pending_list(self) -> list[dict[str, str]]:
         return list(self.pending.values())
+
+    def for_child(self, agent: str, child_session_id: str) -> McpPermissions:
+        """A ``task`` child's checks (docs/subagents.md#permissions): the same setting,
+        workspace rules, "this session" answers and pending list as the root (an answer given
+        in a child holds for the whole tree), its questions asked through the root's ``Ask``
+        with ``[agent] `` before their title and the child's id on them."""
+        ask = self.ask
+
+        async def child_ask(question: Question, signal: AbortSignal | None) -> Answer:
+            assert ask is not None
+            return await ask(attributed(question, agent, child_session_id), signal)
+
+        return replace(
+            self, ask=child_ask if ask is not None else None, child=(agent, child_session_id)
+        )
 
     async def before_tool_call(
         self, ctx: BeforeToolCallContext, signal: AbortSignal | None
@@ -127,7 +144,11 @@ class McpPermissions:
             )
         options.append(Option("deny", "Deny", "deny"))
         question = Question(call_id, tool.name, title, arguments_text(target.arguments), options)
-        self.pending[call_id] = {"toolCallId": call_id, "tool": tool.name, "title": title}
+        entry = {"toolCallId": call_id, "tool": tool.name, "title": title}
+        if self.child is not None:  # listed as the question is shown: attributed
+            entry["title"] = f"[{self.child[0]}] {title}"
+            entry["childSessionId"] = self.child[1]
+        self.pending[call_id] = entry
         try:
             return await self.ask(question, signal)
         except Exception as exc:  # a prompt that fails is a "no"

@@ -160,6 +160,11 @@ class McpProxyTool(AgentTool[ProxyArguments]):
     def find(self, name: str) -> McpTool | None:
         return next((t for t in self._tools() if t.name == name), None)
 
+    def restricted(self, allowed: Callable[[str], bool]) -> McpProxyTool:
+        """The same proxy over only the tools whose name is ``allowed`` (a ``task`` child's)."""
+        tools = self._tools
+        return McpProxyTool(lambda: [t for t in tools() if allowed(t.name)])
+
     async def execute(
         self,
         tool_call_id: str,

@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 from ..agent.types import AgentTool
 from ..ai import Model
 from .hub import AskTrust, McpHub
+from .names import PREFIX, sanitise, tool_name
 from .server import McpServer
 from .tools import PROXY_SHARE, McpProxyTool, McpTool, direct_tools, schema_tokens
 
@@ -77,3 +78,48 @@ class McpToolset:
 
 
 BeforeRun = Callable[[ToolHolder], Awaitable[None]]
+
+
+def tool_allowed(name: str, keep: Sequence[str] | None, drop: Sequence[str] = ()) -> bool:
+    """Whether a ``task`` child whose definition lists ``keep`` (``None``: every tool) and
+    ``drop`` gets the MCP tool ``name`` (``mcp__<server>__<tool>``, Claude Code's naming; the
+    entry's server and tool names are made model-safe the way ours are, ``names.tool_name``).
+    An entry ``mcp__<server>`` or ``mcp__<server>__*`` stands for all of a server's tools."""
+
+    def listed(names: Sequence[str]) -> bool:
+        for entry in names:
+            if entry == name:
+                return True
+            if not entry.startswith(PREFIX):
+                continue
+            server, _, tool = entry[len(PREFIX) :].partition("__")
+            if tool and tool != "*":
+                if tool_name(server, tool) == name:
+                    return True
+            elif name.startswith(f"{PREFIX}{sanitise(server)}__"):
+                return True
+        return False
+
+    if listed(drop):
+        return False
+    return keep is None or listed(keep)
+
+
+def child_mcp_tools(
+    parent_tools: Sequence[AgentTool[Any]],
+    keep: Sequence[str] | None,
+    drop: Sequence[str] = (),
+) -> list[AgentTool[Any]]:
+    """A ``task`` child's MCP tools: the parent's (the same objects, so the same server
+    connections: no second server process), only those its definition allows; behind the
+    parent's ``mcp`` proxy when the parent has one (restricted the same way)."""
+    out: list[AgentTool[Any]] = []
+    for tool in parent_tools:
+        if isinstance(tool, McpTool) and tool_allowed(tool.name, keep, drop):
+            out.append(tool)
+        elif isinstance(tool, McpProxyTool):
+            if keep is None and not drop:
+                out.append(tool)
+            elif keep is None or any(k.startswith(PREFIX) for k in keep):
+                out.append(tool.restricted(lambda name: tool_allowed(name, keep, drop)))
+    return out

@@ -26,7 +26,6 @@ from ..subagents.tool import TaskTool
 from ..subagents.worktrees import list_worktrees, prune, worktree_summary
 from ..tools import Workspace
 from ..tools.factory import bind_session
-from .resolve import ConfigError
 
 __all__ = [
     "ChildEvent",
@@ -158,24 +157,27 @@ def make_child(
         resources=parent.project_resources if spec.cwd is None else None,
         subagents=False,
         http_transport=None,
+        parent=parent,  # its faux script before it is configured: configured once
     )
     child = create_agent_session(config, child_workspace, file=file, options=child_options)
-    child.share_faux(parent)
-    try:
-        child.configure()
-    except ConfigError as exc:
+    # the root checked its resources' files when its run started: the child (mid-run, never
+    # reloading mid-turn either) uses the same, without one stat per watched path again
+    child.refresh_before_prompt = False
+    if child.config_error is not None:
+        error = child.config_error
         child.close()
-        raise ValueError(f"the {spec.agent.name} agent's model does not resolve: {exc}") from None
+        raise ValueError(f"the {spec.agent.name} agent's model does not resolve: {error}")
     keep = spec.agent.tools
     drop = set(spec.agent.disallowed_tools) | {"task", "ask"}
-    tools = [
-        t
-        for t in child.tools
-        if (keep is None or t.name in keep or t.name.startswith("mcp__")) and t.name not in drop
-    ]
-    child.set_tools(tools)
+    tools = [t for t in child.tools if (keep is None or t.name in keep) and t.name not in drop]
     if spec.cwd is None:  # its edits are the root's to review (hunks tagged with its calls)
         bind_session(tools, parent.session_id)
+    if any(t.name == "mcp" or t.name.startswith("mcp__") for t in parent.tools):
+        # the parent's MCP tools its definition allows: the same connections, no second server
+        from ..mcp.toolset import child_mcp_tools
+
+        tools += child_mcp_tools(parent.tools, keep, spec.agent.disallowed_tools)
+    child.set_tools(tools)
     child.record_custom(
         "subagent_parent",
         {

@@ -104,6 +104,9 @@ class SessionOptions:
     for_child``); ``None``: the children use ``permissions`` as they are."""
     subagents: bool = True
     """Give the session the ``task`` tool and its children (a child itself gets none)."""
+    parent: ConfiguredSession | None = None
+    """A ``task`` child's root session (``runtime/children.py``): the child plays the root's
+    faux script (one script scripts the tree), set before the child is first configured."""
     code_intel: CodeIntel | None = None
     """Who answers the ``lsp`` tool (``language_servers(…)``: servers pi-lsp starts; the
     editor's own): the session gets the tool only with one. The front end closes it."""
@@ -140,6 +143,19 @@ def _before_run(session: ConfiguredSession, hooks: Sequence[BeforeRun]) -> Any:
             await hook(session)
 
     return before_run
+
+
+def _refresh(options: SessionOptions) -> list[BeforeRun]:
+    """The ``lsp`` tool's servers reload a changed configuration at each prompt, like the
+    resources (``ServerPool.refresh``)."""
+    refresh = getattr(options.code_intel, "refresh", None)
+    if not callable(refresh):
+        return []
+
+    async def hook(session: ConfiguredSession) -> None:
+        await refresh()
+
+    return [hook]
 
 
 def create_agent_session(
@@ -201,7 +217,7 @@ def create_agent_session(
         session_id=options.session_id,
     )
     session.ask_handler = options.ask
-    session.before_run = _before_run(session, options.before_run)
+    session.before_run = _before_run(session, [*options.before_run, *_refresh(options)])
     session.add_session_tools(ask=options.ask is not None)
 
     def apply_resources(loaded: Resources) -> None:
@@ -224,10 +240,12 @@ def create_agent_session(
         session.model_choice = saved[0], saved[1]
         if saved[2] in THINKING_LEVELS:
             session.thinking_choice = saved[2]
+    if options.parent is not None:
+        session.share_faux(options.parent)
     try:
         session.configure()
-    except ConfigError:  # reported by the front end's configure
-        pass
+    except ConfigError as exc:  # reported by the front end's configure
+        session.config_error = exc
     else:  # the model is known only now
         session.log_model_change(used)
     return session
@@ -274,6 +292,9 @@ class ConfiguredSession(AgentSession):
         self._jobs: BackgroundJobs | None = None
         self.subagents: Subagents | None = None
         """The session's ``task`` children (``None`` for a child: depth 1)."""
+        self.config_error: ConfigError | None = None
+        """Why the configuration did not resolve when the session was made (``None``: it
+        did, or it was not tried)."""
 
     def abort(self) -> None:
         """Abort the run; every ``task`` child first (their streams, commands, questions)."""

@@ -414,7 +414,8 @@ class AgentSession(
         front end that expanded the typed text itself, before adding attachments)."""
         if self.is_running:
             raise AgentBusyError(PROMPT_BUSY)
-        self.refresh_resources()  # a changed AGENTS.md, skill or template: from this run on
+        if self.refresh_before_prompt:  # a changed AGENTS.md, skill or template: from this run on
+            self.refresh_resources()
         message = user_message(input, images) if isinstance(input, str) else input
         if expand:
             message = self.expand_message(message)  # /skill:name, /template

@@ -7,8 +7,9 @@ on one worker thread, in the order files were written, coalescing repeated reque
 same file. A file created by the append also gets its directory synced, so the new name is
 durable too. ``drain`` waits for everything queued (shutdown, tests).
 
-The headless CLI keeps the inline ``fsync`` (``append_lines`` without ``sync``): it has no
-event loop to protect.
+Every front end uses it (``pi-lsp run`` and ``pi-lsp acp`` too: parallel ``task`` children
+would otherwise queue behind each other's syncs on the loop). ``append_lines`` without
+``sync`` keeps the inline ``fsync`` (tools, tests).
 """
 
 from __future__ import annotations

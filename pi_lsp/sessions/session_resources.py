@@ -36,6 +36,9 @@ class SessionResourcesMixin:
     builtin_commands: frozenset[str]
     """``/names`` the front end handles itself: never expanded, never called unknown."""
     _apply_resources: ResourcesApplier | None
+    refresh_before_prompt: bool
+    """Check the resources' files before each prompted run (``False``: a ``task`` child,
+    which uses what its root checked at the start of the root's run)."""
 
     if TYPE_CHECKING:
 
@@ -45,6 +48,7 @@ class SessionResourcesMixin:
         self.project_resources = None
         self.builtin_commands = BUILTIN_COMMANDS
         self._apply_resources = None
+        self.refresh_before_prompt = True
 
     @property
     def resources(self) -> Resources | None:

@@ -2,8 +2,9 @@
 
 ``start``: a detached ``git worktree`` **outside** the repository
 (``<data dir>/worktrees/<root session>/<child id>``) at ``HEAD``, then what the user sees is
-carried in — the tracked changes (``git diff --binary HEAD``, applied) and the untracked,
-not ignored files (copied) — and committed there as the child's base, so the child starts
+carried in — the tracked changes (``git diff --binary HEAD``, applied), the untracked,
+not ignored files (copied) and, in an editor, the open buffers' unsaved text (a workspace
+that is a ``BufferSource``) — and committed there as the child's base, so the child starts
 from the user's state, not a clean checkout.
 
 ``finish``: the child's change (``git diff --binary`` against that base) comes back through
@@ -27,9 +28,10 @@ import contextlib
 import logging
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..review.merge import merge3
 from ..sessions.paths import data_dir
@@ -44,12 +46,24 @@ class WorktreeError(RuntimeError):
     pass
 
 
+@runtime_checkable
+class BufferSource(Protocol):
+    """A workspace that knows the editor's open buffers (``EditorWorkspace``)."""
+
+    async def open_buffers(self) -> Mapping[Path, str]:
+        """Every open buffer's current text (unsaved edits included), by real path."""
+        ...
+
+
 def worktrees_root() -> Path:
     return data_dir() / "worktrees"
 
 
-async def git(cwd: Path | str, *args: str, input: bytes | None = None) -> bytes:
-    """Run git; its stdout, or ``WorktreeError`` with its stderr."""
+async def git(
+    cwd: Path | str, *args: str, input: bytes | None = None, ok_codes: tuple[int, ...] = (0,)
+) -> bytes:
+    """Run git; its stdout, or ``WorktreeError`` with its stderr (an exit code not in
+    ``ok_codes``)."""
     proc = await asyncio.create_subprocess_exec(
         "git",
         *GIT_IDENTITY,
@@ -61,7 +75,7 @@ async def git(cwd: Path | str, *args: str, input: bytes | None = None) -> bytes:
         env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"},
     )
     out, err = await proc.communicate(input)
-    if proc.returncode != 0:
+    if proc.returncode not in ok_codes:
         raise WorktreeError(f"git {args[0]}: {err.decode(errors='replace').strip()}")
     return out
 
@@ -104,6 +118,7 @@ class GitWorktrees:
                 if source.is_file() and not source.is_symlink():
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(source, target)
+            await self._carry_buffers(repo, path)
             await git(path, "add", "-A")
             await git(path, "commit", "-q", "--allow-empty", "--no-verify", "-m", "pi-lsp base")
             base = (await git(path, "rev-parse", "HEAD")).decode().strip()
@@ -113,6 +128,26 @@ class GitWorktrees:
         sub = _relative(cwd, repo)
         self.started[spec.child_id] = _Started(repo, path, base, sub)
         return str(path / sub) if sub != "." else str(path)
+
+    async def _carry_buffers(self, repo: Path, path: Path) -> None:
+        """The editor's unsaved text into the worktree: each open buffer of a file in the
+        repository that is tracked or not ignored (a buffer never saved too)."""
+        if not isinstance(self.workspace, BufferSource):
+            return
+        wanted = _in_repository(repo, await self.workspace.open_buffers())
+        missing = [n for n in wanted if not (path / n).is_file()]
+        if missing:  # not in the worktree: only when git would not ignore it
+            ignored = await git(
+                repo,
+                "check-ignore",
+                "--stdin",
+                "-z",
+                input="\0".join(missing).encode() + b"\0",
+                ok_codes=(0, 1),
+            )
+            for name in filter(None, ignored.decode(errors="surrogateescape").split("\0")):
+                wanted.pop(name, None)
+        _write_texts(path, wanted)
 
     async def finish(self, spec: ChildSpec, cwd: str, *, apply: bool = True) -> str:
         """Bring the child's change back (when ``apply``); a note for the ``task`` result."""
@@ -199,6 +234,33 @@ class GitWorktrees:
             await git(repo, "worktree", "prune")
         with contextlib.suppress(OSError):
             path.parent.rmdir()  # the root session's folder, once empty
+
+
+def _in_repository(repo: Path, buffers: Mapping[Path, str]) -> dict[str, str]:
+    """``buffers`` of files inside ``repo`` (not its ``.git``), by their path in it."""
+    real_repo = Path(os.path.realpath(repo))
+    out: dict[str, str] = {}
+    for open_path, text in buffers.items():
+        try:
+            name = Path(os.path.realpath(open_path)).relative_to(real_repo).as_posix()
+        except ValueError:
+            continue  # outside the repository: not the child's to see
+        if name.split("/", 1)[0] != ".git":
+            out[name] = text
+    return out
+
+
+def _write_texts(root: Path, texts: Mapping[str, str]) -> None:
+    """Each text to its file under ``root`` (never through a symlink), as it is."""
+    for name, text in texts.items():
+        target = root / name
+        if target.is_symlink():
+            continue
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if target.is_file() and target.read_text(encoding="utf-8") == text:
+                continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", newline="")
 
 
 def _relative(cwd: Path, repo: Path) -> str:

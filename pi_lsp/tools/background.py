@@ -48,7 +48,8 @@ def _delete_logs() -> None:
 
 atexit.register(_delete_logs)
 
-JobEvent = Literal["started", "output", "exited"]
+JobEvent = Literal["started", "output", "exited", "reported"]
+"""``reported``: the model was told the process ended (``BackgroundProcess.report_end``)."""
 Listener = Callable[["BackgroundProcess", JobEvent], None]
 
 
@@ -132,6 +133,10 @@ class BackgroundProcess:
         self.ended_at: float | None = None
         self.exit_code: int | None = None
         self.killed = False
+        self.end_reported = False
+        """The model was told the process ended (a ``bash_output`` or ``bash_kill`` after its
+        exit, or a ``background: true`` start that ended at once): an ACP client's tool call
+        for it ends then (``pi_lsp/acp/background.py``)."""
         self.exited = asyncio.Event()
         self.max_log_bytes = max_log_bytes
         self._log_bytes = 0
@@ -234,6 +239,13 @@ class BackgroundProcess:
         if self.running:
             self.killed = True
             self.process.kill()
+
+    def report_end(self) -> None:
+        """A tool result just told the model the state: once it has ended, that is the end
+        the model saw (listeners hear ``reported`` once)."""
+        if not self.running and not self.end_reported:
+            self.end_reported = True
+            self._tell("reported")
 
     def _ended(self, code: int) -> None:
         if self.watcher is not None:  # it ends within a second of the group: reap it then

@@ -237,6 +237,7 @@ class BashTool(AgentTool[BashParams]):
         first = truncate_tail(
             data.decode("utf-8", "replace"), max_lines=FIRST_OUTPUT_LINES, max_bytes=8192
         ).content
+        job.report_end()  # it ended at once: the result says so
         lines = [f"Started in the background as {job.id}: {job.status_text()}."]
         lines.append(f"Output so far:\n{first}" if first.strip() else "No output yet.")
         return text_result("\n".join([*lines, _job_hint(job)]), background_details(job))

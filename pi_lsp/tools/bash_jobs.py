@@ -87,6 +87,7 @@ class BashOutputTool(AgentTool[BashOutputParams]):
         if params.since is not None and params.since < 0:
             raise ToolError("Invalid since: must be a byte offset (0 or more)")
         text = read_new_output(job, params.since)
+        job.report_end()
         return text_result(f"{job.id} ({job.command}): {job.status_text()}\n{text}", _details(job))
 
 
@@ -117,6 +118,7 @@ class BashKillTool(AgentTool[BashKillParams]):
         was_running = job.running
         await self.jobs.kill(job.id)
         text = read_new_output(job, None)
+        job.report_end()
         state = "killed" if was_running else f"had already ended ({job.status_text()})"
         return text_result(f"{job.id} ({job.command}): {state}\n{text}", _details(job))
 

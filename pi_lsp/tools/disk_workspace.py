@@ -23,6 +23,7 @@ import anyio.to_thread
 from .mutation_queue import FileMutationQueue
 from .paths import expand_path, is_within
 from .regular_files import open_regular
+from .text_cache import DiskTextCache
 from .workspace import (
     DirEntry,
     Document,
@@ -60,6 +61,8 @@ class DiskWorkspace:
                 resolved.append(real)
         self._roots: tuple[Path, ...] = tuple(resolved)
         self._queue = FileMutationQueue()
+        self._texts = DiskTextCache()
+        """Recently read texts, served again while the file's stat is unchanged."""
 
     def set_roots(self, roots: Sequence[Path | str]) -> None:
         """Replace the roots (an editor added or removed workspace folders). The cwd stays the
@@ -182,7 +185,10 @@ class DiskWorkspace:
     # --------------------------------------------------------------- disk primitives
 
     async def disk_read_text(self, path: Path) -> str:
-        return decode_text(await self.read_bytes(path))
+        cached = self._texts.get(path)  # one stat: no worker thread for an unchanged file
+        if cached is not None:
+            return cached
+        return await anyio.to_thread.run_sync(self._texts.read, path, decode_text)
 
     async def disk_write_text(self, path: Path, text: str) -> None:
         data = encode_text(text)

@@ -256,6 +256,8 @@ class LspTool(AgentTool[LspParams]):
         ws = self.workspace
 
         shown: dict[Path, str | None] = {}
+        for read in texts:  # confined when this call resolved it: shown without a realpath
+            shown[read] = ws.display_path(read)
 
         def display(path: Path) -> str | None:  # confining resolves symlinks: once a path
             if path not in shown:

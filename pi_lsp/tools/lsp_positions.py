@@ -4,6 +4,7 @@ a ``symbol`` on a line → its column. Pure functions. Must not import above too
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .code_intel import Encoding
@@ -44,13 +45,18 @@ def find_symbol(line: str, symbol: str) -> int | None:
     symbol = symbol.strip()
     if not symbol:
         return None
+    found = _symbol_pattern(symbol).search(line)
+    return found.start() if found else None
+
+
+@functools.lru_cache(maxsize=256)
+def _symbol_pattern(symbol: str) -> re.Pattern[str]:
     pattern = re.escape(symbol)
     if re.match(r"\w", symbol):
         pattern = r"(?<!\w)" + pattern
     if re.search(r"\w$", symbol):
         pattern += r"(?!\w)"
-    found = re.search(pattern, line)
-    return found.start() if found else None
+    return re.compile(pattern)
 
 
 _BREAK = re.compile(r"\r\n|\r|\n")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -57,6 +58,7 @@ SYMBOL_KINDS = [
 SEVERITY = {1: "ERROR", 2: "WARNING", 3: "INFO", 4: "HINT"}
 
 
+@lru_cache(maxsize=1024)  # the same few files come back call after call
 def uri_to_path(uri: str) -> Path | None:
     """The path of a ``file://`` URI (``None`` for any other scheme)."""
     parsed = urlparse(uri)

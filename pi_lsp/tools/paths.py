@@ -51,7 +51,12 @@ def macos_variants(path: Path) -> Iterator[Path]:
 
 
 def is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+    """``path`` is ``root`` or below it (both absolute and normalised: compared as text,
+    which is what ``root in path.parents`` means, without building the parents)."""
+    if os.sep != "/":  # Windows paths compare case-insensitively: let pathlib do it
+        return path == root or root in path.parents
+    text, base = str(path), str(root)
+    return text == base or text.startswith(base if base.endswith("/") else base + "/")
 
 
 def root_for(roots: Sequence[Path], path: Path) -> Path:

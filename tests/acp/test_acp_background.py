@@ -7,6 +7,7 @@ cancelled prompt started; "start the dev server, curl it, stop it" never blocks 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from tests.lsp.openai_sse import response, text_events, tool_events
 from tests.mcp.support import processes_with
 from tests.support.http_server import Pause, ScriptedHTTPServer
 
-from .harness import Profile, in_process
+from .harness import CODECOMPANION, FULL, Profile, in_process
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -37,6 +38,20 @@ CURL = (
 
 def calls(*items: tuple[str, dict[str, Any]]) -> Any:
     return response(tool_events(list(items)))
+
+
+CONTENT = dataclasses.replace(CODECOMPANION, name="content", only_during_prompts=False)
+"""A client that shows tool output as content and keeps updates between turns (CodeCompanion
+drops those, so it cannot watch a process end between turns)."""
+
+
+def terminal_exit(agent: Any, call_id: str) -> list[int]:
+    """The exit codes a terminal client was told of, in order."""
+    return [
+        (u.field_meta or {})["terminal_exit"]["exit_code"]
+        for u in agent.client.tool_updates(call_id)
+        if "terminal_exit" in (u.field_meta or {})
+    ]
 
 
 def statuses(agent: Any, call_id: str) -> list[str]:
@@ -76,6 +91,63 @@ async def test_start_curl_and_stop_a_dev_server(
             assert "background as bg1" in str(first_result.raw_output)
 
 
+@pytest.mark.parametrize("profile", [FULL, CONTENT], ids=str)
+async def test_a_process_that_exits_by_itself_ends_its_call_when_the_model_reads_the_exit(
+    tmp_path: Path, monkeypatch: Any, profile: Profile
+) -> None:
+    marker = f"acp-exit-{uuid.uuid4().hex[:8]}"
+    # it waits for the file "go" (the test creates it once the turn is over), then exits 3
+    command = f"sh -c 'until [ -f go ]; do sleep 0.05; done; echo finished; exit 3' {marker}"
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(calls(("bash", {"command": command, "background": True})))
+        srv.enqueue(response(text_events("Started.")))
+        srv.enqueue(calls(("bash_output", {"id": "bg1"})))
+        srv.enqueue(response(text_events("It exited with code 3.")))
+        async with in_process(tmp_path, srv.url, monkeypatch, "--yes", profile=profile) as agent:
+            await agent.init()
+            sid = await agent.new()
+            assert await agent.prompt(sid, "start it") == "end_turn"
+            assert statuses(agent, "call_0_bash")[-1] == "in_progress"
+            (agent.cwd / "go").write_text("")
+            await until(lambda: not processes_with(marker))
+            await agent.client.wait_for(
+                lambda: "finished" in agent.client.shown_output("call_0_bash")
+            )
+            if profile.terminal_output:  # the terminal exited: Zed shows its status
+                await agent.client.wait_for(lambda: terminal_exit(agent, "call_0_bash") == [1])
+            else:  # the content shows it
+                await agent.client.wait_for(
+                    lambda: "exited with code 3" in agent.client.shown_output("call_0_bash")
+                )
+            # the process has ended, but the model has not read that: still in progress
+            assert statuses(agent, "call_0_bash")[-1] == "in_progress"
+            assert await agent.prompt(sid, "read it") == "end_turn"
+            await agent.client.wait_for(lambda: statuses(agent, "call_0_bash")[-1] != "in_progress")
+            assert statuses(agent, "call_0_bash")[-1] == "failed"
+            ends = [u for u in agent.client.tool_updates("call_0_bash") if u.raw_output]
+            assert ends[-1].raw_output["exitCode"] == 3
+            assert terminal_exit(agent, "call_0_bash") == ([1] if profile.terminal_output else [])
+
+
+async def test_closing_the_session_ends_the_call_of_a_process_that_exited_unread(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    marker = f"acp-unread-{uuid.uuid4().hex[:8]}"
+    command = f"sh -c 'until [ -f go ]; do sleep 0.05; done; echo bye' {marker}"
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(calls(("bash", {"command": command, "background": True})))
+        srv.enqueue(response(text_events("Started.")))
+        async with in_process(tmp_path, srv.url, monkeypatch, "--yes") as agent:
+            await agent.init()
+            sid = await agent.new()
+            assert await agent.prompt(sid, "start it") == "end_turn"
+            (agent.cwd / "go").write_text("")
+            await agent.client.wait_for(lambda: terminal_exit(agent, "call_0_bash") == [0])
+            assert statuses(agent, "call_0_bash")[-1] == "in_progress"
+            await agent.conn.close_session(session_id=sid)
+            assert statuses(agent, "call_0_bash")[-1] == "completed"
+
+
 async def test_output_updates_after_the_turn_and_the_cancel_rule(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
@@ -86,7 +158,12 @@ async def test_output_updates_after_the_turn_and_the_cancel_rule(
     async with ScriptedHTTPServer() as srv:
         srv.enqueue(calls(("bash", {"command": watcher, "background": True})))
         srv.enqueue(response(text_events("Watching.")))
-        srv.enqueue(calls(("bash", {"command": f"sh -c 'sleep 600' {second}", "background": True})))
+        srv.enqueue(
+            calls(
+                ("bash_output", {"id": "bg1"}),
+                ("bash", {"command": f"sh -c 'sleep 600' {second}", "background": True}),
+            )
+        )
         srv.enqueue(response(text_events("never finished"), gate=gate, gate_after=1))
         async with in_process(tmp_path, srv.url, monkeypatch, "--yes") as agent:
             await agent.init()
@@ -108,7 +185,9 @@ async def test_output_updates_after_the_turn_and_the_cancel_rule(
             # the cancelled prompt's process is killed; the earlier prompt's keeps running
             await until(lambda: not processes_with(second))
             assert processes_with(first)
-            assert statuses(agent, "call_0_bash")[-1] in ("in_progress", "completed")
+            # its tool call ends (killed); the earlier prompt's stays in progress
+            await agent.client.wait_for(lambda: statuses(agent, "call_1_bash")[-1] == "completed")
+            assert statuses(agent, "call_0_bash")[-1] == "in_progress"
         # closing the session (the client went away) ends the rest
         await until(lambda: not processes_with(first))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -246,6 +247,124 @@ async def test_load_replays_children_in_place_and_ends_orphans_disconnected(
         if u["sessionUpdate"] == "subagent_update" and u["subagentSessionId"] == "orphan-child"
     ]
     assert orphan == [None, "disconnected"]
+
+
+def _projection(updates: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, str]]:
+    """What the order of a tree's updates is checked on: each tool call's first update and
+    each child's terminal state (live text streams in chunks, replayed text in one)."""
+    out: list[tuple[str, str]] = []
+    for _, u in updates:
+        if u["sessionUpdate"] == "tool_call":
+            out.append(("call", u["toolCallId"]))
+        elif u["sessionUpdate"] == "subagent_update" and u.get("state") in ("completed", "failed"):
+            out.append(("ended", u["subagentSessionId"]))
+    return out
+
+
+async def test_load_replays_parallel_children_interleaved_as_they_happened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    responses = [
+        calls(task("slow", "CHILD-1: take your time"), task("fast", "CHILD-2: be quick")),
+        text("slow " * 60, when="CHILD-1", delayMs=8),  # streams for about half a second
+        calls(("ls", {"path": "."}), when="CHILD-2"),
+        calls(("find", {"pattern": "*.json"}), when="CHILD-2"),
+        text("two done", when="CHILD-2"),
+        text("Parent: done"),
+    ]
+    async with served(tmp_path, monkeypatch, responses) as (conn, _client, raw):
+        await initialize(conn, subagents=True)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=prompt_blocks("go"))
+    live = raw.updates()
+    announced = [u for _, u in live if u["sessionUpdate"] == "subagent_update"]
+    slow, fast = announced[0]["subagentSessionId"], announced[1]["subagentSessionId"]
+    live_order = _projection(live)
+    # live, the quick child ran both its tools and ended while the slow one was streaming
+    assert live_order.index(("ended", fast)) < live_order.index(("ended", slow))
+    async with served(tmp_path, monkeypatch, responses) as (conn, _client, raw):
+        await initialize(conn, subagents=True)
+        await conn.load_session(cwd=str(tmp_path), session_id=sid, mcp_servers=[])
+    replayed = raw.updates()
+    assert _projection(replayed) == live_order
+    slow_text = next(
+        i
+        for i, (s, u) in enumerate(replayed)
+        if s == slow and u["sessionUpdate"] == "agent_message_chunk"
+    )
+    fast_calls = [
+        i for i, (s, u) in enumerate(replayed) if s == fast and u["sessionUpdate"] == "tool_call"
+    ]
+    assert len(fast_calls) == 2
+    assert fast_calls[-1] < slow_text  # interleaved under each child's id, as it happened
+    # each child: announced after its task call, its updates, then its end, before the result
+    for child in (slow, fast):
+        own = [i for i, (s, _) in enumerate(replayed) if s == child]
+        marks = [
+            i
+            for i, (_, u) in enumerate(replayed)
+            if u["sessionUpdate"] == "subagent_update" and u["subagentSessionId"] == child
+        ]
+        assert marks[0] < own[0]
+        assert own[-1] < marks[-1]
+    results = [
+        i
+        for i, (s, u) in enumerate(replayed)
+        if s == sid and u["sessionUpdate"] == "tool_call_update" and u.get("status") == "completed"
+    ]
+    ends = [i for i, (_, u) in enumerate(replayed) if u.get("state") == "completed"]
+    assert max(ends) < max(results)
+
+
+@pytest.mark.parametrize("subagents", [True, False])
+async def test_a_childs_mcp_question_is_attributed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, subagents: bool
+) -> None:
+    """The child calls the client's MCP server (the parent's connection); its question goes
+    under the child's id with the capability, else on the parent titled ``[agent] …``."""
+    import sys
+
+    from acp.schema import EnvVariable, McpServerStdio
+
+    from tests.mcp.conftest import DEMO
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    responses = [
+        calls(task("sleep", "CHILD-M: nap")),
+        calls(("mcp__demo__sleep", {"seconds": 0}), when="CHILD-M"),
+        text("napped", when="CHILD-M"),
+        text("Parent: done"),
+    ]
+    server = McpServerStdio(
+        name="demo",
+        command=sys.executable,
+        args=[str(DEMO), "stdio"],
+        env=[EnvVariable(name="PYTHONPATH", value=os.pathsep.join(sys.path))],
+    )
+    async with served(tmp_path, monkeypatch, responses) as (conn, client, raw):
+        client.answer = lambda req: "allowOnce"
+        await initialize(conn, subagents=subagents)
+        sid = (await conn.new_session(cwd=str(tmp_path), mcp_servers=[server])).session_id
+        await conn.prompt(session_id=sid, prompt=prompt_blocks("go"))
+    [question] = client.permission_requests
+    title = question.tool_call.title or ""
+    if subagents:
+        child = next(
+            u["subagentSessionId"]
+            for _, u in raw.updates()
+            if u["sessionUpdate"] == "subagent_update"
+        )
+        assert question.session_id == child
+        assert title == "Call MCP tool sleep (server demo)"
+    else:
+        assert question.session_id == sid
+        assert title == "[general] Call MCP tool sleep (server demo)"
+    results = [
+        u
+        for _, u in raw.updates()
+        if u["sessionUpdate"] == "tool_call_update" and u.get("status") == "completed"
+    ]
+    assert any("napped" in json.dumps(u) for u in results)
 
 
 async def test_cancelling_the_parent_with_a_childs_question_pending(

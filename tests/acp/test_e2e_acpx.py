@@ -11,6 +11,7 @@ import json
 import os
 import shlex
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,11 @@ import pytest
 
 from tests.cli.helpers import clean_env
 from tests.lsp.openai_sse import response, text_events, tool_events
+from tests.mcp.support import processes_with
 from tests.support.http_server import ScriptedHTTPServer
+
+from .test_acp_background import CURL
+from .test_acp_background import SERVER as DEV_SERVER
 
 pytestmark = pytest.mark.timeout(120)
 DEFAULT_ACPX = Path.home() / ".cache" / "pi-lsp-ci" / "acpx" / "node_modules" / ".bin" / "acpx"
@@ -212,3 +217,38 @@ async def test_acpx_runs_a_template_prompt_and_sees_the_commands(acpx: str, tmp_
         for c in u["availableCommands"]
     }
     assert {"compact", "context", "reload", "review"} <= names
+
+
+async def test_acpx_starts_curls_and_stops_a_dev_server(acpx: str, tmp_path: Path) -> None:
+    """Issue 42: the turn never blocks on the server; its tool call stays in progress until
+    bash_kill; no process remains."""
+    marker = f"acpx-dev-{uuid.uuid4().hex[:8]}"
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / f"{marker}.py").write_text(DEV_SERVER)
+    async with ScriptedHTTPServer() as srv:
+        srv.enqueue(
+            response(
+                tool_events([("bash", {"command": f"python3 -u {marker}.py", "background": True})])
+            )
+        )
+        srv.enqueue(
+            response(tool_events([("bash_output", {"id": "bg1"}), ("bash", {"command": CURL})]))
+        )
+        srv.enqueue(response(tool_events([("bash_kill", {"id": "bg1"})])))
+        srv.enqueue(response(text_events("Served and stopped.")))
+        code, messages, err = await run_acpx(
+            acpx, tmp_path, srv.url, "--approve-all", "--format", "json", "exec", "serve it"
+        )
+    assert code == 0, err
+    assert stop_reasons(messages) == ["end_turn"]
+    tool_updates = updates(messages, "tool_call_update")
+
+    def of(call_id: str) -> list[dict[str, Any]]:
+        return [u for u in tool_updates if u["toolCallId"] == call_id]
+
+    curl = [u for u in of("call_1_bash") if u.get("status") == "completed"]
+    assert "status 200" in curl[-1]["content"][0]["content"]["text"]
+    server = [u["status"] for u in of("call_0_bash") if u.get("status")]
+    assert "in_progress" in server
+    assert server[-1] == "completed"  # bash_kill ended it, not the server's start
+    assert processes_with(marker) == []

@@ -83,3 +83,64 @@ def test_json_child_events_carry_their_session_and_the_parents(tmp_path: Path) -
             if x["event"].get("childSessionId") == child and x["event"]["state"] == "completed"
         )
         assert announce < first <= last < terminal
+
+
+def test_a_childs_questions_on_the_terminal_are_attributed(tmp_path: Path) -> None:
+    """With a terminal (a pty as stdin), a child's command and its MCP call are asked on it
+    naming the agent; answered, the command runs and the call reaches the parent's server."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.mcp.conftest import demo_stdio
+
+    from .helpers import ROOT
+
+    work = tmp_path / "work"
+    work.mkdir()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"demo": demo_stdio()}}))
+    script = faux_script(
+        tmp_path / "script.json",
+        [
+            calls(task("nap", "CHILD-M: nap")),
+            calls(("bash", {"command": "echo from-the-child"}), when="CHILD-M"),
+            calls(("mcp__demo__sleep", {"seconds": 0}), when="CHILD-M"),
+            text("napped", when="CHILD-M"),
+            text("Parent: done."),
+        ],
+    )
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "pi_lsp", "run", "go", "--cwd", str(work)),
+            *("--faux-script", str(script), "--mcp-config", str(config), "--no-save"),
+        ],
+        env=clean_env(tmp_path, XDG_CONFIG_HOME=str(tmp_path / "config")),
+        stdin=slave,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    os.close(slave)
+    try:
+        assert proc.stderr is not None
+        asked = b""
+        for end in (b"[y/N/a=always] ", b"a=always here] "):  # each question, then its answer
+            while not asked.endswith(end):
+                chunk = proc.stderr.read1(4096)
+                assert chunk, asked.decode(errors="replace")
+                asked += chunk
+            os.write(master, b"y\n")
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+    assert proc.returncode == 0, err.decode(errors="replace")
+    assert "[general] Run `echo from-the-child`?" in asked.decode()
+    assert "[general] Call MCP tool sleep (server demo)" in asked.decode()
+    assert "from-the-child" in out.decode()
+    assert "  [general] → mcp__demo__sleep" in out.decode()
+    assert "Parent: done." in out.decode()

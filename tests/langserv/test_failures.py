@@ -12,6 +12,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -193,3 +194,42 @@ async def test_an_idle_server_is_stopped_and_started_again_on_use(
         assert next(iter(pool.servers.values())).pid != first.pid
     finally:
         await pool.aclose()
+
+
+class GatedWorkspace(DiskWorkspace):
+    """Reads wait for ``gate``: a question held between its server's start and its request."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        super().__init__(roots)
+        self.gate = asyncio.Event()
+        self.reading = asyncio.Event()
+
+    async def read_document(self, path: Path) -> Any:
+        self.reading.set()
+        await self.gate.wait()
+        return await super().read_document(path)
+
+
+async def test_a_question_in_progress_keeps_its_server_from_the_idle_stop(project: Path) -> None:
+    ws = GatedWorkspace([project])
+    pool = ServerPool(config(server()), ws, timeout=30, idle_s=0.2)
+    main = project / "app" / "main.py"
+    try:
+        asking = asyncio.ensure_future(
+            pool.query("textDocument/definition", definition_at(main), path=main)
+        )
+        await ws.reading.wait()  # started (seconds ago, for a 0.2 s idle limit), now syncing
+        proc = next(iter(pool.servers.values()))
+        assert proc.state == "ready"
+        for _ in range(10):  # reaper passes (every 0.05 s): none may stop it
+            await asyncio.sleep(0.05)
+            assert pool.servers, "the server was stopped under a question in progress"
+        ws.gate.set()
+        answer = await asking
+        assert answer.result[0]["uri"].endswith("app/config.py")
+        pgid = proc.pid
+        assert pgid is not None
+    finally:
+        ws.gate.set()
+        await pool.aclose()
+    assert await gone(pgid), "the language server outlived its pool"

@@ -4,7 +4,7 @@ prompt, in plan mode every operation but rename (the act-mode tool comes back af
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -68,3 +68,34 @@ async def test_plan_mode_keeps_lsp_without_rename_and_act_mode_gets_it_back(
     s.set_mode("act")
     (acting,) = [t for t in s.tools if t.name == "lsp"]
     assert type(acting) is LspTool
+
+
+class Refreshing(Canned):
+    """A CodeIntel whose configuration can be reloaded (``ServerPool.refresh``)."""
+
+    def __init__(self) -> None:
+        self.refreshed = 0
+
+    async def refresh(self) -> bool:
+        self.refreshed += 1
+        return False
+
+
+async def test_each_prompted_run_first_reloads_a_changed_server_configuration(
+    tmp_path: Path,
+) -> None:
+    intel = Refreshing()
+    s = session(tmp_path, intel)
+    assert s.before_run is not None
+    await s.before_run()  # what the start of each prompted run awaits
+    assert intel.refreshed == 1
+
+
+async def test_the_editor_backend_passes_the_reload_to_its_fallback_servers() -> None:
+    from pi_lsp.lsp.editor.editor_intel import EditorIntel
+
+    servers = Refreshing()
+    editor = EditorIntel(cast(Any, None), lambda: cast(Any, None), servers)
+    await editor.refresh()  # what a session of the language server front end awaits
+    assert servers.refreshed == 1
+    assert await EditorIntel(cast(Any, None), lambda: cast(Any, None), None).refresh() is False

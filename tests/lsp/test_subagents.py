@@ -4,6 +4,7 @@ stream under its own session id, one child can be stopped alone, the usage is ro
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,52 @@ async def test_a_childs_question_reaches_the_client_and_its_events_stream_apart(
     state = await h.call("pi/state", {"sessionId": sid})
     assert state["usage"]["children"]["output"] > 0
     assert state["usage"]["output"] > state["usage"]["children"]["output"]
+
+
+async def test_a_childs_mcp_call_uses_the_parents_server_and_its_question_is_attributed(
+    pi_in_process: Start, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.mcp.conftest import demo_stdio
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    settings = faux(
+        tmp_path,
+        calls(("mcp__demo__pid", {})),
+        calls(task("pid", "CHILD-M: the pid")),
+        calls(("mcp__demo__sleep", {"seconds": 0}), when="CHILD-M"),
+        calls(("mcp__demo__pid", {}), when="CHILD-M"),
+        text("child done", when="CHILD-M"),
+        text("Parent: done"),
+        clientCapabilities={"requestPermission": True, "subagents": True},
+        mcpServers={"demo": demo_stdio(alwaysAllow=["pid"])},
+    )
+    h = await pi_in_process(pi=settings)
+    asked: list[dict[str, Any]] = []
+
+    @h.client.feature("pi/requestPermission")
+    async def on_request(params: Any) -> dict[str, Any]:
+        asked.append(params)
+        return {"optionId": "allowOnce"}
+
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    await parent_end(h, sid)
+    [question] = asked
+    child = next(
+        e["event"]["childSessionId"]
+        for e in h.session_events(sid)
+        if e["event"]["type"] == "subagent_update"
+    )
+    assert question["sessionId"] == sid
+    assert question["childSessionId"] == child
+    assert question["agentName"] == "general"
+    assert question["title"] == "[general] Call MCP tool sleep (server demo)"
+    pids = [
+        e["event"]["result"]["content"][0]["text"]
+        for e in h.events
+        if e["event"]["type"] == "tool_execution_end" and e["event"]["toolName"] == "mcp__demo__pid"
+    ]
+    assert len(pids) == 2
+    assert pids[0] == pids[1]  # the child's call reached the parent's server process
 
 
 async def test_without_the_capability_only_the_parent_stream_is_sent(
@@ -254,3 +301,66 @@ async def test_a_child_session_cannot_be_resumed_or_prompted(
             await h.call(method, params)
         assert f"a subagent of session {sid}" in str(info.value)
     assert child not in [s["sessionId"] for s in (await h.call("pi/sessions"))["sessions"]]
+
+
+async def test_a_worktree_child_starts_from_the_editors_unsaved_text(
+    pi_in_process: Start, tmp_path: Path, workspace: Path
+) -> None:
+    """What the user sees is carried into the worktree: an open buffer's unsaved edit (and a
+    buffer never saved) too, and the child's change to it comes back into the buffer."""
+    import subprocess
+
+    from .test_review import VSCODE
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=workspace,
+            check=True,
+            capture_output=True,
+        )
+
+    (workspace / ".gitignore").write_text("secret.txt\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "init")
+    edit = {"path": "a.py", "edits": [{"oldText": "return 42", "newText": "return 43"}]}
+    h = await pi_in_process(
+        capabilities=VSCODE,
+        pi=faux(
+            tmp_path,
+            calls(task("fix", "CHILD-U: fix", isolation="worktree")),
+            calls(("read", {"path": "a.py"}), ("read", {"path": "new.py"}), when="CHILD-U"),
+            calls(("bash", {"command": "ls"}), when="CHILD-U"),
+            calls(("edit", edit), when="CHILD-U"),
+            text("fixed the unsaved text", when="CHILD-U"),
+            text("Parent: done"),
+            clientCapabilities={"subagents": True},
+            permissions={"bash": "allow"},
+        ),
+    )
+    uri = h.open(workspace / "a.py")
+    h.set_text(uri, "def f():\n    return 42  # unsaved\n")  # typed, not saved
+    h.open(workspace / "new.py", "NEW = 1\n")  # a buffer never saved
+    h.open(workspace / "secret.txt", "ignored\n")  # ignored: stays out
+    sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
+    end = await parent_end(h, sid)
+    assert (workspace / "a.py").read_text() == "def f():\n    return 1\n"  # still unsaved
+    child = [e["event"] for e in h.events if e.get("parentSessionId") == sid]
+    args = {
+        e["toolCallId"]: json.dumps(e["args"]) for e in child if e["type"] == "tool_execution_start"
+    }
+    seen = {
+        args[e["toolCallId"]]: (e["result"]["content"][0]["text"], e["isError"])
+        for e in child
+        if e["type"] == "tool_execution_end"
+    }
+    assert "return 42  # unsaved" in seen['{"path": "a.py"}'][0]  # the child read it
+    assert "NEW = 1" in seen['{"path": "new.py"}'][0]
+    assert "secret.txt" not in seen['{"command": "ls"}'][0]
+    assert "new.py" in seen['{"command": "ls"}'][0]
+    edited = next(v for k, v in seen.items() if "return 43" in k)
+    assert not edited[1], edited[0]
+    result = next(m for m in end["messages"] if m["role"] == "toolResult")
+    assert "Applied from its worktree: a.py" in result["content"][0]["text"]
+    assert h.docs[uri][1] == "def f():\n    return 43  # unsaved\n"  # back into the buffer

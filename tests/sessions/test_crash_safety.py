@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pi_lsp.sessions import SessionFile, SessionStore
 
 WRITER = r"""
@@ -16,7 +18,11 @@ from pathlib import Path
 from pi_lsp.ai import AssistantMessage, TextContent, UserMessage
 from pi_lsp.sessions import SessionStore
 
-store = SessionStore(Path(sys.argv[1]), Path(sys.argv[1]))
+from pi_lsp.sessions.fsync_worker import background_fsync
+
+# "worker": the fsyncs on the worker thread, as every front end does (docs/sessions.md)
+sync = background_fsync() if sys.argv[2] == "worker" else None
+store = SessionStore(Path(sys.argv[1]), Path(sys.argv[1]), sync=sync)
 f = store.create()
 f.append_message(UserMessage(content=[TextContent(text="go")]))
 print("session", f.session_id, flush=True)
@@ -29,9 +35,10 @@ while True:
 """
 
 
-def test_kill_9_mid_stream_loses_nothing_completed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fsync", ["inline", "worker"])
+def test_kill_9_mid_stream_loses_nothing_completed(tmp_path: Path, fsync: str) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(tmp_path)],
+        [sys.executable, "-c", WRITER, str(tmp_path), fsync],
         stdout=subprocess.PIPE,
         text=True,
         cwd=Path(__file__).resolve().parents[2],

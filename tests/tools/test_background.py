@@ -306,3 +306,34 @@ async def test_a_watcher_whose_owner_died_before_it_started_still_kills_the_grou
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+async def test_the_end_is_reported_once_the_model_was_told_it(
+    ws: DiskWorkspace, root: Path
+) -> None:
+    """``end_reported`` (what ends an ACP client's tool call): a read while it runs does not
+    set it; the process's exit alone does not; a ``bash_output`` after the exit does, once."""
+    bash, output, kill = make(ws)
+    gate = root / f"go-{uuid.uuid4().hex[:6]}"
+    command = f"sh -c 'until [ -f {gate} ]; do sleep 0.05; done; echo done'"
+    job_id = started_id(text(await call(bash, {"command": command, "background": True})))
+    job = job_of(bash, job_id)
+    heard: list[str] = []
+    bash.options.jobs.subscribe(lambda _, what: heard.append(what))
+    await call(output, {"id": job_id})
+    assert not job.end_reported
+    gate.write_text("")
+    await asyncio.wait_for(job.exited.wait(), DEADLINE)
+    assert not job.end_reported
+    assert "exited with code 0" in text(await call(output, {"id": job_id}))
+    assert job.end_reported
+    await call(kill, {"id": job_id})  # already ended: nothing more to report
+    assert heard.count("reported") == 1
+
+
+async def test_a_start_that_ended_at_once_is_reported(ws: DiskWorkspace) -> None:
+    bash, _, _ = make(ws, first_output_wait=DEADLINE)  # (the start waits for the end)
+    job_id = started_id(text(await call(bash, {"command": "exit 0", "background": True})))
+    job = job_of(bash, job_id)
+    assert not job.running
+    assert job.end_reported

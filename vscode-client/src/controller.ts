@@ -16,7 +16,8 @@ import { enterAction, RunControl, type Sent } from './controller/run';
 import { Sessions } from './controller/sessions';
 import { postSnapshot } from './controller/snapshot';
 import { LspQuery } from './lsp/query';
-import { findSymbolMentions } from './lsp/workspaceSymbols';
+import { wantsSymbols } from './lsp/symbolMentions';
+import { symbolSearch } from './lsp/workspaceSymbols';
 import { type Action, type Effect, initialState, reduce } from './model/reducer';
 import type { DeliverAs, ViewModel, WireEvent } from './model/types';
 import { PiClient } from './protocol/client';
@@ -53,6 +54,7 @@ export class Controller implements vscode.Disposable, Host {
   });
 
   private readonly lspQuery = new LspQuery();
+  private readonly symbols = symbolSearch();
 
   constructor(
     readonly context: vscode.ExtensionContext,
@@ -340,14 +342,18 @@ export class Controller implements vscode.Disposable, Host {
   }
 
   private async completeFiles(query: string, requestId: number): Promise<void> {
+    // symbols (debounced, the newest query only) while the files are found
+    if (wantsSymbols(query)) this.symbols.request(query, (symbols) => this.post({ type: 'symbols', requestId, symbols }));
+    else this.symbols.cancel();
     const q = query.replace(/[[\]{}*?]/g, '');
     const glob = q.includes('/') ? `${q}*` : `**/*${q}*`;
     const found = await vscode.workspace.findFiles(glob, '**/{node_modules,.git,.venv,dist,build}/**', 40);
     const rel = found.map((u) => vscode.workspace.asRelativePath(u, false)).sort((a, b) => a.length - b.length);
-    this.post({ type: 'files', requestId, files: [...rel.slice(0, 20), ...(await findSymbolMentions(query))] });
+    this.post({ type: 'files', requestId, files: rel.slice(0, 20) });
   }
 
   dispose(): void {
+    this.symbols.cancel();
     this.asks.dispose();
     this.models.dispose();
     this.resources.dispose();

@@ -79,12 +79,11 @@ local main_text = table.concat(vim.api.nvim_buf_get_lines(main_buf, 0, -1, false
 local _, uses = main_text:gsub("read_config", "")
 report(uses == 3, "the open buffer has the new name", main_text)
 local offered = require("pi.mention").complete("@JsonLoa")
--- jedi's workspace/symbol locates a class by its name's line (a server giving the whole
--- range completes to @path#Lx-y)
-report(vim.tbl_contains(offered, "@app/config.py#L11"), "@JsonLoa completes to the class's line",
+-- jedi's workspace/symbol locates a class by its name's line: its documentSymbol widens it
+report(vim.tbl_contains(offered, "@app/config.py#L11-15"), "@JsonLoa completes to the class's lines",
   vim.inspect(offered))
 local cmdline = vim.fn.getcompletion("Pi @JsonLoa", "cmdline")
-report(vim.tbl_contains(cmdline, "@app/config.py#L11"), ":Pi completes @ symbols", vim.inspect(cmdline))
+report(vim.tbl_contains(cmdline, "@app/config.py#L11-15"), ":Pi completes @ symbols", vim.inspect(cmdline))
 local hidden = vim.fn.bufnr(root .. "/app/config.py")
 report(hidden > 0 and vim.api.nvim_buf_is_loaded(hidden) and vim.fn.bufwinnr(hidden) == -1,
   "config.py was loaded without being shown")

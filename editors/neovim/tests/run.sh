@@ -5,7 +5,7 @@ NVIM=${1:-nvim}; export PI_TEST_CMD=${2:-'["pi-lsp"]'}
 DIR=$(cd "$(dirname "$0")" && pwd)
 P=0; F=0
 PI_TEST_SHARED=$(mktemp -d); export PI_TEST_SHARED  # bgstart -> bgattach: two Neovim processes
-for set in stream tail attach modified steer interrupt abort queue review rewind revert permission rules plan planmode subagents nudges procs model sessions health mcp restart tcp bgstart bgattach warm codereview context; do
+for set in stream tail attach modified steer interrupt abort queue review rewind revert permission rules plan planmode subagents nudges procs devserver model sessions health mcp restart tcp bgstart bgattach warm codereview context; do
   out=$(PI_TEST_SET=$set timeout 90 "$NVIM" --headless -u NONE -i NONE -n -c "luafile $DIR/suite.lua" </dev/null 2>&1)
   out=$(printf '%s\n' "$out" | tr -d '\r')
   printf '%s\n' "$out" | grep -aoE '(PASS|FAIL|SKIP) .*'

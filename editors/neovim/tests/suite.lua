@@ -467,6 +467,68 @@ function sets.procs()
   report(shown ~= nil and shown:find("bg1  sh -c 'echo up; sleep 600'  [running", 1, true) == 1, "the list shows id, command, uptime", tostring(shown))
 end
 
+-- Issue 42 end to end: "start the dev server, curl it, then stop it". The run never blocks on
+-- the server, :PiProcs shows it while it runs, bash_kill stops it, no process remains.
+local function procs_with(marker)
+  local found = {}
+  for _, pid in ipairs(vim.fn.readdir("/proc")) do
+    if pid:match("^%d+$") then
+      local f = io.open("/proc/" .. pid .. "/cmdline")
+      local cmd = f and f:read("*a") or ""
+      if f then f:close() end
+      local st = io.open("/proc/" .. pid .. "/stat")
+      local stat = st and st:read("*a") or ""
+      if st then st:close() end
+      if cmd:find(marker, 1, true) and not stat:match("%) Z ") then table.insert(found, pid) end
+    end
+  end
+  return found
+end
+function sets.devserver()
+  local marker = "nvim-dev-" .. vim.fn.localtime() .. "-" .. math.random(100000)
+  write(root .. "/" .. marker .. ".py", table.concat({
+    "import http.server, pathlib",
+    "srv = http.server.HTTPServer(('127.0.0.1', 0), http.server.SimpleHTTPRequestHandler)",
+    "pathlib.Path('port.txt').write_text(str(srv.server_address[1]))",
+    "print('serving', flush=True)",
+    "srv.serve_forever()", "" }, "\n"))
+  local curl = "until [ -s port.txt ]; do sleep 0.05; done; python3 -c \"import urllib.request; "
+    .. "print('status', urllib.request.urlopen('http://127.0.0.1:' + open('port.txt').read() + '/').status)\""
+  start({
+    tool("bash", { command = "python3 -u " .. marker .. ".py", background = true }),
+    tool("bash", { command = curl }),
+    tool("bash_output", { id = "bg1" }),
+    text("Serving."),
+    tool("bash_kill", { id = "bg1" }),
+    text("Stopped."),
+  }, { permissions = { bash = "allow" } })
+  local status = require("pi.status")
+  vim.cmd("Pi serve it and curl it")
+  report(wait(30000, function() return agent_ends() >= 1 end), "the run ends while the server runs on")
+  local function result_of(name)
+    local out = {}
+    for _, e in ipairs(events) do
+      if e.type == "tool_execution_end" and e.toolName == name then
+        for _, c in ipairs(e.result.content or {}) do table.insert(out, c.text or "") end
+      end
+    end
+    return table.concat(out, "\n")
+  end
+  report(result_of("bash"):find("status 200", 1, true) ~= nil, "curl got the page", result_of("bash"))
+  report(result_of("bash_output"):find("GET / HTTP/1.1", 1, true) ~= nil, "bash_output shows the request", result_of("bash_output"))
+  report(#procs_with(marker) > 0 and wait(30000, function() return status.running == 1 end), "the server runs on")
+  local shown
+  vim.ui.select = function(items, opts, cb) shown = opts.format_item(items[1]); cb(nil) end
+  vim.cmd("PiProcs")
+  report(wait(10000, function() return shown ~= nil end)
+    and shown:find("bg1  python3 -u " .. marker .. ".py  [running", 1, true) == 1, ":PiProcs shows it running", tostring(shown))
+  vim.cmd("Pi stop it")
+  report(wait(30000, function() return agent_ends() >= 2 end), "the second run ends")
+  report(result_of("bash_kill"):find("killed", 1, true) ~= nil, "bash_kill stopped it", result_of("bash_kill"))
+  report(wait(10000, function() return #procs_with(marker) == 0 end), "no process remains", vim.inspect(procs_with(marker)))
+  report(wait(10000, function() return status.running == 0 end), "the statusline count drops to 0")
+end
+
 -- :PiRules lists the workspace's "always allow" rules and revokes the one picked: the next
 -- such command asks again. The rule comes from answering "always" to a real question.
 function sets.rules()
@@ -884,6 +946,19 @@ function sets.context()
   typed("/review a.py")
   report(wait(30000, function() return agent_ends() >= 1 end), "the template prompt runs")
   report(chat_text():find("Review a.py with care.", 1, true) ~= nil, "it reached the model expanded", chat_text())
+  -- /export typed in the prompt, like the other slash commands: the page, its path printed
+  local notes, notify = {}, vim.notify
+  vim.notify = function(msg, ...) table.insert(notes, msg); return notify(msg, ...) end
+  typed = nil
+  vim.cmd("Pi")
+  typed("/export page.html")
+  local out = root .. "/page.html"
+  report(wait(30000, function() return vim.fn.filereadable(out) == 1 end)
+    and read(out):find("Reviewed.", 1, true) ~= nil
+    and wait(5000, function() return vim.tbl_contains(notes, "pi: session exported: " .. out) end),
+    "/export typed in the prompt writes the page and prints its path", table.concat(notes, " | "))
+  report(agent_ends() == 1, "/export is not sent to the model")
+  vim.notify = notify
   vim.cmd("PiContext")
   local buf
   report(wait(10000, function()

@@ -109,6 +109,10 @@ class DocumentTracker:
             del self._by_path[real]
         return None
 
+    def open_paths(self) -> list[Path]:
+        """The files open in the editor (symlinks resolved), in the order they were opened."""
+        return [path for path in list(self._by_path) if self.uri_for(path) is not None]
+
     def buffer(self, uri: str) -> Buffer | None:
         """The buffer's current text (an unconfirmed applied edit included)."""
         if self.workspace is None:

@@ -41,6 +41,11 @@ class EditorIntel:
         self.fallback = fallback
         self.timeout = timeout
 
+    async def refresh(self) -> bool:
+        """The fallback servers reload a changed configuration (``ServerPool.refresh``)."""
+        refresh = getattr(self.fallback, "refresh", None)
+        return bool(await refresh()) if callable(refresh) else False
+
     def _editor(self) -> bool:
         return self.features().lsp_query and self.bridge.connected
 

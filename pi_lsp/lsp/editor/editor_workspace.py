@@ -108,6 +108,17 @@ class EditorWorkspace(DiskWorkspace):
                 return Document(path=path, text=buf.text, version=buf.version, from_buffer=True)
         return await super().read_document(path)
 
+    async def open_buffers(self) -> dict[Path, str]:
+        """Every open buffer's text (saved or not), by real path (``BufferSource``: a worktree
+        child starts from what the user sees, docs/subagents.md#worktree-isolation)."""
+        out: dict[Path, str] = {}
+        for path in self.tracker.open_paths():
+            uri = self.tracker.uri_for(path)
+            buf = await self.tracker.settled_buffer(uri) if uri is not None else None
+            if buf is not None:
+                out[path] = buf.text
+        return out
+
     async def exists(self, path: Path) -> bool:
         """An open buffer exists even before it is first saved."""
         return self.tracker.uri_for(path) is not None or await super().exists(path)

@@ -322,7 +322,7 @@ class HostedSession:
 
     def _job_changed(self, job: Any, what: str) -> None:
         """A background process started or ended: ``processes_update`` (not on output)."""
-        if what != "output":
+        if what in ("started", "exited"):
             self.channel.publish({"type": "processes_update", "processes": self.processes()})
 
     def processes(self) -> list[dict[str, Any]]:

@@ -124,7 +124,7 @@ class SessionManager:
                 before_run=(before_run,),
                 child_permissions=lambda agent, child_id: (
                     permissions.for_child(agent, child_id).before_tool_call,
-                    mcp_permissions.before_tool_call,
+                    mcp_permissions.for_child(agent, child_id).before_tool_call,
                 ),
                 code_intel=self._code_intel(),
             ),
@@ -280,10 +280,13 @@ class SessionManager:
             self._lsp_made = True
             try:
                 options = run_config(self.settings()).resources
-                trusted = saved_trust(self.workspace.cwd, options).load_project
                 self.lsp = language_servers(
                     self.workspace,
-                    trusted=trusted,
+                    trusted=lambda: (
+                        saved_trust(
+                            self.workspace.cwd, run_config(self.settings()).resources
+                        ).load_project
+                    ),  # asked again at each reload: trusting later counts
                     resources=options,
                     notify=lambda text: self.bridge.log_message(types.MessageType.Warning, text),
                 )

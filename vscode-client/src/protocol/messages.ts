@@ -185,11 +185,24 @@ export type HostMessage =
   | { type: 'sessions'; sessions: SessionRow[]; currentId: string | null }
   | { type: 'models'; models: ModelRow[]; current: ModelRef | null }
   | { type: 'files'; requestId: number; files: string[] }
+  | { type: 'symbols'; requestId: number; symbols: SymbolChoice[] }
   | { type: 'insert'; text: string; focus: boolean }
   | { type: 'setInput'; text: string }
   | { type: 'settings'; settings: PanelSettings }
   | { type: 'toast'; level: 'info' | 'warning' | 'error'; text: string }
   | { type: 'resources'; commands: CommandInfo[]; context: ContextResult | null };
+
+/** One workspace symbol the composer's `@` completion offers (the host's `symbols` answer). */
+export interface SymbolChoice {
+  /** What picking it inserts after the `@`: `path#Lx-y`, the symbol's whole range, 1-based. */
+  insert: string;
+  name: string;
+  /** LSP's SymbolKind by name ("function", "class", …). */
+  kind: string;
+  container?: string;
+  /** Workspace-relative. */
+  path: string;
+}
 
 export interface PanelSettings {
   /** What Enter does while a run is active. */

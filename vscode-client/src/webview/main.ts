@@ -98,6 +98,9 @@ window.addEventListener('message', (e: MessageEvent) => {
     case 'files':
       completion.show(msg.requestId, msg.files);
       return;
+    case 'symbols':
+      completion.showSymbols(msg.requestId, msg.symbols);
+      return;
     case 'insert':
       insertAtCursor(msg.text);
       if (msg.focus) input.focus();

@@ -11,7 +11,7 @@
 //           OpenAI-compatible server, in a second window of the same code-server (the Python
 //           suite does this with its llama.cpp server: tests/editors/test_vscode.py).
 //   tier 3  UI drive: the packaged .vsix installed into code-server, driven in Chromium with
-//           playwright-core (ui/panel.ui.mjs, ui/reattach.ui.mjs, ui/nudge.ui.mjs; --specs picks among them
+//           playwright-core (ui/panel.ui.mjs, ui/reattach.ui.mjs, ui/nudge.ui.mjs, ui/symbols.ui.mjs; --specs picks among them
 //           too); screenshots land in test-output/.
 //   --fixture  run both tiers against the throwaway extension in fixture-ext/ (plumbing check).
 //
@@ -188,10 +188,12 @@ async function tier3(cs, scratch, ext) {
     const modelPort = await freePort();
     const ws = createWorkspace(scratch, 'ws3', { settings: fixture ? {} : piSettings(piServer(), modelPort) });
     await installExtension(cs, scratch, 'tier3', ext.vsix);
+    // symbols.ui.mjs: workspace symbols of *.py files, as a Python language server gives them
+    if (!fixture) await installExtension(cs, scratch, 'tier3', buildFixtureVsix(join(HERE, 'symbols-ext'), join(OUT, 'pi-e2e-symbols.vsix')));
     server = await startCodeServer(cs, scratch, { name: 'tier3' });
     // panel.ui.mjs, reattach.ui.mjs, context.ui.mjs (--specs picks some), one browser each, in one code-server
     const modules = fixture ? ['fixture.ui.mjs']
-      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs', 'context.ui.mjs', 'nudge.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
+      : ['panel.ui.mjs', 'reattach.ui.mjs', 'subagents.ui.mjs', 'context.ui.mjs', 'nudge.ui.mjs', 'symbols.ui.mjs'].filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
     for (const m of modules) {
       const { runUi } = await import(`./ui/${m}`);
       await runUi({ server, ws, scratch, out: OUT, tally, repo: REPO, modelPort, piCommand: fixture ? null : piServer() });

@@ -69,25 +69,3 @@ test('call hierarchy items carry the id of VS Code\'s item', () => {
   const item = lsp.callItem({ name: 'f', kind: 11, uri: uri('file:///a.py'), range: r(0, 0, 2, 0), selectionRange: r(0, 4, 0, 5) }, 'item-3');
   assert.deepEqual(item, { name: 'f', kind: 12, uri: 'file:///a.py', range: r(0, 0, 2, 0), selectionRange: r(0, 4, 0, 5), data: { piItem: 'item-3' } });
 });
-
-import { symbolMentions, wantsSymbols } from '../../src/lsp/symbolMentions';
-
-test('@ symbols: path#Lx-y of the whole range, names starting with the query first', () => {
-  const sym = (name: string, path: string, start: number, end: number, endChar = 5) => ({
-    name,
-    location: { uri: { toString: () => `file:///w/${path}` }, range: { start: { line: start }, end: { line: end, character: endChar } } },
-  });
-  const rel = (s: { location: { uri: { toString(): string } } }) => {
-    const u = s.location.uri.toString();
-    return u.startsWith('file:///w/') ? u.slice('file:///w/'.length) : undefined;
-  };
-  const out = symbolMentions(
-    [sym('reload_config', 'app/b.py', 2, 4), sym('load_config', 'app/config.py', 17, 19), sym('x', 'app/a.py', 0, 1, 0)],
-    'load',
-    rel,
-  );
-  assert.deepEqual(out, ['app/config.py#L18-20', 'app/a.py#L1', 'app/b.py#L3-5']); // then shorter names
-  assert.equal(wantsSymbols('lo'), true);
-  assert.equal(wantsSymbols('l'), false);
-  assert.equal(wantsSymbols('src/a'), false);
-});

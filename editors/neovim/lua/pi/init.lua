@@ -22,7 +22,8 @@ function M.setup(opts)
   return M
 end
 
---- Chat-buffer maps: the current line (or selection) is sent as steer / follow-up / interrupt.
+--- Chat-buffer maps: the current line (or selection) is sent as steer / follow-up / interrupt;
+--- `@` completion of files and symbols (pi.mentionmenu).
 ---@param buf integer the chat buffer
 function M.chat_maps(buf)
   local k = require("pi.config").options.keymaps.input
@@ -33,6 +34,7 @@ function M.chat_maps(buf)
   map(k.send, function(t) cmds.send(t) end)
   map(k.follow_up, function(t) cmds.send(t, "followUp") end)
   map(k.interrupt, function(t) cmds.send(t, "interrupt") end)
+  require("pi.mentionmenu").attach(buf) -- `@` completes files and workspace symbols
 end
 
 --- The statusline component: "π 1.2k/128k · 1 waiting · 2 procs" (see :help pi-statusline).

@@ -65,6 +65,7 @@ M.handled = {
 M.lsp = {
   showMessageRequest = "window/showMessageRequest",
   workspaceSymbol = "workspace/symbol",
+  documentSymbol = "textDocument/documentSymbol",
 }
 
 

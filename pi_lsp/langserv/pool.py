@@ -191,9 +191,6 @@ class ServerPool:
             await proc.ensure_started()
             proc.last_used = time.monotonic()  # its start took long: not idle yet
             self._start_reaper()
-        # handed to a caller: in use from now (a start slower than idle_s left the reaper a
-        # moment, between the start and the first request, to stop the server as idle)
-        proc.last_used = time.monotonic()
         return proc
 
     async def _sync(

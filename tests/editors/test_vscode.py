@@ -86,9 +86,10 @@ class TiersRun:
     """How starting the llama.cpp server for it failed."""
 
 
-_RUNS: dict[bool, TiersRun] = {}
-"""The run of this worker process, by whether it had the real-model pass: the modules of the
-``vscode`` group run on one worker (tests/conftest.py), so both get the same run."""
+_RUNS: dict[bool, TiersRun | BaseException] = {}
+"""The run of this worker process (or how it failed or why it skipped), by whether it had the
+real-model pass: the modules of the ``vscode`` group run on one worker (tests/conftest.py), so
+both get the same run, and a run that failed is not tried again."""
 
 
 def tiers_run(request: pytest.FixtureRequest) -> TiersRun:
@@ -96,11 +97,17 @@ def tiers_run(request: pytest.FixtureRequest) -> TiersRun:
     when the session runs the real-model test too (llama.cpp started for the run's length)."""
     real = any(Path(str(item.path)).name == REAL_MODEL_MODULE for item in request.session.items)
     if real not in _RUNS:
-        reason = _missing()
-        if reason:
-            pytest.skip(reason)
-        _RUNS[real] = _run_with_real_model(request) if real else TiersRun(run_e2e())
-    return _RUNS[real]
+        try:
+            reason = _missing()
+            if reason:
+                pytest.skip(reason)
+            _RUNS[real] = _run_with_real_model(request) if real else TiersRun(run_e2e())
+        except (Exception, pytest.skip.Exception) as exc:
+            _RUNS[real] = exc
+    done = _RUNS[real]
+    if isinstance(done, TiersRun):
+        return done
+    raise done
 
 
 def _run_with_real_model(request: pytest.FixtureRequest) -> TiersRun:

@@ -85,9 +85,9 @@ The modules that share ``vscode-client/`` also hold a lock (``_shared_checkout_l
 run, so no scheduler can run two of them at once."""
 
 _FIRST_GROUP = "vscode"
-"""The longest chain of the suite (≈ 4.5 min on 2 cores: the extension's unit/lint/typecheck,
-its host and UI tiers, the real-model tier): handed out first so everything else runs beside
-it on the other worker."""
+"""The longest chain of the suite (the extension's unit/lint/typecheck, then one ``run.mjs`` run:
+its host tier, the real-model pass and the UI tier; docs/testing.md#time-budget): handed out
+first so everything else runs beside it on the other worker."""
 
 _EXCLUSIVE = frozenset({"vscode"})
 """Groups whose modules must never run at the same time, whatever the scheduler does."""
@@ -149,6 +149,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return GroupScheduling(config, log, groups)
 
 
+def _long(item: pytest.Item) -> bool:
+    """A test handed out before the rest: marked ``slow``, of the llama.cpp tier (each module
+    starts its model server; ``test_llama_review.py`` took 118 s in a full run at load ≈ 10),
+    or of a group (one unit of several tests). Handed out last, one of them was the tail of
+    the run, the other worker idle."""
+    return (
+        item.get_closest_marker("slow") is not None
+        or item.get_closest_marker("real_server") is not None
+        or _group(item) is not None
+    )
+
+
 def _distributed(config: pytest.Config) -> bool:
     """The run hands tests out to xdist workers (``-n`` > 0): this process is one of them."""
     return bool(getattr(config, "workerinput", None))
@@ -163,12 +175,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # the VS Code chain, then the other slow tiers (editors, llama.cpp: mostly waiting on
         # their processes) first, so the other worker runs the rest meanwhile; every worker
         # sorts alike (same collection), and the scheduler keeps this order
-        items.sort(
-            key=lambda item: (
-                _group(item) != _FIRST_GROUP,
-                item.get_closest_marker("slow") is None,
-            )
-        )
+        items.sort(key=lambda item: (_group(item) != _FIRST_GROUP, not _long(item)))
     selected = config.getoption("-m") or ""
     if "live" in selected:
         return

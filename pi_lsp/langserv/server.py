@@ -229,6 +229,11 @@ class LanguageServerProcess:
                 async with asyncio.timeout(grace):
                     await client.shutdown_async(None)
                     client.exit(None)
+                    # its input ends too: a server whose stdin reader is a thread (pygls':
+                    # jedi-language-server) is held by it until then, and was killed after
+                    # the whole grace period instead of ending by itself
+                    if process.stdin is not None:
+                        process.stdin.close()
                     await process.wait()
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)  # the guard leads its group: all of it

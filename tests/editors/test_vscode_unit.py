@@ -10,9 +10,12 @@ that skip is a failure (tests/support/tiers.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -85,51 +88,84 @@ def test_typecheck(npm: str) -> None:
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]
 
 
-@pytest.mark.timeout(300)
-def test_lint(npm: str) -> None:
-    """eslint with typescript-eslint's recommended-type-checked rules, no warnings allowed."""
-    proc = _run(npm, "run", "-s", "lint")
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-8000:]
+PI_METHOD_PROBE = {
+    "zz_lint_probe.ts": "export const a = 'pi/prompt';\n"
+    "export const b = (x: string) => `pi/state ${x}`;\n"
+}
+"""Issue 29's probe: a string spelling a ``pi/*`` method name outside ``src/protocol/``."""
+_RING = ("a", "b", "c")
+CYCLE_PROBES = {
+    f"zz_cycle_{x}.ts": f"import {{ {y} }} from './zz_cycle_{y}';\n"
+    f"export const {x} = (): number => {y}() + 1;\n"
+    for x, y in zip(_RING, _RING[1:] + _RING[:1], strict=True)
+}
+"""Issue 36's probes: three modules that import each other in a ring."""
 
 
-@pytest.mark.timeout(300)
-def test_lint_refuses_a_pi_method_name_outside_src_protocol(npm: str) -> None:
+@dataclass
+class Lint:
+    proc: subprocess.CompletedProcess[str]
+    messages: dict[str, list[str]]
+    """Each linted file (relative to ``vscode-client/``) → its messages, ``rule: text``."""
+
+    def of(self, names: Iterable[str]) -> list[str]:
+        return [m for name in names for m in self.messages.get(f"src/{name}", [])]
+
+
+@pytest.fixture(scope="module")
+def lint(npm: str) -> Lint:
+    """``npm run lint`` once (eslint with type information builds the TypeScript program
+    first: most of its time), over the client with the rule tests' probe files in ``src/``
+    (removed afterwards); the report as JSON, so each test reads the files it is about."""
+    probes = {
+        CLIENT / "src" / name: text for name, text in {**PI_METHOD_PROBE, **CYCLE_PROBES}.items()
+    }
+    for path, text in probes.items():
+        path.write_text(text, encoding="utf-8")
+    try:
+        proc = _run(npm, "run", "-s", "lint", "--", "--format", "json", timeout=600)
+    finally:
+        for path in probes:
+            path.unlink()
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        pytest.fail(f"npm run lint gave no JSON report:\n{(proc.stdout + proc.stderr)[-8000:]}")
+    messages = {
+        Path(entry["filePath"]).resolve().relative_to(CLIENT.resolve()).as_posix(): [
+            f"{m.get('ruleId')}: {m['message']}" for m in entry["messages"]
+        ]
+        for entry in report
+    }
+    return Lint(proc, messages)
+
+
+@pytest.mark.timeout(600)
+def test_lint(lint: Lint) -> None:
+    """eslint with typescript-eslint's recommended-type-checked rules, no warnings allowed:
+    nothing reported on any file of the client (the probes of the tests below aside)."""
+    probes = {f"src/{name}" for name in {**PI_METHOD_PROBE, **CYCLE_PROBES}}
+    assert lint.proc.returncode in (0, 1), (lint.proc.stdout + lint.proc.stderr)[-8000:]
+    assert probes <= set(lint.messages), sorted(lint.messages)  # the probes were linted
+    reported = {f: m for f, m in lint.messages.items() if m and f not in probes}
+    assert not reported, json.dumps(reported, indent=1)[-8000:]
+
+
+@pytest.mark.timeout(600)
+def test_lint_refuses_a_pi_method_name_outside_src_protocol(lint: Lint) -> None:
     """Issue 29: the ``pi/*`` method names live in ``src/protocol/`` only (the typed client);
     a string spelling one anywhere else in ``src`` fails ``npm run lint``. Checked by linting a
     probe file that does it (removed afterwards), so the rule is known to fire."""
-    probe = CLIENT / "src" / "zz_lint_probe.ts"
-    probe.write_text(
-        "export const a = 'pi/prompt';\nexport const b = (x: string) => `pi/state ${x}`;\n",
-        encoding="utf-8",
-    )
-    try:
-        proc = _run(npm, "exec", "--", "eslint", "--max-warnings", "0", str(probe))
-    finally:
-        probe.unlink()
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0, out[-4000:]
-    assert out.count("A pi/* method name outside src/protocol/") == 2, out[-4000:]
+    found = lint.of(PI_METHOD_PROBE)
+    assert lint.proc.returncode != 0, found
+    assert sum("A pi/* method name outside src/protocol/" in m for m in found) == 2, found
 
 
-@pytest.mark.timeout(300)
-def test_lint_refuses_an_import_circle(npm: str) -> None:
+@pytest.mark.timeout(600)
+def test_lint_refuses_an_import_circle(lint: Lint) -> None:
     """Issue 36: ``import/no-cycle`` (eslint-plugin-import) in ``npm run lint`` keeps import
     circles out of the client (``model/reduce/events.ts`` ↔ ``state.ts`` was one). Checked by
     linting three probe modules that import each other in a ring (removed afterwards)."""
-    ring = ("a", "b", "c")
-    probes = {
-        f"zz_cycle_{x}.ts": f"import {{ {y} }} from './zz_cycle_{y}';\n"
-        f"export const {x} = (): number => {y}() + 1;\n"
-        for x, y in zip(ring, ring[1:] + ring[:1], strict=True)
-    }
-    paths = [CLIENT / "src" / name for name in probes]
-    for path, text in zip(paths, probes.values(), strict=True):
-        path.write_text(text, encoding="utf-8")
-    try:
-        proc = _run(npm, "exec", "--", "eslint", "--max-warnings", "0", *map(str, paths))
-    finally:
-        for path in paths:
-            path.unlink()
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0, out[-4000:]
-    assert out.count("Dependency cycle") == 3, out[-4000:]
+    found = lint.of(CYCLE_PROBES)
+    assert lint.proc.returncode != 0, found
+    assert sum("Dependency cycle" in m for m in found) == 3, found

@@ -111,6 +111,28 @@ async def test_a_server_that_exits_mid_request_is_reported(
         await pool.aclose()
 
 
+async def test_a_server_that_ends_only_with_its_input_stops_by_itself(
+    ws: DiskWorkspace, project: Path, tmp_path: Path
+) -> None:
+    """After ``shutdown`` and ``exit`` the pool closes the server's input: a server that ends
+    only then (jedi-language-server: pygls reads stdin on a thread) stops by itself, instead
+    of being killed when the grace period is over (2 s by default, for every server)."""
+    marker = tmp_path / "eof.txt"
+    waits = server(
+        command=sys.executable, args=[str(SCRIPTED), "eof", str(marker)], shutdownTimeout=30000
+    )
+    pool = ServerPool(config(waits), ws, timeout=10)
+    main = project / "app" / "main.py"
+    try:
+        await pool.query("textDocument/definition", definition_at(main), path=main)
+        pgid = next(iter(pool.servers.values())).pid
+        assert pgid is not None
+    finally:
+        await pool.aclose()
+    assert marker.read_text() == "input ended\n"  # ended by itself, not killed
+    assert await gone(pgid)
+
+
 HOST = textwrap.dedent(
     """
     import asyncio, sys

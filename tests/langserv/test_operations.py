@@ -1,16 +1,67 @@
 """Every operation of the lsp tool against jedi-language-server on the fixture project
-(Backend B: pi-lsp starts the server)."""
+(Backend B: pi-lsp starts the server).
+
+The tests share one warm server and one copy of the project (``warm_pool``, conftest.py), in
+the module's event loop; a test that changes the project's files or needs a cold server asks
+for its own with ``@pytest.mark.usefixtures("own_server")`` (a shared test that changes a file
+of the project fails at teardown, saying so)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
+from pi_lsp.langserv import ServerPool
 from pi_lsp.tools.common import ToolError
+from pi_lsp.tools.disk_workspace import DiskWorkspace
 from pi_lsp.tools.lsp import LspParams, LspTool
 
-from .conftest import JEDI
+from .conftest import JEDI, config, copy_project, server, snapshot
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest.fixture
+def own_server() -> None:
+    """Asked for by a test that changes the project or needs a cold server: it gets its own
+    copy of the project and its own server (``_served``)."""
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def _served(
+    request: pytest.FixtureRequest,
+    shared_workspace: DiskWorkspace,
+    warm_pool: ServerPool,
+    tmp_path: Path,
+) -> AsyncIterator[tuple[DiskWorkspace, ServerPool]]:
+    if "own_server" not in request.fixturenames:
+        before = snapshot(shared_workspace.cwd)
+        yield shared_workspace, warm_pool
+        assert snapshot(shared_workspace.cwd) == before, (
+            "the test changed the shared project: give it its own server "
+            '(@pytest.mark.usefixtures("own_server"))'
+        )
+        return
+    ws = DiskWorkspace([copy_project(tmp_path)])
+    pool = ServerPool(config(server()), ws, timeout=30)
+    try:
+        yield ws, pool
+    finally:
+        await pool.aclose()
+
+
+@pytest.fixture
+def ws(_served: tuple[DiskWorkspace, ServerPool]) -> DiskWorkspace:
+    return _served[0]
+
+
+@pytest.fixture
+def tool(_served: tuple[DiskWorkspace, ServerPool]) -> LspTool:
+    return LspTool(*_served)
 
 
 async def ask(tool: LspTool, **params: Any) -> str:
@@ -85,6 +136,7 @@ async def test_positions_and_files_the_model_gets_wrong_are_explained(tool: LspT
         await ask(tool, operation="documentSymbols", path="x.rs")
 
 
+@pytest.mark.usefixtures("own_server")
 async def test_rename_changes_every_file_through_the_workspace(tool: LspTool, ws: Any) -> None:
     text = await ask(
         tool,
@@ -106,6 +158,7 @@ async def test_rename_changes_every_file_through_the_workspace(tool: LspTool, ws
     assert found.startswith("app/config.py:18:5  def read_config")
 
 
+@pytest.mark.usefixtures("own_server")
 async def test_a_cold_start_is_reported_in_the_progress(tool: LspTool) -> None:
     updates: list[str] = []
 

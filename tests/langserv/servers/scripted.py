@@ -4,7 +4,10 @@ definition provider, then, by mode (argv[1]):
 - ``silent``: never answers anything else (not even ``shutdown``), writes each
   ``$/cancelRequest`` it gets to argv[2];
 - ``exit``: exits with status 3 on the first ``textDocument/definition``, after one line on
-  stderr.
+  stderr;
+- ``eof``: answers ``textDocument/definition`` (no result) and ``shutdown``, ignores ``exit``
+  and ends only when its input ends, writing ``input ended`` to argv[2] then (as pygls'
+  servers do: their stdin reader thread holds the process until then).
 """
 
 import json
@@ -16,6 +19,9 @@ def read() -> dict:
     while True:
         line = sys.stdin.buffer.readline()
         if not line:
+            if sys.argv[1] == "eof":
+                with open(sys.argv[2], "a") as out:
+                    out.write("input ended\n")
             sys.exit(0)
         line = line.strip()
         if not line:
@@ -43,6 +49,8 @@ def main() -> None:
         elif method == "$/cancelRequest" and mode == "silent":
             with open(sys.argv[2], "a") as out:
                 out.write(f"cancel {msg['params']['id']}\n")
+        elif method in ("textDocument/definition", "shutdown") and mode == "eof":
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
         elif method == "textDocument/definition" and mode == "exit":
             print("scripted server: crashing on purpose", file=sys.stderr, flush=True)
             sys.exit(3)

@@ -6,7 +6,10 @@
 //
 //   tier 2  extension-host tests: mocha inside code-server's real extension host, the
 //           extension loaded from vscode-client/ (extensionDevelopmentPath), against the real
-//           `pi-lsp` (the repo's .venv) with scripted providers.
+//           `pi-lsp` (the repo's .venv) with scripted providers. With PI_E2E_REAL_BASE_URL (and
+//           PI_E2E_REAL_MODEL) set, then `tier 2r`: host/real.test.js against that
+//           OpenAI-compatible server, in a second window of the same code-server (the Python
+//           suite does this with its llama.cpp server: tests/editors/test_vscode.py).
 //   tier 3  UI drive: the packaged .vsix installed into code-server, driven in Chromium with
 //           playwright-core (ui/panel.ui.mjs, ui/reattach.ui.mjs, ui/nudge.ui.mjs, ui/symbols.ui.mjs, ui/early.ui.mjs; --specs picks among them
 //           too); screenshots land in test-output/.
@@ -87,30 +90,59 @@ function piServer() {
   return cmd;
 }
 
+/** The host specs of tier 2 (all but the fixture's and the real model's), or --specs' pick. */
+function hostSpecs() {
+  return readdirSync(join(HERE, 'host'))
+    .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js').sort()
+    .filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
+}
+
+// Tier 2, and with PI_E2E_REAL_BASE_URL (an OpenAI-compatible server, e.g. tests/real_server's
+// llama.cpp) its real-model pass `tier 2r` (host/real.test.js against that server): one
+// code-server for both, each pass in a window (workspace, extension host, browser) of its own.
 async function tier2(cs, scratch, ext) {
-  const tally = new Tally('tier 2');
+  const real = fixture ? undefined : process.env.PI_E2E_REAL_BASE_URL;
+  const passes = [{ tier: 'tier 2', ws: 'ws2', specs: fixture ? ['fixture.test.js'] : hostSpecs() }];
+  if (real) passes.push({ tier: 'tier 2r', ws: 'ws2r', specs: ['real.test.js'], real });
   console.log('tier 2: extension-host tests (mocha in the real extension host)');
-  const report = await startReportServer(tally);
+  // PATH without any pi-lsp, so the "no server anywhere" discovery case is real.
+  const path = (process.env.PATH || '').split(':').filter((d) => d && !existsSync(join(d, 'pi-lsp'))).join(':');
   let server;
+  try {
+    server = await startCodeServer(cs, scratch, { name: 'tier2', smoke: true, env: { PATH: path } });
+  } catch (err) {
+    return passes.map((p) => {
+      const tally = new Tally(p.tier);
+      tally.broken(`${p.tier} harness`, err);
+      console.log(`${tally.line()}  [${elapsed()}]`);
+      return tally;
+    });
+  }
+  const tallies = [];
+  try {
+    for (const p of passes) tallies.push(await hostPass(server, scratch, ext, p));
+  } finally {
+    await server.stop();
+  }
+  return tallies;
+}
+
+/** One window of tier 2's code-server: mocha over `specs` in its extension host. */
+async function hostPass(server, scratch, ext, { tier, ws: wsName, specs, real }) {
+  const tally = new Tally(tier);
+  if (real) console.log(`${tier}: the real-model spec against ${real}`);
+  const report = await startReportServer(tally);
   let browser;
   try {
-    // PI_E2E_REAL_BASE_URL (an OpenAI-compatible server, e.g. tests/real_server's llama.cpp):
-    // only the real-model spec runs, against that server instead of the scripted one.
-    const real = process.env.PI_E2E_REAL_BASE_URL;
-    const specs = fixture ? ['fixture.test.js']
-      : real ? ['real.test.js']
-        : readdirSync(join(HERE, 'host'))
-          .filter((f) => f.endsWith('.test.js') && f !== 'fixture.test.js' && f !== 'real.test.js').sort()
-          .filter((f) => !option('--specs') || option('--specs').split(',').includes(f));
     const modelPort = await freePort();
     // The host tier tests the extension over stdio (pi.server.mode "stdio"); the UI tier runs
     // the default, the background server, and reloads the window mid-run (reattach.ui.mjs).
     const settings = fixture ? {} : { ...piSettings(piServer(), modelPort), 'pi.server.mode': 'stdio' };
-    if (real && !fixture) {
+    if (real) {
       settings['pi.baseUrl'] = real;
       settings['pi.model'] = process.env.PI_E2E_REAL_MODEL || 'default';
     }
-    const ws = createWorkspace(scratch, 'ws2', { settings });
+    const ws = createWorkspace(scratch, wsName, { settings });
     const config = {
       PI_E2E_MODEL_PORT: String(modelPort),
       PI_E2E_REPORT_URL: report.url,
@@ -121,10 +153,7 @@ async function tier2(cs, scratch, ext) {
       PI_E2E_REPO: REPO,
       PI_E2E_EXTENSION_ID: ext.id,
     };
-    writeFileSync(join(OUT, 'run-config.json'), JSON.stringify(config, null, 2));
-    // PATH without any pi-lsp, so the "no server anywhere" discovery case is real.
-    const path = (process.env.PATH || '').split(':').filter((d) => d && !existsSync(join(d, 'pi-lsp'))).join(':');
-    server = await startCodeServer(cs, scratch, { name: 'tier2', smoke: true, env: { PATH: path } });
+    writeFileSync(join(OUT, real ? 'run-config-2r.json' : 'run-config.json'), JSON.stringify(config, null, 2));
     const remote = (p) => `vscode-remote://127.0.0.1:${server.port}${p}`;
     const payload = [
       ['extensionDevelopmentPath', remote(ext.extPath)],
@@ -140,11 +169,11 @@ async function tier2(cs, scratch, ext) {
       `no result from the extension host after ${limit / 1000} s (log: ${server.logFile})`)), limit).unref());
     await Promise.race([report.ended, hang]);
   } catch (err) {
-    tally.broken('tier 2 harness', err);
-    if (browser) await browser.page.screenshot({ path: join(OUT, 'tier2-harness-failure.png') }).catch(() => {});
+    tally.broken(`${tier} harness`, err);
+    const shot = real ? 'tier2r-harness-failure.png' : 'tier2-harness-failure.png';
+    if (browser) await browser.page.screenshot({ path: join(OUT, shot) }).catch(() => {});
   } finally {
     if (browser) await browser.close().catch(() => {});
-    if (server) await server.stop();
     await report.close();
   }
   console.log(`${tally.line()}  [${elapsed()}]`);
@@ -201,7 +230,7 @@ async function main() {
   }
   console.log(`built ${ext.vsix} [${elapsed()}]`);
   const results = [];
-  if (tiers.includes('2')) results.push(await tier2(cs, scratch, ext));
+  if (tiers.includes('2')) results.push(...await tier2(cs, scratch, ext));
   if (tiers.includes('3')) results.push(await tier3(cs, scratch, ext));
   const failed = results.some((t) => t.failed > 0);
   for (const f of readdirSync(scratch).filter((n) => n.endsWith('.log'))) {

@@ -7,6 +7,9 @@ const { api, waitFor } = require('./lib/pi');
 const vm = require('./lib/vm');
 
 describe('pi agent panel with a real model (extension host)', function () {
+  // the answer may take up to waitFor's 120 s below (1-thread llama.cpp on a busy 2-core
+  // machine): mocha's 60 s default cut it short in a full run
+  this.timeout(180_000);
   let a;
 
   before(async function () {

@@ -6,17 +6,13 @@ path), widened from jedi's name-only location to the whole function; choosing it
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.langserv.conftest import FIXTURE, JEDI
+from tests.editors.test_neovim_lspquery import run_with_jedi
+from tests.langserv.conftest import JEDI
 from tests.lsp.test_editors_neovim import nvim_binary
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,27 +26,6 @@ def test_neovim_chat_at_completes_workspace_symbols(tmp_path: Path, version: str
     binary = nvim_binary(version)
     if binary is None or not JEDI.exists():
         pytest.skip(f"Neovim {version} or jedi-language-server is not installed")
-    work = tmp_path / "ws"
-    shutil.copytree(FIXTURE, work)
-    (work / ".git").mkdir()
-    env = {
-        **os.environ,
-        "PI_LSP_DATA_DIR": str(tmp_path / "data"),
-        "PI_CODING_AGENT_DIR": str(tmp_path / "agent"),
-        "PYTHONPATH": str(ROOT),
-        "PI_TEST_CMD": json.dumps([sys.executable, "-m", "pi_lsp"]),
-        "PI_TEST_JEDI": str(JEDI),
-        "PI_TEST_ROOT": str(work),
-    }
-    proc = subprocess.run(
-        [binary, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        env=env,
-        cwd=work,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=170,
-    )
-    out = (proc.stdout + proc.stderr).replace("\r", "")
+    out = run_with_jedi(binary, SCRIPT, tmp_path)
     assert re.search(r"^\d+ passed, 0 failed$", out, re.M), out
     assert not re.search(r"^FAIL ", out, re.M), out

@@ -160,6 +160,23 @@ local function gather(ms, fn)
   return tick, arm
 end
 
+--- Sends each of `asks` ({client, method, params, on_result}; an error answer skips its
+--- on_result) and arms `gather`'s clock with the number sent; each answer ticks it.
+---@param asks table[]
+---@param tick fun()
+---@param arm fun(n: integer)
+local function send_all(asks, tick, arm)
+  local sent = 0
+  for _, a in ipairs(asks) do
+    local ok = request(a.client, a.method, a.params, function(err, result)
+      if not err then a.on_result(result) end
+      vim.schedule(tick)
+    end)
+    if ok then sent = sent + 1 end
+  end
+  arm(sent)
+end
+
 --- Ask every other language server `workspace/symbol` for `query` (asynchronously) and call
 --- `done(choices)`, best first: {mention = "path#Lx-y", name, kind, container, path} — again
 --- with more rows when a slow server answers late (never with fewer: an older list that comes
@@ -204,17 +221,16 @@ function M.query(query, root, done)
       done(choices)
     end)
   end)
-  local sent = 0
+  local asks = {}
   for _, c in ipairs(clients) do
-    local ok = request(c, require("pi.protocol").lsp.workspaceSymbol, { query = query }, function(err, result)
-      if not err and type(result) == "table" then
-        for _, s in ipairs(result) do table.insert(found, { sym = s, client = c }) end
-      end
-      vim.schedule(tick)
-    end)
-    if ok then sent = sent + 1 end
+    table.insert(asks, { client = c, method = require("pi.protocol").lsp.workspaceSymbol, params = { query = query },
+      on_result = function(result)
+        if type(result) == "table" then
+          for _, s in ipairs(result) do table.insert(found, { sym = s, client = c }) end
+        end
+      end })
   end
-  arm(sent)
+  send_all(asks, tick, arm)
 end
 
 --- The choices of `top`, name-only ranges widened by one documentSymbol request per file.
@@ -250,20 +266,18 @@ function M.widen(top, root, done)
     end
     done(out)
   end)
-  local sent = 0
+  local asks = {}
   for _, key in ipairs(order) do
     local o = outlines[key]
-    local ok = request(o.client, require("pi.protocol").lsp.documentSymbol, { textDocument = { uri = o.uri } }, function(err, result)
-      if not err then
+    table.insert(asks, { client = o.client, method = require("pi.protocol").lsp.documentSymbol,
+      params = { textDocument = { uri = o.uri } },
+      on_result = function(result)
         for _, t in ipairs(o.items) do
           t.range = M.whole_range(result, t.sym.name, t.sym.location.range.start.line)
         end
-      end
-      vim.schedule(tick)
-    end)
-    if ok then sent = sent + 1 end
+      end })
   end
-  arm(sent)
+  send_all(asks, tick, arm)
 end
 
 --- Complete-items (:help complete-items) of files and symbols, in the menu's order: a path lists

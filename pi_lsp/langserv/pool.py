@@ -15,7 +15,6 @@ changed (or drops the ones removed).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -79,6 +78,8 @@ class ServerPool:
         self.servers: dict[tuple[str, Path], LanguageServerProcess] = {}
         self._by_suffix: dict[str, list[LspServerConfig]] = {}
         self._reaper: asyncio.Task[None] | None = None
+        self._stopping: set[LanguageServerProcess] = set()
+        """Servers taken out of ``servers`` whose stop has not ended (``aclose`` waits)."""
         self._closed = False
 
     # ------------------------------------------------------------------ CodeIntel
@@ -271,7 +272,7 @@ class ServerPool:
                 if now - proc.last_used >= self.idle_s:
                     log.info("language server %s idle: stopping it", proc.name)
                     self.servers.pop(key, None)
-                    await proc.stop()
+                    await self._stop(proc)  # cancelled (aclose): the reaper ends here
                     continue
                 for path, used in list(proc.document_used.items()):
                     if now - used >= self.document_idle_s:
@@ -319,18 +320,30 @@ class ServerPool:
                     "language server configuration changed: restarting %s",
                     ", ".join(p.name for p in procs),
                 )
-            await asyncio.gather(*(p.stop() for p in procs), return_exceptions=True)
+            await asyncio.gather(*(self._stop(p) for p in procs), return_exceptions=True)
             return True
 
+    async def _stop(self, proc: LanguageServerProcess) -> None:
+        """``proc.stop()``, remembered until it ends: when the caller is cancelled midway
+        (the reaper, by ``aclose``), the stop goes on and ``aclose`` waits for it."""
+        self._stopping.add(proc)
+        await proc.stop()
+        self._stopping.discard(proc)
+
     async def aclose(self) -> None:
-        """Stop every server (shutdown, exit, then its process group is killed)."""
+        """Stop every server (shutdown, exit, then its process group is killed), those the
+        reaper or a refresh was stopping included: it ends within a ``shutdownTimeout``."""
         self._closed = True
-        if self._reaper is not None:
-            self._reaper.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reaper
-        procs, self.servers = list(self.servers.values()), {}
+        reaper = self._reaper
+        if reaper is not None:
+            reaper.cancel()
+            await asyncio.wait({reaper})  # raises only aclose's own cancellation
+            if not reaper.cancelled() and reaper.exception() is not None:
+                log.error("the language server idle reaper failed", exc_info=reaper.exception())
+        procs = [*self.servers.values(), *self._stopping]
+        self.servers = {}
         await asyncio.gather(*(p.stop() for p in procs), return_exceptions=True)
+        self._stopping.clear()
 
 
 def _supports(proc: LanguageServerProcess, method: str) -> bool:

@@ -98,12 +98,18 @@ class LanguageServerProcess:
             raise CodeIntelError(self.message or f"The language server {self.name} did not start")
 
     async def stop(self) -> None:
-        """shutdown + exit, then the process group is killed; waits for the owner task."""
+        """shutdown + exit, then the process group is killed; waits for the owner task.
+
+        A caller cancelled while it waits is cancelled (its ``CancelledError`` propagates:
+        the pool's idle reaper must end when the pool closes), but the owner task is not: it
+        still finishes the stop — the process group killed within ``shutdownTimeout`` — and
+        another ``stop()`` (the pool's ``aclose``) waits for it."""
         self._stop.set()
         task = self._task
         if task is not None and not task.done():
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await asyncio.wait({task})  # never cancels the task; raises only our cancellation
+        if task is not None and task.done() and not task.cancelled():
+            task.exception()  # retrieved: its failure is in ``state`` / ``message``
         if self.state != "failed":
             self.state = "stopped"
 
@@ -212,31 +218,35 @@ class LanguageServerProcess:
             self.message = self._explain(f"The language server {self.name} failed: {exc}")
         finally:
             self._client = None
-            await self._shutdown(client, process)
-            if drain is not None:
-                drain.cancel()
-            if self.state in ("starting", "ready"):
-                self.state = "stopped"
-            self._ready.set()
+            try:
+                await self._shutdown(client, process)
+            finally:  # even when this task is cancelled
+                if drain is not None:
+                    drain.cancel()
+                if self.state in ("starting", "ready"):
+                    self.state = "stopped"
+                self._ready.set()
 
     async def _shutdown(self, client: Any, process: Any) -> None:
         """shutdown + exit (when it still runs), then the process group is killed."""
         if process is None:
             return
         grace = self.config.shutdown_timeout_ms / 1000
-        if process.returncode is None:
-            with contextlib.suppress(Exception):
-                async with asyncio.timeout(grace):
-                    await client.shutdown_async(None)
-                    client.exit(None)
-                    # its input ends too: a server whose stdin reader is a thread (pygls':
-                    # jedi-language-server) is held by it until then, and was killed after
-                    # the whole grace period instead of ending by itself
-                    if process.stdin is not None:
-                        process.stdin.close()
-                    await process.wait()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)  # the guard leads its group: all of it
+        try:
+            if process.returncode is None:
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(grace):
+                        await client.shutdown_async(None)
+                        client.exit(None)
+                        # its input ends too: a server whose stdin reader is a thread (pygls':
+                        # jedi-language-server) is held by it until then, and was killed after
+                        # the whole grace period instead of ending by itself
+                        if process.stdin is not None:
+                            process.stdin.close()
+                        await process.wait()
+        finally:  # cancelled or not: no server process is left
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)  # the guard leads its group: all of it
         with contextlib.suppress(Exception):
             async with asyncio.timeout(grace):
                 await process.wait()

@@ -5,6 +5,7 @@ process is left behind."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -189,10 +190,61 @@ async def test_an_idle_server_is_stopped_and_started_again_on_use(
         assert first.pid is not None
         assert await gone(first.pid), "the idle server was not stopped"
         assert pool.servers == {}
+        # taken before the question: the reaper may stop it again as soon as it answered
+        second = pool.process(pool.configs_for(main)[0], project)
         answer = await pool.query("textDocument/definition", definition_at(main), path=main)
         assert answer.result[0]["uri"].endswith("app/config.py")
-        assert next(iter(pool.servers.values())).pid != first.pid
+        assert second is not first
+        assert second.pid is not None
+        assert second.pid != first.pid
     finally:
+        await pool.aclose()
+
+
+async def test_closing_the_pool_while_the_reaper_stops_a_server_ends_and_kills_it(
+    project: Path,
+) -> None:
+    """aclose() while the idle reaper waits in stop() for a server that does not answer
+    ``shutdown``: the reaper's cancellation must end it (it was swallowed: aclose waited for
+    ever), and the stop it began still kills the server's group."""
+    told = asyncio.Event()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if await reader.readline() == b"shutdown\n":
+            told.set()
+        writer.close()
+
+    listener = await asyncio.start_server(on_connect, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    stuck = server(
+        command=sys.executable, args=[str(SCRIPTED), "stuck", str(port)], shutdownTimeout=1000
+    )
+    pool = ServerPool(config(stuck), DiskWorkspace([project]), timeout=30, idle_s=0.1)
+    main = project / "app" / "main.py"
+    pgid: int | None = None
+    closing: asyncio.Task[None] | None = None
+    try:
+        proc = pool.process(pool.configs_for(main)[0], project)
+        await pool.query("textDocument/definition", definition_at(main), path=main)
+        pgid = proc.pid
+        assert pgid is not None
+        # the reaper stopped it: it is inside stop(), the server holding its shutdown answer
+        await asyncio.wait_for(told.wait(), 30)
+        assert pool.servers == {}
+        closing = asyncio.ensure_future(pool.aclose())
+        done, _ = await asyncio.wait({closing}, timeout=20)  # bounded: a hang fails here
+        assert closing in done, "aclose() did not end while the reaper was stopping a server"
+        closing.result()
+        assert proc.state == "stopped", "aclose() returned before the reaper's stop ended"
+        assert await gone(pgid), "the server the reaper was stopping outlived its pool"
+    finally:
+        if closing is not None and not closing.done():
+            closing.cancel()
+            await asyncio.wait({closing})
+        if pgid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGKILL)
+        listener.close()
         await pool.aclose()
 
 

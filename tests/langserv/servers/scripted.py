@@ -7,10 +7,14 @@ definition provider, then, by mode (argv[1]):
   stderr;
 - ``eof``: answers ``textDocument/definition`` (no result) and ``shutdown``, ignores ``exit``
   and ends only when its input ends, writing ``input ended`` to argv[2] then (as pygls'
-  servers do: their stdin reader thread holds the process until then).
+  servers do: their stdin reader thread holds the process until then);
+- ``stuck``: answers ``textDocument/definition`` (no result); on ``shutdown`` it connects to
+  127.0.0.1:argv[2], sends ``shutdown``, and answers nothing more (its stop hangs until
+  ``shutdownTimeout`` kills its group).
 """
 
 import json
+import socket
 import sys
 
 
@@ -49,6 +53,11 @@ def main() -> None:
         elif method == "$/cancelRequest" and mode == "silent":
             with open(sys.argv[2], "a") as out:
                 out.write(f"cancel {msg['params']['id']}\n")
+        elif method == "textDocument/definition" and mode == "stuck":
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
+        elif method == "shutdown" and mode == "stuck":
+            with socket.create_connection(("127.0.0.1", int(sys.argv[2]))) as told:
+                told.sendall(b"shutdown\n")
         elif method in ("textDocument/definition", "shutdown") and mode == "eof":
             send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
         elif method == "textDocument/definition" and mode == "exit":

@@ -148,6 +148,29 @@ export interface ClientHooks {
   isCurrent?(): boolean;
 }
 
+/** The library's client, except that a start that fails is not announced by the library's own
+ * forced error toast: the caller (`controller/lifecycle.ts`) falls back — a background server
+ * another editor holds → this window's own over stdio, the bundled server → the next source —
+ * or shows its own error with the server's command. A toast for a failure the extension
+ * recovers from covered the panel's input (seen in the UI tier), and one that the extension
+ * also reports came twice. What the library logs still goes to the output channel. */
+export class PiClient extends LanguageClient {
+  private starting = false;
+
+  override async start(): Promise<void> {
+    this.starting = true;
+    try {
+      await super.start();
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+    super.error(message, data, this.starting && showNotification === 'force' ? false : showNotification);
+  }
+}
+
 export function createClient(
   found: Extract<Discovery, { found: true }>,
   hooks: ClientHooks,
@@ -241,7 +264,7 @@ export function createClient(
       },
     },
   };
-  const client = new LanguageClient(CLIENT_ID, 'pi', serverOptions, clientOptions);
+  const client = new PiClient(CLIENT_ID, 'pi', serverOptions, clientOptions);
   clientRef = client;
   client.onDidChangeState((e) => {
     hooks.onStateChange(e.newState === State.Running, e.newState === State.Stopped);

@@ -173,6 +173,25 @@ export async function runUi({ server, ws: shared, scratch, out, tally, modelPort
       }
       if (srv.requests.length - before !== rounds.length) throw new Error(`${srv.requests.length - before} model requests for ${rounds.length} prompts`);
     });
+    // A second window on the same folder while this one holds its background server (which
+    // serves one connection): it gets a server of its own over stdio, and the failed attempt
+    // is the extension's to handle, not a toast of the library's over the panel's input (seen
+    // covering the prompt of a later module's window).
+    await check(ctx, 'a second window on a folder whose background server is held falls back to stdio without an error toast', async () => {
+      const second = await browser.context.newPage();
+      try {
+        await openWorkbench(second, workbenchUrl(server.url, ws));
+        await openPanel(second);
+        const toasts = await second.locator('.notifications-toasts .notification-toast').allInnerTexts();
+        const bad = toasts.filter((t) => /couldn't create connection|failed to start/i.test(t));
+        if (bad.length) {
+          await second.screenshot({ path: join(out, 'reattach-6-second-window.png') });
+          throw new Error(`error toasts in the second window: ${JSON.stringify(bad)}`);
+        }
+      } finally {
+        await second.close();
+      }
+    });
   } finally {
     if (errors.length) writeFileSync(join(out, 'reattach-console-errors.log'), errors.join('\n'));
     await browser.close();

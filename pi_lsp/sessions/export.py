@@ -255,14 +255,19 @@ def _assistant_html(message: AssistantMessage, results: dict[str, ToolResultMess
     return "".join(parts)
 
 
-def export_html(file: SessionFile, entries: Sequence[SessionEntry]) -> str:
-    """The page for ``entries`` (already redacted: ``redacted_branch``)."""
-    title = title_of(file, entries)
-    results = {
+def _results_by_call(entries: Sequence[SessionEntry]) -> dict[str, ToolResultMessage]:
+    """Each tool call's result, by the call's id."""
+    return {
         e.message.tool_call_id: e.message
         for e in entries
         if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
     }
+
+
+def export_html(file: SessionFile, entries: Sequence[SessionEntry]) -> str:
+    """The page for ``entries`` (already redacted: ``redacted_branch``)."""
+    title = title_of(file, entries)
+    results = _results_by_call(entries)
     totals = _Totals()
     body: list[str] = []
     for entry in entries:
@@ -328,11 +333,7 @@ def _fenced(text: str, language: str = "") -> str:
 
 def export_markdown(file: SessionFile, entries: Sequence[SessionEntry]) -> str:
     title = title_of(file, entries)
-    results = {
-        e.message.tool_call_id: e.message
-        for e in entries
-        if isinstance(e, MessageEntry) and isinstance(e.message, ToolResultMessage)
-    }
+    results = _results_by_call(entries)
     totals = _Totals()
     out: list[str] = []
     for entry in entries:

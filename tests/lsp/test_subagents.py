@@ -27,6 +27,18 @@ async def parent_end(h: Harness, sid: str) -> dict[str, Any]:
     return await h.wait_event(sid, "agent_end")
 
 
+def allowing_once(h: Any) -> list[dict[str, Any]]:
+    """The client answers every ``pi/requestPermission`` "allow once"; the questions asked."""
+    asked: list[dict[str, Any]] = []
+
+    @h.client.feature("pi/requestPermission")
+    async def on_request(params: Any) -> dict[str, Any]:
+        asked.append(params)
+        return {"optionId": "allowOnce"}
+
+    return asked
+
+
 async def test_a_childs_question_reaches_the_client_and_its_events_stream_apart(
     pi_in_process: Start, tmp_path: Path
 ) -> None:
@@ -39,12 +51,7 @@ async def test_a_childs_question_reaches_the_client_and_its_events_stream_apart(
         clientCapabilities={"requestPermission": True, "subagents": True},
     )
     h = await pi_in_process(pi=settings)
-    asked: list[dict[str, Any]] = []
-
-    @h.client.feature("pi/requestPermission")
-    async def on_request(params: Any) -> dict[str, Any]:
-        asked.append(params)
-        return {"optionId": "allowOnce"}
+    asked = allowing_once(h)
 
     sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
     await parent_end(h, sid)
@@ -93,12 +100,7 @@ async def test_a_childs_mcp_call_uses_the_parents_server_and_its_question_is_att
         mcpServers={"demo": demo_stdio(alwaysAllow=["pid"])},
     )
     h = await pi_in_process(pi=settings)
-    asked: list[dict[str, Any]] = []
-
-    @h.client.feature("pi/requestPermission")
-    async def on_request(params: Any) -> dict[str, Any]:
-        asked.append(params)
-        return {"optionId": "allowOnce"}
+    asked = allowing_once(h)
 
     sid = (await h.call("pi/prompt", {"text": "go"}))["sessionId"]
     await parent_end(h, sid)
